@@ -1,0 +1,40 @@
+// swift-tools-version: 6.0
+// Quarry: a macro-free record and persistence layer for Swift services, over the system SQLite.
+
+import PackageDescription
+
+let package = Package(
+    name: "Quarry",
+    products: [
+        .library(name: "Quarry", targets: ["Quarry"]),
+        .executable(name: "quarry-demo", targets: ["QuarryDemo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // The system SQLite library (Debian: `apt-get install libsqlite3-dev`).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "Quarry",
+            dependencies: [
+                "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "QuarryDemo",
+            dependencies: ["Quarry"],
+            path: "Examples/Demo"
+        ),
+        .testTarget(
+            name: "QuarryTests",
+            dependencies: ["Quarry"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+// Exposes the system SQLite C API to Swift.
+#include <sqlite3.h>

@@ -1,0 +1,230 @@
+// ConnectionPool: hands out up to N connections, to blocking callers and to async tasks.
+//
+// DatabaseQueue is a pool of one connection; DatabasePool is a pool of one
+// writer plus a pool of readers. Sync callers block their thread on a
+// semaphore; async callers suspend on a continuation and are resumed when a
+// connection is free, so waiting never blocks Swift's cooperative thread pool.
+// Work given by async callers then runs on a Dispatch global queue, because
+// SQLite calls block (I/O, busy waits).
+
+import Dispatch
+import Foundation
+
+final class ConnectionPool: @unchecked Sendable {
+    // All mutable state is guarded by `lock`.
+    private let lock = NSLock()
+    private var idle: [Database] = []
+    private var openedCount = 0
+    private var waiters: [(id: UInt64, resume: (Result<Database, any Error>) -> Void)] = []
+    private var cancelledWaiters: Set<UInt64> = []
+    private var nextWaiterID: UInt64 = 0
+    private var holderThreads: [UInt: Int] = [:]
+    private var isClosed = false
+
+    private let capacity: Int
+    private let openConnection: @Sendable () throws -> Database
+    private let description: String
+
+    /// - parameters:
+    ///   - capacity: the most connections open at once.
+    ///   - description: names the pool in errors ("the writer of DatabasePool at …").
+    ///   - openConnection: opens and sets up one connection.
+    init(capacity: Int, description: String, openConnection: @escaping @Sendable () throws -> Database) {
+        self.capacity = max(1, capacity)
+        self.description = description
+        self.openConnection = openConnection
+    }
+
+    /// Adds an already opened connection (used to open eagerly and report errors at init).
+    func add(_ database: Database) {
+        lock.withLock {
+            openedCount += 1
+            idle.append(database)
+        }
+    }
+
+    // MARK: - Running work
+
+    /// Runs `body` with a connection, blocking the current thread until one is free.
+    func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
+        let thread = currentThreadID()
+        if lock.withLock({ holderThreads[thread] != nil }) {
+            throw DatabaseError.misuse(
+                "reentrant database access: this thread already uses \(description); "
+                    + "use the Database value you already have instead of nesting read or write calls")
+        }
+        let database = try acquireBlocking()
+        defer { release(database) }
+        return try holding(thread) { try body(database) }
+    }
+
+    /// Runs `body` with a connection, suspending until one is free, then running
+    /// `body` on a Dispatch queue.
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let database = UncheckedSendable(try await acquireSuspending())
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                let result = Result { try self.holding(currentThreadID()) { try body(database.value) } }
+                self.release(database.value)
+                continuation.resume(with: result)
+            }
+        }
+    }
+
+    private func holding<T>(_ thread: UInt, _ body: () throws -> T) rethrows -> T {
+        lock.withLock { holderThreads[thread, default: 0] += 1 }
+        defer {
+            lock.withLock {
+                let count = (holderThreads[thread] ?? 1) - 1
+                holderThreads[thread] = count > 0 ? count : nil
+            }
+        }
+        return try body()
+    }
+
+    // MARK: - Acquiring and releasing
+
+    private enum Acquisition {
+        case ready(Database)
+        case open
+        case waiting
+        case failed(any Error)
+    }
+
+    /// Takes an idle connection, reserves a slot to open one, or registers a waiter.
+    private func acquire(waiterID: UInt64, resume: @escaping (Result<Database, any Error>) -> Void) -> Acquisition {
+        lock.withLock {
+            if isClosed { return .failed(closedError()) }
+            if cancelledWaiters.remove(waiterID) != nil { return .failed(CancellationError()) }
+            if let database = idle.popLast() { return .ready(database) }
+            if openedCount < capacity {
+                openedCount += 1
+                return .open
+            }
+            waiters.append((waiterID, resume))
+            return .waiting
+        }
+    }
+
+    private func makeWaiterID() -> UInt64 {
+        lock.withLock {
+            nextWaiterID += 1
+            return nextWaiterID
+        }
+    }
+
+    private func openReserved() throws -> Database {
+        do {
+            return try openConnection()
+        } catch {
+            lock.withLock { openedCount -= 1 }
+            throw error
+        }
+    }
+
+    private func acquireBlocking() throws -> Database {
+        let semaphore = DispatchSemaphore(value: 0)
+        let box = UncheckedSendable<Result<Database, any Error>?>(nil)
+        switch acquire(waiterID: makeWaiterID(), resume: { result in
+            box.value = result
+            semaphore.signal()
+        }) {
+        case .ready(let database): return database
+        case .open: return try openReserved()
+        case .failed(let error): throw error
+        case .waiting:
+            semaphore.wait()
+            guard let result = box.value else { throw closedError() }
+            return try result.get()
+        }
+    }
+
+    private func acquireSuspending() async throws -> Database {
+        let waiterID = makeWaiterID()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UncheckedSendable<Database>, any Error>) in
+                switch acquire(waiterID: waiterID, resume: { result in
+                    continuation.resume(with: result.map(UncheckedSendable.init))
+                }) {
+                case .ready(let database): continuation.resume(returning: UncheckedSendable(database))
+                case .open: continuation.resume(with: Result { UncheckedSendable(try openReserved()) })
+                case .failed(let error): continuation.resume(throwing: error)
+                case .waiting: break
+                }
+            }.value
+        } onCancel: {
+            cancelWaiter(waiterID)
+        }
+    }
+
+    /// Resumes a waiting task with `CancellationError`, or marks it so that it
+    /// does not start waiting.
+    private func cancelWaiter(_ waiterID: UInt64) {
+        let waiter: ((Result<Database, any Error>) -> Void)? = lock.withLock {
+            if let index = waiters.firstIndex(where: { $0.id == waiterID }) {
+                return waiters.remove(at: index).resume
+            }
+            cancelledWaiters.insert(waiterID)
+            return nil
+        }
+        waiter?(.failure(CancellationError()))
+    }
+
+    /// Returns a connection to the pool, or hands it to the first waiter.
+    private func release(_ database: Database) {
+        // Never hand out a connection with an open transaction.
+        database.rollbackIfNeeded()
+        let (waiter, mustClose): (((Result<Database, any Error>) -> Void)?, Bool) = lock.withLock {
+            if isClosed {
+                openedCount -= 1
+                return (nil, true)
+            }
+            if !waiters.isEmpty { return (waiters.removeFirst().resume, false) }
+            idle.append(database)
+            return (nil, false)
+        }
+        if let waiter {
+            waiter(.success(database))
+        } else if mustClose {
+            database.close()
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Closes idle connections now and busy ones when they are released; fails
+    /// waiters and later requests.
+    func close() {
+        let (toClose, toFail) = lock.withLock {
+            isClosed = true
+            let connections = idle
+            idle.removeAll()
+            openedCount -= connections.count
+            let pending = waiters
+            waiters.removeAll()
+            return (connections, pending)
+        }
+        for database in toClose { database.close() }
+        for waiter in toFail { waiter.resume(.failure(closedError())) }
+    }
+
+    private func closedError() -> DatabaseError {
+        DatabaseError.misuse("\(description) is closed")
+    }
+}
+
+/// Wraps a value that is not Sendable but is handed over with exclusive access
+/// (a connection taken out of the pool, a result slot guarded by a semaphore).
+final class UncheckedSendable<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// An identifier of the current thread, to detect reentrant access.
+func currentThreadID() -> UInt {
+    #if canImport(Darwin)
+    return UInt(bitPattern: pthread_self())
+    #else
+    return UInt(pthread_self())
+    #endif
+}

@@ -1,0 +1,84 @@
+// Cursor: iteration over the rows of a statement, one row at a time, in constant memory.
+
+import CSQLite
+
+/// A sequence of values read from the database one at a time.
+///
+/// A cursor steps an SQLite statement lazily: fetching ten million rows with a
+/// cursor uses the memory of one row. Iterate with `while let`:
+///
+/// ```swift
+/// let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM player")
+/// while let row = try cursor.next() {
+///     let name: String = try row["name"]
+/// }
+/// ```
+///
+/// A cursor is usable only inside the database access closure that created it.
+public protocol Cursor<Element>: AnyObject {
+    /// The type of the values.
+    associatedtype Element
+
+    /// The next value, or nil when the cursor is exhausted.
+    func next() throws -> Element?
+}
+
+extension Cursor {
+    /// Calls `body` on each remaining value.
+    public func forEach(_ body: (Element) throws -> Void) throws {
+        while let element = try next() { try body(element) }
+    }
+
+    /// Combines the remaining values, like `Sequence.reduce(_:_:)`.
+    public func reduce<Result>(_ initialResult: Result, _ combine: (Result, Element) throws -> Result) throws -> Result {
+        var result = initialResult
+        while let element = try next() { result = try combine(result, element) }
+        return result
+    }
+}
+
+extension Array {
+    /// Collects the remaining values of a cursor.
+    public init<C: Cursor>(_ cursor: C) throws where C.Element == Element {
+        self.init()
+        while let element = try cursor.next() { append(element) }
+    }
+}
+
+/// A cursor over the rows of a statement, each decoded by a closure.
+///
+/// ``Row/fetchCursor(_:sql:arguments:)``, the `fetchCursor` methods of
+/// ``DatabaseValueConvertible`` types, and records' `fetchCursor` return one.
+/// The statement is reset when the cursor is exhausted, fails, or is released.
+public final class StatementCursor<Element>: Cursor {
+    private let statement: Statement
+    private let decode: (Statement) throws -> Element
+    private var isDone = false
+
+    init(statement: Statement, arguments: StatementArguments, decode: @escaping (Statement) throws -> Element) throws {
+        self.statement = statement
+        self.decode = decode
+        try statement.setArguments(arguments)
+    }
+
+    deinit {
+        if !isDone { sqlite3_reset(statement.sqliteStatement) }
+    }
+
+    /// The next decoded row, or nil when all rows have been read.
+    public func next() throws -> Element? {
+        guard !isDone else { return nil }
+        do {
+            if try statement.step() {
+                return try decode(statement)
+            }
+        } catch {
+            isDone = true
+            sqlite3_reset(statement.sqliteStatement)
+            throw error
+        }
+        isDone = true
+        sqlite3_reset(statement.sqliteStatement)
+        return nil
+    }
+}

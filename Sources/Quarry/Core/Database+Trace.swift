@@ -1,0 +1,89 @@
+// Tracing executed SQL: a closure per connection, and swift-log through Configuration.logger.
+//
+// Both are fed by one sqlite3_trace_v2 callback (https://www.sqlite.org/c3ref/trace_v2.html).
+
+import CSQLite
+import Logging
+
+/// An event reported by ``Database/trace(options:_:)``.
+public enum TraceEvent: Sendable, CustomStringConvertible {
+    /// A statement starts executing. `sql` has the statement's parameters, or
+    /// their values when ``Configuration/publicStatementArguments`` is set.
+    case statement(sql: String)
+    /// A statement finished executing, after `duration` of SQLite's own time.
+    case profile(sql: String, duration: Duration)
+
+    /// The SQL, and the duration for a profile event.
+    public var description: String {
+        switch self {
+        case .statement(let sql): return sql
+        case .profile(let sql, let duration): return "\(duration) \(sql)"
+        }
+    }
+}
+
+/// Which events ``Database/trace(options:_:)`` reports.
+public struct TraceOptions: OptionSet, Sendable {
+    /// The bit mask.
+    public let rawValue: Int32
+    /// Creates options from a bit mask.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    /// Statements as they start.
+    public static let statements = TraceOptions(rawValue: Int32(SQLITE_TRACE_STMT))
+    /// Statements as they end, with their duration.
+    public static let profile = TraceOptions(rawValue: Int32(SQLITE_TRACE_PROFILE))
+}
+
+extension Database {
+    /// Calls `handler` for each statement this connection executes; pass nil to stop.
+    ///
+    /// ```swift
+    /// db.trace { event in print(event) }
+    /// ```
+    ///
+    /// To log SQL from every connection of a queue or pool, set
+    /// ``Configuration/logger`` instead.
+    public func trace(options: TraceOptions = .statements, _ handler: ((TraceEvent) -> Void)?) {
+        traceHandler = handler
+        traceOptions = handler == nil ? [] : options
+        installTrace()
+    }
+
+    /// Registers (or removes) the SQLite trace callback for the handler and the logger.
+    func installTrace() {
+        var mask = traceOptions.rawValue
+        if configuration.logger != nil { mask |= Int32(SQLITE_TRACE_STMT) }
+        guard mask != 0 else {
+            sqlite3_trace_v2(sqliteConnection, 0, nil, nil)
+            return
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_trace_v2(sqliteConnection, UInt32(mask), { mask, context, statement, detail in
+            guard let context, let statement else { return 0 }
+            let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
+            database.report(mask: mask, statement: OpaquePointer(statement), detail: detail)
+            return 0
+        }, context)
+    }
+
+    private func report(mask: UInt32, statement: OpaquePointer, detail: UnsafeMutableRawPointer?) {
+        let sql: String
+        if configuration.publicStatementArguments, let expanded = sqlite3_expanded_sql(statement) {
+            sql = String(cString: expanded)
+            sqlite3_free(expanded)
+        } else if let text = sqlite3_sql(statement) {
+            sql = String(cString: text)
+        } else {
+            return
+        }
+        if mask == UInt32(SQLITE_TRACE_STMT) {
+            if let logger = configuration.logger {
+                logger.log(level: configuration.sqlLogLevel, "\(sql)", metadata: configuration.label.map { ["db": "\($0)"] })
+            }
+            if traceOptions.contains(.statements) { traceHandler?(.statement(sql: sql)) }
+        } else if mask == UInt32(SQLITE_TRACE_PROFILE), traceOptions.contains(.profile) {
+            let nanoseconds = detail?.load(as: Int64.self) ?? 0
+            traceHandler?(.profile(sql: sql, duration: .nanoseconds(nanoseconds)))
+        }
+    }
+}

@@ -1,0 +1,129 @@
+// Transactions and savepoints on a Database.
+//
+// See https://www.sqlite.org/lang_transaction.html and
+// https://www.sqlite.org/lang_savepoint.html.
+
+/// The kind of lock a transaction takes when it begins
+/// (<https://www.sqlite.org/lang_transaction.html>).
+public enum TransactionKind: String, Sendable {
+    /// Takes locks only when the transaction first reads or writes.
+    case deferred = "DEFERRED"
+    /// Takes the write lock at once: other writers wait instead of failing later
+    /// with `SQLITE_BUSY` when upgrading a read lock.
+    case immediate = "IMMEDIATE"
+    /// Takes the write lock at once and, outside WAL mode, keeps readers out.
+    case exclusive = "EXCLUSIVE"
+}
+
+/// What to do at the end of a transaction or savepoint.
+public enum TransactionCompletion: Sendable {
+    /// Keep the changes.
+    case commit
+    /// Undo the changes.
+    case rollback
+}
+
+extension Database {
+    /// Runs `block` in a transaction, committing or rolling back as it returns.
+    ///
+    /// ```swift
+    /// try db.inTransaction(.immediate) {
+    ///     try db.execute(sql: "UPDATE account SET balance = balance - 10 WHERE id = 1")
+    ///     try db.execute(sql: "UPDATE account SET balance = balance + 10 WHERE id = 2")
+    ///     return .commit
+    /// }
+    /// ```
+    ///
+    /// If `block` throws, the transaction is rolled back and the error is
+    /// rethrown. Inside an open transaction, this method uses a savepoint
+    /// instead (see ``inSavepoint(_:)``), so nested calls compose: an inner
+    /// rollback undoes only the inner changes.
+    public func inTransaction(
+        _ kind: TransactionKind = .deferred, _ block: () throws -> TransactionCompletion
+    ) throws {
+        if isInsideTransaction {
+            try inSavepoint(block)
+            return
+        }
+        try executeCached("BEGIN \(kind.rawValue) TRANSACTION")
+        let completion: TransactionCompletion
+        do {
+            completion = try block()
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+        switch completion {
+        case .commit:
+            do {
+                try executeCached("COMMIT TRANSACTION")
+            } catch {
+                rollbackIfNeeded()
+                throw error
+            }
+        case .rollback:
+            if isInsideTransaction { try executeCached("ROLLBACK TRANSACTION") }
+        }
+    }
+
+    /// Runs `block` in a savepoint (<https://www.sqlite.org/lang_savepoint.html>),
+    /// releasing or rolling it back as it returns.
+    ///
+    /// Savepoints nest. Outside a transaction, a savepoint starts one. If
+    /// `block` throws, the savepoint's changes are undone and the error is rethrown.
+    public func inSavepoint(_ block: () throws -> TransactionCompletion) throws {
+        let wasInsideTransaction = isInsideTransaction
+        try executeCached("SAVEPOINT quarry")
+        let completion: TransactionCompletion
+        do {
+            completion = try block()
+        } catch {
+            rollbackSavepoint(wasInsideTransaction: wasInsideTransaction)
+            throw error
+        }
+        switch completion {
+        case .commit:
+            do {
+                try executeCached("RELEASE SAVEPOINT quarry")
+            } catch {
+                rollbackSavepoint(wasInsideTransaction: wasInsideTransaction)
+                throw error
+            }
+        case .rollback:
+            rollbackSavepoint(wasInsideTransaction: wasInsideTransaction)
+        }
+    }
+
+    /// Rolls back the open transaction, if SQLite has not already done it.
+    ///
+    /// Some errors (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_BUSY`, `SQLITE_NOMEM`)
+    /// make SQLite roll back by itself (<https://www.sqlite.org/lang_transaction.html>),
+    /// so the transaction may already be gone.
+    func rollbackIfNeeded() {
+        guard isInsideTransaction else { return }
+        do {
+            try executeCached("ROLLBACK TRANSACTION")
+        } catch {
+            // The connection is unusable for this transaction anyway; the next
+            // BEGIN would fail loudly if the rollback truly did not happen.
+        }
+    }
+
+    private func rollbackSavepoint(wasInsideTransaction: Bool) {
+        guard isInsideTransaction else { return }
+        do {
+            try executeCached("ROLLBACK TRANSACTION TO SAVEPOINT quarry")
+            try executeCached("RELEASE SAVEPOINT quarry")
+        } catch {
+            if !wasInsideTransaction { rollbackIfNeeded() }
+        }
+    }
+}
+
+extension Database {
+    /// Executes a statement without arguments through the statement cache
+    /// (transaction control statements run on every read and write).
+    func executeCached(_ sql: String) throws {
+        try cachedStatement(sql: sql).execute()
+    }
+}

@@ -1,0 +1,249 @@
+// Database: one SQLite connection, with SQL execution and the statement cache.
+//
+// A Database is handed to the closures of DatabaseQueue and DatabasePool and is
+// usable only inside them. It is not Sendable: SQLite connections are used by
+// one thread at a time, and the queue and pool types guarantee that.
+
+import CSQLite
+import Foundation
+import Logging
+
+/// A connection to an SQLite database.
+///
+/// You get a `Database` inside the closures of ``DatabaseQueue`` and
+/// ``DatabasePool``; use it only there:
+///
+/// ```swift
+/// try dbQueue.write { db in
+///     try db.execute(sql: "INSERT INTO player (name, score) VALUES (?, ?)", arguments: ["Arthur", 100])
+///     let id = db.lastInsertedRowID
+/// }
+/// ```
+public final class Database {
+    /// The path of the database file, or `:memory:`.
+    public let path: String
+
+    /// The configuration the connection was opened with.
+    public let configuration: Configuration
+
+    /// The SQLite connection handle, for direct use of the C API
+    /// (<https://www.sqlite.org/c3ref/sqlite3.html>).
+    public let sqliteConnection: OpaquePointer
+
+    /// Statements compiled by ``cachedStatement(sql:)``, keyed by SQL.
+    private var statementCache: [String: Statement] = [:]
+
+    /// The most statements kept in the cache; beyond that, an arbitrary idle
+    /// one is evicted, so that generated SQL of unbounded variety cannot grow
+    /// memory without limit.
+    static let statementCacheCapacity = 512
+
+    /// Receives trace events; see `Database+Trace.swift`.
+    var traceHandler: ((TraceEvent) -> Void)?
+    var traceOptions: TraceOptions = []
+
+    private var isClosed = false
+
+    /// Opens a connection and applies the configuration.
+    ///
+    /// - parameter readerOnly: opens the file read-only, as the reader
+    ///   connections of a ``DatabasePool`` are.
+    init(path: String, configuration: Configuration, readerOnly: Bool = false) throws {
+        self.path = path
+        self.configuration = configuration
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        if configuration.readonly || readerOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard let handle else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not open database at \(path)")
+        }
+        guard code == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(handle))
+            let extended = sqlite3_extended_errcode(handle)
+            sqlite3_close_v2(handle)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: extended),
+                message: "could not open database at \(path): \(message)")
+        }
+        sqliteConnection = handle
+        do {
+            try setUp(readerOnly: readerOnly)
+        } catch let error as DatabaseError {
+            close()
+            throw DatabaseError(
+                resultCode: error.extendedResultCode, message: "could not open database at \(path): \(error.message)",
+                sql: error.sql)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    private func setUp(readerOnly: Bool) throws {
+        sqlite3_extended_result_codes(sqliteConnection, 1)
+        if let timeout = configuration.busyTimeout {
+            let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+            sqlite3_busy_timeout(sqliteConnection, Int32(clamping: milliseconds))
+        }
+        if configuration.logger != nil {
+            installTrace()
+        }
+        // Fails with SQLITE_NOTADB for a file that is not a database.
+        try execute(sql: "SELECT count(*) FROM sqlite_master")
+        if configuration.foreignKeysEnabled {
+            try execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        if readerOnly {
+            try execute(sql: "PRAGMA query_only = 1")
+        }
+        try configuration.prepareDatabase?(self)
+    }
+
+    /// Closes the connection. Called when the owning queue or pool closes.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        for statement in statementCache.values { statement.finalize() }
+        statementCache.removeAll()
+        // Finalizes nothing else: statements still referenced elsewhere keep
+        // the connection as a zombie until they are released (sqlite3_close_v2).
+        sqlite3_close_v2(sqliteConnection)
+    }
+
+    // MARK: - Executing SQL
+
+    /// Executes one or several SQL statements separated by semicolons.
+    ///
+    /// ```swift
+    /// try db.execute(sql: """
+    ///     CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    ///     INSERT INTO player (name) VALUES (?);
+    ///     """, arguments: ["Arthur"])
+    /// ```
+    ///
+    /// Positional arguments are consumed by the statements in order.
+    public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
+        var used = 0
+        try sql.utf8CString.withUnsafeBufferPointer { buffer in
+            guard var start = buffer.baseAddress else { return }
+            let end = start + buffer.count - 1  // before the NUL terminator
+            while start < end {
+                var statementHandle: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v3(sqliteConnection, start, Int32(end - start), 0, &statementHandle, &tail)
+                guard code == SQLITE_OK else {
+                    throw makeError(code: code, sql: sql)
+                }
+                guard let statementHandle else { break }  // only whitespace or comments left
+                let statementSQL = String(cString: sqlite3_sql(statementHandle))
+                let statement = Statement(database: self, sqliteStatement: statementHandle, sql: statementSQL)
+                try arguments.bind(to: statement, positionalIndex: &used)
+                try statement.forEachRow {}
+                guard let tail else { break }
+                start = tail
+            }
+        }
+        try arguments.checkAllPositionalValuesUsed(used, sql: sql)
+    }
+
+    /// Compiles a single SQL statement.
+    ///
+    /// Throws if the SQL is invalid or holds more than one statement.
+    public func makeStatement(sql: String) throws -> Statement {
+        var statementHandle: OpaquePointer?
+        var remainder = ""
+        let code = sql.withCString { cString -> Int32 in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(sqliteConnection, cString, -1, 0, &statementHandle, &tail)
+            if let tail { remainder = String(cString: tail) }
+            return code
+        }
+        guard code == SQLITE_OK else {
+            throw makeError(code: code, sql: sql)
+        }
+        guard let statementHandle else {
+            throw DatabaseError.misuse("no SQL statement to compile", sql: sql)
+        }
+        let statement = Statement(database: self, sqliteStatement: statementHandle, sql: sql)
+        if !remainder.isEmpty {
+            // Anything but whitespace, semicolons and comments is a second statement.
+            var probe: OpaquePointer?
+            sqlite3_prepare_v3(sqliteConnection, remainder, -1, 0, &probe, nil)
+            if let probe {
+                sqlite3_finalize(probe)
+                throw DatabaseError.misuse(
+                    "makeStatement(sql:) takes a single statement; use execute(sql:) for several", sql: sql)
+            }
+        }
+        return statement
+    }
+
+    /// Returns a compiled statement for `sql`, compiling it only the first time.
+    ///
+    /// Quarry's own fetch and persistence methods go through this cache, so a
+    /// query or an insert compiled once is reused for every later call with the
+    /// same SQL on this connection. If the cached statement is in use by a
+    /// cursor that is still iterating, a fresh statement is returned instead.
+    public func cachedStatement(sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            if !statement.isBusy { return statement }
+            return try makeStatement(sql: sql)
+        }
+        let statement = try makeStatement(sql: sql)
+        if statementCache.count >= Database.statementCacheCapacity,
+            let idle = statementCache.first(where: { !$0.value.isBusy })
+        {
+            statementCache.removeValue(forKey: idle.key)
+        }
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Removes every statement from the statement cache.
+    ///
+    /// Call it after changing something that compiled statements depend on in
+    /// a way SQLite does not detect itself (SQLite recompiles statements on
+    /// schema changes on its own).
+    public func clearStatementCache() {
+        statementCache.removeAll()
+    }
+
+    // MARK: - Connection state
+
+    /// The rowid of the most recent successful `INSERT` on this connection
+    /// (<https://www.sqlite.org/c3ref/last_insert_rowid.html>).
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(sqliteConnection) }
+
+    /// The number of rows changed by the most recent `INSERT`, `UPDATE` or
+    /// `DELETE` (<https://www.sqlite.org/c3ref/changes.html>).
+    public var changesCount: Int { Int(sqlite3_changes64(sqliteConnection)) }
+
+    /// The number of rows changed since the connection was opened
+    /// (<https://www.sqlite.org/c3ref/total_changes.html>).
+    public var totalChangesCount: Int { Int(sqlite3_total_changes64(sqliteConnection)) }
+
+    /// Whether a transaction is open (<https://www.sqlite.org/c3ref/get_autocommit.html>).
+    public var isInsideTransaction: Bool { sqlite3_get_autocommit(sqliteConnection) == 0 }
+
+    // MARK: - Errors
+
+    /// Makes a ``DatabaseError`` from the connection's current error state.
+    func makeError(code: Int32, sql: String?, arguments: StatementArguments? = nil) -> DatabaseError {
+        let extended = sqlite3_extended_errcode(sqliteConnection)
+        // The connection's error state may already have moved on: trust `code`
+        // for the primary code.
+        let resultCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
+        return DatabaseError(
+            resultCode: ResultCode(rawValue: resultCode),
+            message: String(cString: sqlite3_errmsg(sqliteConnection)),
+            sql: sql,
+            arguments: configuration.publicStatementArguments ? arguments : nil)
+    }
+}

@@ -1,0 +1,75 @@
+// DatabaseError: the error thrown when SQLite, or Quarry on its behalf, refuses an operation.
+
+import CSQLite
+
+/// An error reported by SQLite, with the SQL that caused it.
+///
+/// ```swift
+/// do {
+///     try db.execute(sql: "INSERT INTO player (email) VALUES (?)", arguments: ["a@example.com"])
+/// } catch let error as DatabaseError where error.isUniqueConstraintViolation {
+///     // The email is taken.
+/// }
+/// ```
+///
+/// The statement arguments are kept out of the error unless
+/// ``Configuration/publicStatementArguments`` is true, because they can hold
+/// user data that must not reach logs.
+public struct DatabaseError: Error, Sendable, CustomStringConvertible {
+    /// The primary result code, such as `.SQLITE_CONSTRAINT`.
+    public var resultCode: ResultCode { extendedResultCode.primaryResultCode }
+
+    /// The extended result code, such as `.SQLITE_CONSTRAINT_UNIQUE`
+    /// (<https://www.sqlite.org/rescode.html#extrc>).
+    public let extendedResultCode: ResultCode
+
+    /// SQLite's error message, or Quarry's for errors Quarry detects itself.
+    public let message: String
+
+    /// The SQL that failed, if any.
+    public let sql: String?
+
+    /// The arguments of the SQL, when ``Configuration/publicStatementArguments`` is set.
+    public let arguments: StatementArguments?
+
+    /// Creates an error.
+    public init(resultCode: ResultCode, message: String, sql: String? = nil, arguments: StatementArguments? = nil) {
+        self.extendedResultCode = resultCode
+        self.message = message
+        self.sql = sql
+        self.arguments = arguments
+    }
+
+    /// Whether the error is a `UNIQUE` constraint violation (including a
+    /// duplicate primary key).
+    public var isUniqueConstraintViolation: Bool {
+        extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
+    }
+
+    /// Whether the error is a foreign key constraint violation.
+    public var isForeignKeyViolation: Bool { extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY }
+
+    /// Whether the error is a `NOT NULL` constraint violation.
+    public var isNotNullConstraintViolation: Bool { extendedResultCode == .SQLITE_CONSTRAINT_NOTNULL }
+
+    /// Whether the error is a `CHECK` constraint violation.
+    public var isCheckConstraintViolation: Bool { extendedResultCode == .SQLITE_CONSTRAINT_CHECK }
+
+    /// Whether the error is any constraint violation.
+    public var isConstraintViolation: Bool { resultCode == .SQLITE_CONSTRAINT }
+
+    /// A sentence with the code, the message, and the SQL.
+    public var description: String {
+        var text = "SQLite error \(extendedResultCode.rawValue): \(message)"
+        if let sql { text += " — while executing `\(sql)`" }
+        if let arguments, !arguments.isEmpty { text += " with arguments \(arguments)" }
+        return text
+    }
+}
+
+extension DatabaseError {
+    /// An error for a misuse of Quarry's API, detected before SQLite is called.
+    static func misuse(_ message: String, sql: String? = nil) -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_MISUSE, message: message, sql: sql)
+    }
+}

@@ -1,0 +1,99 @@
+// DatabaseQueue: one connection, all accesses serialized.
+
+import Foundation
+
+/// A database accessed through a single connection, one access at a time.
+///
+/// ```swift
+/// let dbQueue = try DatabaseQueue(path: "/path/to/db.sqlite")
+/// try dbQueue.write { db in
+///     try db.execute(sql: "CREATE TABLE IF NOT EXISTS player (id INTEGER PRIMARY KEY, name TEXT)")
+///     try db.execute(sql: "INSERT INTO player (name) VALUES (?)", arguments: ["Arthur"])
+/// }
+/// let names = try dbQueue.read { db in try String.fetchAll(db, sql: "SELECT name FROM player") }
+/// ```
+///
+/// Use a queue for command-line tools, tests, and in-memory databases
+/// (`DatabaseQueue()`). Use a ``DatabasePool`` when reads should run in
+/// parallel with each other and with writes.
+///
+/// `DatabaseQueue` is `Sendable`: share one instance across your service.
+/// Accesses from several threads or tasks run one after the other.
+public final class DatabaseQueue: DatabaseWriter {
+    /// The path of the database file, or `:memory:`.
+    public let path: String
+
+    /// The configuration the database was opened with.
+    public let configuration: Configuration
+
+    private let pool: ConnectionPool
+
+    /// Opens (and creates if needed) the database at `path`.
+    ///
+    /// The connection is opened at once, so a missing directory, a file that is
+    /// not a database, or an unreadable file throws here, with the path in the
+    /// error message.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
+        let connection = try Database(path: path, configuration: configuration)
+        if let journalMode = configuration.journalMode, !configuration.readonly {
+            try connection.execute(sql: "PRAGMA journal_mode = \(journalMode.rawValue)")
+        }
+        pool = ConnectionPool(capacity: 1, description: "DatabaseQueue at \(path)") {
+            try Database(path: path, configuration: configuration)
+        }
+        pool.add(connection)
+    }
+
+    /// Opens a new, empty in-memory database, private to this queue.
+    public convenience init(configuration: Configuration = Configuration()) throws {
+        try self.init(path: ":memory:", configuration: configuration)
+    }
+
+    deinit { pool.close() }
+
+    /// Closes the connection. Later accesses throw a ``DatabaseError``.
+    public func close() { pool.close() }
+
+    /// Runs `block` with read-only access (`PRAGMA query_only`), in a
+    /// transaction so that it sees one snapshot; see ``DatabaseReader/read(_:)-(((Database)throws->T))``.
+    public func read<T>(_ block: (Database) throws -> T) throws -> T {
+        try pool.withConnection { db in try db.readOnly { try db.inReadTransaction(block) } }
+    }
+
+    /// Async ``read(_:)-(((Database)throws->T))``.
+    public func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.withConnection { db in try db.readOnly { try db.inReadTransaction(block) } }
+    }
+
+    /// Runs `block` in an immediate transaction; see ``DatabaseWriter/write(_:)-(((Database)throws->T))``.
+    public func write<T>(_ block: (Database) throws -> T) throws -> T {
+        try pool.withConnection { db in try db.inWriteTransaction(block) }
+    }
+
+    /// Async ``write(_:)-(((Database)throws->T))``.
+    public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.withConnection { db in try db.inWriteTransaction(block) }
+    }
+
+    /// Runs `block` outside of any transaction; see ``DatabaseWriter/writeWithoutTransaction(_:)-(((Database)throws->T))``.
+    public func writeWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T {
+        try pool.withConnection(block)
+    }
+
+    /// Async ``writeWithoutTransaction(_:)-(((Database)throws->T))``.
+    public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.withConnection(block)
+    }
+}
+
+extension Database {
+    /// Runs `block` with `PRAGMA query_only` set, restoring it afterwards
+    /// (<https://www.sqlite.org/pragma.html#pragma_query_only>).
+    func readOnly<T>(_ block: () throws -> T) throws -> T {
+        try executeCached("PRAGMA query_only = 1")
+        defer { try? executeCached("PRAGMA query_only = 0") }
+        return try block()
+    }
+}

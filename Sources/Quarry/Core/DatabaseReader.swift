@@ -1,0 +1,84 @@
+// DatabaseReader and DatabaseWriter: what DatabaseQueue and DatabasePool have in common.
+//
+// Code that only needs "a database" (a migrator, a repository type, a test
+// helper) takes `some DatabaseWriter` or `any DatabaseReader` and works with both.
+
+/// A type that gives read access to a database: ``DatabaseQueue`` or ``DatabasePool``.
+///
+/// The ``Database`` passed to a closure is usable only inside it.
+public protocol DatabaseReader: AnyObject, Sendable {
+    /// The path of the database file, or `:memory:`.
+    var path: String { get }
+
+    /// The configuration the database was opened with.
+    var configuration: Configuration { get }
+
+    /// Runs `block` with read-only access to the database, blocking the current
+    /// thread until a connection is free, and returns its result.
+    ///
+    /// All reads in `block` see the same snapshot of the database. Writing in
+    /// `block` throws `SQLITE_READONLY`. Calling `read` or `write` of the same
+    /// queue or pool inside `block` throws a ``DatabaseError`` instead of
+    /// deadlocking.
+    func read<T>(_ block: (Database) throws -> T) throws -> T
+
+    /// Runs `block` with read-only access to the database, without blocking the
+    /// calling task's thread while it waits for a connection.
+    func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T
+
+    /// Closes the connections. Later accesses throw.
+    func close()
+}
+
+/// A type that gives read and write access to a database: ``DatabaseQueue`` or
+/// ``DatabasePool``.
+public protocol DatabaseWriter: DatabaseReader {
+    /// Runs `block` in a transaction and returns its result; the transaction
+    /// commits when `block` returns, and rolls back when it throws.
+    ///
+    /// The transaction is `IMMEDIATE` (<https://www.sqlite.org/lang_transaction.html>):
+    /// it takes the write lock at once, so that concurrent writers from other
+    /// processes wait (up to ``Configuration/busyTimeout``) rather than fail.
+    func write<T>(_ block: (Database) throws -> T) throws -> T
+
+    /// The async variant of ``write(_:)-(((Database)throws->T))``: waits for the
+    /// writer without blocking the calling task's thread.
+    func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T
+
+    /// Runs `block` with the writer connection, outside of any transaction, for
+    /// statements that cannot run in one (`VACUUM`, some pragmas) or to manage
+    /// transactions yourself with ``Database/inTransaction(_:_:)``.
+    func writeWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T
+
+    /// The async variant of ``writeWithoutTransaction(_:)-(((Database)throws->T))``.
+    func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T
+}
+
+extension Database {
+    /// Runs `block` in an `IMMEDIATE` transaction that commits on return and
+    /// rolls back on throw: the body of every `write`.
+    func inWriteTransaction<T>(_ block: (Database) throws -> T) throws -> T {
+        var result: T?
+        try inTransaction(.immediate) {
+            result = try block(self)
+            return .commit
+        }
+        guard let result else {
+            throw DatabaseError.misuse("the write transaction ended without a result")
+        }
+        return result
+    }
+
+    /// Runs `block` in a deferred transaction that always ends (a read snapshot).
+    func inReadTransaction<T>(_ block: (Database) throws -> T) throws -> T {
+        var result: T?
+        try inTransaction(.deferred) {
+            result = try block(self)
+            return .commit
+        }
+        guard let result else {
+            throw DatabaseError.misuse("the read transaction ended without a result")
+        }
+        return result
+    }
+}

@@ -1,0 +1,122 @@
+// DatabaseValue: the five storage classes of SQLite as one Swift value.
+//
+// Every value that crosses the boundary between Swift and SQLite is, at some
+// point, one of these five cases. See <https://www.sqlite.org/datatype3.html>.
+
+import CSQLite
+import Foundation
+
+/// A value as SQLite stores it: `NULL`, an integer, a real number, text, or a blob.
+///
+/// ```swift
+/// let values = try Row.fetchOne(db, sql: "SELECT 1, 'a', NULL")?.databaseValues
+/// // [.integer(1), .text("a"), .null]
+/// ```
+///
+/// SQLite has five storage classes (<https://www.sqlite.org/datatype3.html>);
+/// `DatabaseValue` has one case for each.
+public enum DatabaseValue: Hashable, Sendable {
+    /// The SQL `NULL`.
+    case null
+    /// A 64-bit signed integer.
+    case integer(Int64)
+    /// An IEEE 754 double precision floating point number.
+    case real(Double)
+    /// A UTF-8 string. It may contain NUL characters.
+    case text(String)
+    /// Bytes.
+    case blob(Data)
+
+    /// Whether the value is `NULL`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The name of the storage class, as SQLite's `typeof()` returns it:
+    /// `null`, `integer`, `real`, `text` or `blob`.
+    public var storageClassName: String {
+        switch self {
+        case .null: return "null"
+        case .integer: return "integer"
+        case .real: return "real"
+        case .text: return "text"
+        case .blob: return "blob"
+        }
+    }
+}
+
+extension DatabaseValue {
+    /// Reads the value of column `index` of the current row of a statement.
+    ///
+    /// Text is read by its byte length, so strings with NUL characters survive.
+    init(sqliteStatement: OpaquePointer, index: Int32) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_INTEGER:
+            self = .integer(sqlite3_column_int64(sqliteStatement, index))
+        case SQLITE_FLOAT:
+            self = .real(sqlite3_column_double(sqliteStatement, index))
+        case SQLITE_TEXT:
+            self = .text(String.fromColumnText(sqliteStatement, index))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(sqliteStatement, index))
+            if count > 0, let bytes = sqlite3_column_blob(sqliteStatement, index) {
+                self = .blob(Data(bytes: bytes, count: count))
+            } else {
+                self = .blob(Data())
+            }
+        default:
+            self = .null
+        }
+    }
+}
+
+extension String {
+    /// Reads a text column by its byte length (it may contain NUL characters).
+    static func fromColumnText(_ sqliteStatement: OpaquePointer, _ index: Int32) -> String {
+        // sqlite3_column_text must be called before sqlite3_column_bytes
+        // (https://www.sqlite.org/c3ref/column_blob.html).
+        guard let text = sqlite3_column_text(sqliteStatement, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(sqliteStatement, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+}
+
+extension DatabaseValue: CustomStringConvertible {
+    /// An SQL-literal-like rendering, for messages and debugging: `NULL`, `42`,
+    /// `1.5`, `'it''s'`, `X'0102'`. Long texts and blobs are shortened.
+    public var description: String {
+        switch self {
+        case .null:
+            return "NULL"
+        case .integer(let value):
+            return String(value)
+        case .real(let value):
+            return String(value)
+        case .text(let value):
+            let shown = value.count > 64 ? String(value.prefix(64)) + "…" : value
+            return "'" + shown.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data):
+            let hex = data.prefix(32).map { byte in
+                let digits = String(byte, radix: 16, uppercase: true)
+                return byte < 16 ? "0" + digits : digits
+            }.joined()
+            return "X'" + hex + (data.count > 32 ? "…" : "") + "'"
+        }
+    }
+}
+
+extension DatabaseValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
+{
+    /// Creates `NULL`.
+    public init(nilLiteral: ()) { self = .null }
+    /// Creates an integer value.
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// Creates a real value.
+    public init(floatLiteral value: Double) { self = .real(value) }
+    /// Creates a text value.
+    public init(stringLiteral value: String) { self = .text(value) }
+    /// Creates the integer 1 for `true`, 0 for `false`.
+    public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
+}

@@ -1,0 +1,90 @@
+// Conformances of Foundation's value types to DatabaseValueConvertible.
+//
+// Storage formats are chosen to match GRDB's, so that a database written by an
+// app that used GRDB reads back unchanged:
+// - Date: UTC text "YYYY-MM-DD HH:MM:SS.SSS" (see DatabaseDateFormat).
+// - UUID: a 16-byte blob.
+// - URL: its absolute string, as text.
+// - Decimal: its exact decimal text.
+
+import Foundation
+
+extension Date: DatabaseValueConvertible {
+    /// UTC text `"YYYY-MM-DD HH:MM:SS.SSS"`: see ``DatabaseDateFormat``.
+    public var databaseValue: DatabaseValue { .text(DatabaseDateFormat.string(from: self)) }
+
+    /// Reads a date text (see ``DatabaseDateFormat``), or a number of seconds
+    /// since 1970-01-01 00:00:00 UTC.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Date? {
+        switch dbValue {
+        case .text(let text): return DatabaseDateFormat.date(from: text)
+        case .integer(let seconds): return Date(timeIntervalSince1970: Double(seconds))
+        case .real(let seconds): return Date(timeIntervalSince1970: seconds)
+        default: return nil
+        }
+    }
+}
+
+extension UUID: DatabaseValueConvertible {
+    /// The 16 bytes of the UUID, as a blob.
+    public var databaseValue: DatabaseValue {
+        withUnsafeBytes(of: uuid) { .blob(Data($0)) }
+    }
+
+    /// Reads a 16-byte blob, or a text in the canonical
+    /// `E621E1F8-C36C-495A-93FC-0C247A3E6E5F` form (any letter case).
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UUID? {
+        switch dbValue {
+        case .blob(let data) where data.count == 16:
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) { target in
+                data.withUnsafeBytes { source in target.copyMemory(from: source) }
+            }
+            return UUID(uuid: bytes)
+        case .text(let text):
+            return UUID(uuidString: text)
+        default:
+            return nil
+        }
+    }
+}
+
+extension URL: DatabaseValueConvertible {
+    /// The absolute string of the URL, as text.
+    public var databaseValue: DatabaseValue { .text(absoluteString) }
+
+    /// Reads a text that `URL(string:)` accepts.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> URL? {
+        guard case .text(let text) = dbValue else { return nil }
+        return URL(string: text)
+    }
+}
+
+extension Decimal: DatabaseValueConvertible {
+    /// The exact decimal text of the number (`"12.30"` is stored as `"12.3"`).
+    ///
+    /// Text keeps every digit; SQLite compares such texts as strings, so use
+    /// `CAST(column AS REAL)` to order or sum them numerically.
+    public var databaseValue: DatabaseValue {
+        .text(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX")))
+    }
+
+    /// Reads a decimal text, an integer, or a real (through its shortest
+    /// round-tripping text, so that a REAL `0.99` becomes exactly `0.99`).
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Decimal? {
+        switch dbValue {
+        case .integer(let value):
+            return Decimal(value)
+        case .real(let value):
+            guard value.isFinite else { return nil }
+            return Decimal(string: String(value), locale: Locale(identifier: "en_US_POSIX"))
+        case .text(let text):
+            // Decimal(string:) accepts a numeric prefix ("12abc" gives 12): refuse those.
+            let allowed = Set("0123456789+-.eE".utf8)
+            guard !text.isEmpty, text.utf8.allSatisfy(allowed.contains) else { return nil }
+            return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,165 @@
+// Statement: one compiled SQL statement (sqlite3_stmt) and its stepping loop.
+//
+// This file holds the hottest code in Quarry: binding values and stepping
+// through rows. Keep it free of allocations per row; decoding of the current
+// row's columns happens in the callers, straight from `sqliteStatement`.
+
+import CSQLite
+import Foundation
+
+/// A compiled SQL statement (<https://www.sqlite.org/c3ref/stmt.html>).
+///
+/// Get one from ``Database/makeStatement(sql:)`` or
+/// ``Database/cachedStatement(sql:)``, then execute it or fetch from it as many
+/// times as you need with different arguments:
+///
+/// ```swift
+/// let statement = try db.cachedStatement(sql: "INSERT INTO player (name) VALUES (?)")
+/// for name in names {
+///     try statement.execute(arguments: [name])
+/// }
+/// ```
+///
+/// A statement belongs to the ``Database`` it was made by, and is usable only
+/// inside the closure that received that database.
+public final class Statement {
+    /// The underlying SQLite statement handle, for direct use of the C API.
+    public let sqliteStatement: OpaquePointer
+
+    /// The SQL of the statement.
+    public let sql: String
+
+    /// The connection that compiled the statement.
+    let database: Database
+
+    private var finalized = false
+
+    init(database: Database, sqliteStatement: OpaquePointer, sql: String) {
+        self.database = database
+        self.sqliteStatement = sqliteStatement
+        self.sql = sql
+    }
+
+    deinit { finalize() }
+
+    /// Releases the SQLite statement. Called by deinit, or by the database when it closes.
+    func finalize() {
+        guard !finalized else { return }
+        finalized = true
+        sqlite3_finalize(sqliteStatement)
+    }
+
+    /// The number of columns in the rows the statement produces.
+    public var columnCount: Int { Int(sqlite3_column_count(sqliteStatement)) }
+
+    /// The names of the columns in the rows the statement produces.
+    public private(set) lazy var columnNames: [String] = (0..<Int32(columnCount)).map { index in
+        sqlite3_column_name(sqliteStatement, index).map { String(cString: $0) } ?? ""
+    }
+
+    /// Whether the statement does not write to the database
+    /// (<https://www.sqlite.org/c3ref/stmt_readonly.html>).
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(sqliteStatement) != 0 }
+
+    /// Executes the statement with `arguments`, ignoring any rows it returns.
+    public func execute(arguments: StatementArguments = StatementArguments()) throws {
+        try setArguments(arguments)
+        defer { sqlite3_reset(sqliteStatement) }
+        while try step() {}
+    }
+
+    /// Binds `arguments`, after checking that they match the parameters.
+    func setArguments(_ arguments: StatementArguments) throws {
+        sqlite3_reset(sqliteStatement)
+        var used = 0
+        try arguments.bind(to: self, positionalIndex: &used)
+        try arguments.checkAllPositionalValuesUsed(used, sql: sql)
+    }
+
+    /// Binds one value to the parameter at `index` (1-based).
+    func bind(_ value: DatabaseValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(sqliteStatement, index)
+        case .integer(let integer):
+            code = sqlite3_bind_int64(sqliteStatement, index, integer)
+        case .real(let real):
+            code = sqlite3_bind_double(sqliteStatement, index, real)
+        case .text(var text):
+            code = text.withUTF8 { buffer in
+                // A nil base address would bind NULL instead of an empty text.
+                guard let base = buffer.baseAddress, buffer.count > 0 else {
+                    return sqlite3_bind_text(sqliteStatement, index, "", 0, SQLITE_TRANSIENT)
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
+                    sqlite3_bind_text64(
+                        sqliteStatement, index, chars, sqlite3_uint64(buffer.count), SQLITE_TRANSIENT,
+                        UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let data):
+            code = data.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress, buffer.count > 0 else {
+                    return sqlite3_bind_zeroblob(sqliteStatement, index, 0)
+                }
+                return sqlite3_bind_blob64(sqliteStatement, index, base, sqlite3_uint64(buffer.count), SQLITE_TRANSIENT)
+            }
+        }
+        if code != SQLITE_OK {
+            throw database.makeError(code: code, sql: sql)
+        }
+    }
+
+    /// Advances to the next row: true if a row is available, false when done.
+    @inline(__always)
+    func step() throws -> Bool {
+        let code = sqlite3_step(sqliteStatement)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        throw database.makeError(code: code, sql: sql)
+    }
+
+    /// Steps through all rows, calling `body` on each, then resets the statement
+    /// so that it holds no lock. The row is read from `sqliteStatement` in `body`.
+    @inline(__always)
+    func forEachRow(_ body: () throws -> Void) throws {
+        defer { sqlite3_reset(sqliteStatement) }
+        while try step() { try body() }
+    }
+
+    /// Whether the statement is in the middle of stepping through rows
+    /// (<https://www.sqlite.org/c3ref/stmt_busy.html>).
+    var isBusy: Bool { sqlite3_stmt_busy(sqliteStatement) != 0 }
+
+    /// Makes a ``RowDecodingError`` for the column at `index`.
+    func decodingError(_ reason: RowDecodingError.Reason, index: Int32, expectedType: Any.Type) -> RowDecodingError {
+        let name = index >= 0 && Int(index) < columnCount ? columnNames[Int(index)] : "#\(index)"
+        return RowDecodingError(reason: reason, column: name, expectedType: "\(expectedType)", sql: sql)
+    }
+
+    /// Reads column `index` of the current row as `Value` through its fast path,
+    /// throwing a ``RowDecodingError`` for NULL or a value that does not convert.
+    @inline(__always)
+    func decode<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) throws -> Value {
+        if sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL {
+            throw decodingError(.unexpectedNull, index: index, expectedType: Value.self)
+        }
+        guard let value = Value.fromStatement(sqliteStatement, index: index) else {
+            let found = DatabaseValue(sqliteStatement: sqliteStatement, index: index)
+            throw decodingError(.valueMismatch(found), index: index, expectedType: Value.self)
+        }
+        return value
+    }
+
+    /// Reads column `index` of the current row as `Value?`: nil for NULL.
+    @inline(__always)
+    func decodeIfPresent<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) throws -> Value? {
+        if sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return nil }
+        return try decode(type, at: index)
+    }
+}
+
+/// SQLite's `SQLITE_TRANSIENT` destructor: SQLite copies the bound bytes
+/// (<https://www.sqlite.org/c3ref/c_static.html>). The C macro does not import.
+let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)

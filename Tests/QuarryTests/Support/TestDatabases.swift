@@ -1,0 +1,56 @@
+// Test support: temporary database files, and running one test body against
+// both a DatabaseQueue and a DatabasePool.
+
+import Foundation
+import Quarry
+import Testing
+
+/// A temporary directory deleted when the value is released.
+final class TemporaryDirectory: @unchecked Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("quarry-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// A path for a database file inside the directory.
+    func path(_ name: String = "db.sqlite") -> String {
+        url.appendingPathComponent(name).path
+    }
+}
+
+/// The kinds of database writers every test body runs against.
+enum WriterKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case queue = "DatabaseQueue"
+    case pool = "DatabasePool"
+
+    var testDescription: String { rawValue }
+
+    /// Opens a writer of this kind on a new file; keep `directory` alive while using it.
+    func make(in directory: TemporaryDirectory, configuration: Configuration = Configuration()) throws -> any DatabaseWriter {
+        switch self {
+        case .queue: return try DatabaseQueue(path: directory.path(), configuration: configuration)
+        case .pool: return try DatabasePool(path: directory.path(), configuration: configuration)
+        }
+    }
+}
+
+/// A copy of the Chinook sample database (never the original), or nil when
+/// `../shared/data/chinook.sqlite` is not beside the project.
+func chinookCopy(in directory: TemporaryDirectory) throws -> String? {
+    let source = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // QuarryTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // project root
+        .deletingLastPathComponent()  // beside the project
+        .appendingPathComponent("shared/data/chinook.sqlite")
+    guard FileManager.default.fileExists(atPath: source.path) else { return nil }
+    let target = directory.path("chinook.sqlite")
+    try FileManager.default.copyItem(atPath: source.path, toPath: target)
+    return target
+}
