@@ -39,9 +39,9 @@ enum WriterKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
-/// A copy of the Chinook sample database (never the original), or nil when
+/// A copy of the Chinook sample database (never the original). Throws when
 /// `../shared/data/chinook.sqlite` is not beside the project.
-func chinookCopy(in directory: TemporaryDirectory) throws -> String? {
+func chinookCopy(in directory: TemporaryDirectory) throws -> String {
     let source = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()  // Support
         .deletingLastPathComponent()  // QuarryTests
@@ -49,7 +49,9 @@ func chinookCopy(in directory: TemporaryDirectory) throws -> String? {
         .deletingLastPathComponent()  // project root
         .deletingLastPathComponent()  // beside the project
         .appendingPathComponent("shared/data/chinook.sqlite")
-    guard FileManager.default.fileExists(atPath: source.path) else { return nil }
+    guard FileManager.default.fileExists(atPath: source.path) else {
+        throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the Chinook fixture is missing at \(source.path)")
+    }
     let target = directory.path("chinook.sqlite")
     try FileManager.default.copyItem(atPath: source.path, toPath: target)
     return target
