@@ -145,12 +145,28 @@ public final class Database {
                 let statementSQL = String(cString: sqlite3_sql(statementHandle))
                 let statement = Statement(database: self, sqliteStatement: statementHandle, sql: statementSQL)
                 try arguments.bind(to: statement, positionalIndex: &used)
+                if let tail, Database.isBlank(tail) {
+                    // The last statement: refuse extra arguments before executing it.
+                    try arguments.checkAllPositionalValuesUsed(used, sql: sql)
+                }
                 try statement.forEachRow {}
                 guard let tail else { break }
                 start = tail
             }
         }
         try arguments.checkAllPositionalValuesUsed(used, sql: sql)
+    }
+
+    /// Whether a C string holds only white space and semicolons.
+    private static func isBlank(_ text: UnsafePointer<CChar>) -> Bool {
+        var pointer = text
+        while pointer.pointee != 0 {
+            switch UInt8(bitPattern: pointer.pointee) {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x3B: pointer += 1
+            default: return false
+            }
+        }
+        return true
     }
 
     /// Compiles a single SQL statement.
