@@ -1,0 +1,98 @@
+// ResultDecoder: how a request turns each row of its statement into a Result —
+// a record, a Row, one value, or a tuple of values.
+//
+// Decoding has two steps: `prepare` runs once per statement (resolving column
+// indexes, choosing the fast path for each type), and returns the function
+// that runs once per row.
+
+/// Decodes the rows of a request's statement.
+struct ResultDecoder<Result>: Sendable {
+    /// Prepares the per-row decoding function for a statement.
+    let prepare: @Sendable (Statement) throws -> (Statement) throws -> Result
+}
+
+extension ResultDecoder where Result == Row {
+    /// Rows, copied.
+    static var row: ResultDecoder<Row> {
+        ResultDecoder { statement in
+            let layout = RowLayout(columnNames: statement.columnNames)
+            return { Row(statement: $0, layout: layout) }
+        }
+    }
+}
+
+extension ResultDecoder {
+    /// The leftmost columns, decoded as the given types, as one value or a tuple.
+    static func columns<each Value>(_ types: repeat (each Value).Type) -> ResultDecoder<(repeat each Value)> {
+        ResultDecoder<(repeat each Value)> { statement in
+            var index: Int32 = 0
+            func next<T>(_ type: T.Type) -> (Statement) throws -> T {
+                defer { index += 1 }
+                return columnDecoder(type, at: index)
+            }
+            let decoders = (repeat next((each Value).self))
+            let count = index
+            guard statement.columnCount >= Int(count) else {
+                throw DatabaseError.misuse(
+                    "the request selects \(statement.columnCount) columns, \(count) are needed", sql: statement.sql)
+            }
+            return { statement in (repeat try (each decoders)(statement)) }
+        }
+    }
+}
+
+/// A function that decodes column `index` of the current row as `Value`,
+/// through the fastest path the type allows.
+func columnDecoder<Value>(_ type: Value.Type, at index: Int32) -> (Statement) throws -> Value {
+    if let optionalType = Value.self as? any OptionalColumnDecodable.Type {
+        return { statement in
+            let decoded = try optionalType.decodeOptionalColumn(statement, index)
+            return try cast(decoded, Value.self, statement, index)
+        }
+    }
+    if let convertibleType = Value.self as? any DatabaseValueConvertible.Type {
+        return { statement in
+            let decoded = try decodeConvertible(convertibleType, statement, index)
+            return try cast(decoded, Value.self, statement, index)
+        }
+    }
+    if let decodableType = Value.self as? any Decodable.Type {
+        return { statement in
+            let value = DatabaseValue(sqliteStatement: statement.sqliteStatement, index: index)
+            let decoded = try DatabaseValueDecoding.decode(decodableType, from: value, column: statement.columnName(index))
+            return try cast(decoded, Value.self, statement, index)
+        }
+    }
+    return { statement in
+        throw statement.decodingError(.other("the type cannot be read from a database value"), index: index, expectedType: Value.self)
+    }
+}
+
+private func decodeConvertible<T: DatabaseValueConvertible>(_ type: T.Type, _ statement: Statement, _ index: Int32) throws -> T {
+    try statement.decode(type, at: index)
+}
+
+private func cast<Value>(_ decoded: Any, _ type: Value.Type, _ statement: Statement, _ index: Int32) throws -> Value {
+    guard let value = decoded as? Value else {
+        throw statement.decodingError(.other("decoded \(Swift.type(of: decoded))"), index: index, expectedType: Value.self)
+    }
+    return value
+}
+
+/// Optional types whose wrapped type reads from a column: `NULL` is nil.
+protocol OptionalColumnDecodable {
+    static func decodeOptionalColumn(_ statement: Statement, _ index: Int32) throws -> Self
+}
+
+extension Optional: OptionalColumnDecodable where Wrapped: DatabaseValueConvertible {
+    static func decodeOptionalColumn(_ statement: Statement, _ index: Int32) throws -> Wrapped? {
+        try statement.decodeIfPresent(Wrapped.self, at: index)
+    }
+}
+
+extension Statement {
+    /// The name of column `index`, or `#index`.
+    func columnName(_ index: Int32) -> String {
+        index >= 0 && Int(index) < columnCount ? columnNames[Int(index)] : "#\(index)"
+    }
+}
