@@ -20,3 +20,19 @@ enum DatabaseValueDecoding {
         throw DatabaseError.misuse("not yet")
     }
 }
+
+public protocol TableRecord {
+    static var databaseTableName: String { get }
+}
+
+public protocol FetchableRecord {
+    init(row: Row) throws
+}
+
+extension FetchableRecord {
+    static func reader(for statement: Statement, columnCount: Int? = nil) -> (Statement) throws -> Self {
+        let count = min(columnCount ?? statement.columnCount, statement.columnCount)
+        let rowLayout = RowLayout(columnNames: Array(statement.columnNames.prefix(count)))
+        return { statement in try Self(row: Row(statement: statement, layout: rowLayout)) }
+    }
+}

@@ -87,7 +87,7 @@ extension QueryRequest {
     ) throws -> [Value] {
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(StatementArguments(databaseValues: arguments))
-        let decode = try decoder.prepare(statement)
+        let decode = try decoder.prepare(statement, .plain)
         var results: [Value] = []
         try statement.forEachRow { results.append(try decode(statement)) }
         return results

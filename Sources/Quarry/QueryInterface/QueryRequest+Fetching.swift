@@ -42,18 +42,23 @@ extension QueryRequest {
         return GeneratedSQL(sql: sql, arguments: StatementArguments(databaseValues: context.arguments))
     }
 
-    /// A cached statement for `query`, with its arguments bound.
-    func statement(_ db: Database, query: SQLSelectQuery) throws -> Statement {
-        let generated = try generate(db, query: query)
-        let statement = try db.cachedStatement(sql: generated.sql)
-        try statement.setArguments(generated.arguments)
-        return statement
+    /// A cached statement for `query`, with its arguments bound, and the layout of its rows.
+    func statement(_ db: Database, query: SQLSelectQuery) throws -> (Statement, SelectionLayout) {
+        let context = SQLGenerationContext(db: db)
+        let sql = try context.selectSQL(query)
+        let layout = try context.selectionLayout(of: query)
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(StatementArguments(databaseValues: context.arguments))
+        return (statement, layout)
     }
 
     /// All the rows of the request.
     public func fetchAll(_ db: Database) throws -> [Result] {
-        let statement = try statement(db, query: effectiveQuery(db))
-        let decode = try decoder.prepare(statement)
+        if !prefetches.isEmpty {
+            return try fetchAllWithPrefetches(db, query: effectiveQuery(db))
+        }
+        let (statement, layout) = try statement(db, query: effectiveQuery(db))
+        let decode = try decoder.prepare(statement, layout)
         var results: [Result] = []
         try statement.forEachRow { results.append(try decode(statement)) }
         return results
@@ -63,23 +68,26 @@ extension QueryRequest {
     public func fetchOne(_ db: Database) throws -> Result? {
         var query = try effectiveQuery(db)
         if (query.limit ?? 2) > 1 { query.limit = 1 }
-        let statement = try statement(db, query: query)
-        let decode = try decoder.prepare(statement)
+        if !prefetches.isEmpty {
+            return try fetchAllWithPrefetches(db, query: query).first
+        }
+        let (statement, layout) = try statement(db, query: query)
+        let decode = try decoder.prepare(statement, layout)
         return try statement.firstRow { try decode(statement) }
     }
 
     /// A cursor over the rows of the request, read one at a time in constant memory.
     public func fetchCursor(_ db: Database) throws -> StatementCursor<Result> {
-        let generated = try generate(db, query: effectiveQuery(db))
-        let statement = try db.cachedStatement(sql: generated.sql)
-        let decoder = self.decoder
-        var decode: ((Statement) throws -> Result)?
-        return try StatementCursor(statement: statement, arguments: generated.arguments) { statement in
-            if let decode { return try decode(statement) }
-            let prepared = try decoder.prepare(statement)
-            decode = prepared
-            return try prepared(statement)
+        if !prefetches.isEmpty {
+            throw DatabaseError.misuse("including(all:) needs all parent rows at once: use fetchAll instead of fetchCursor")
         }
+        let query = try effectiveQuery(db)
+        let context = SQLGenerationContext(db: db)
+        let sql = try context.selectSQL(query)
+        let layout = try context.selectionLayout(of: query)
+        let statement = try db.cachedStatement(sql: sql)
+        let decode = try decoder.prepare(statement, layout)
+        return try StatementCursor(statement: statement, arguments: StatementArguments(databaseValues: context.arguments), decode: decode)
     }
 
     /// The number of rows the request returns.
@@ -89,7 +97,7 @@ extension QueryRequest {
     /// // SELECT COUNT(*) FROM "player" WHERE "score" > ?
     /// ```
     public func fetchCount(_ db: Database) throws -> Int {
-        let statement = try statement(db, query: countQuery(try effectiveQuery(db)))
+        let (statement, _) = try statement(db, query: countQuery(try effectiveQuery(db)))
         return try statement.firstRow { try statement.decode(Int.self, at: 0) } ?? 0
     }
 

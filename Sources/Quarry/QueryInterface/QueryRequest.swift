@@ -17,6 +17,8 @@
 public struct QueryRequest<Root, Result>: Sendable {
     var query: SQLSelectQuery
     var decoder: ResultDecoder<Result>
+    /// Associations fetched with one extra query each (`including(all:)`).
+    var prefetches: [Prefetch] = []
     /// Set by `reversed()` on a request without ordering: the primary key is
     /// ordered descending when SQL is generated.
     var reversesPrimaryKey = false
@@ -29,6 +31,7 @@ public struct QueryRequest<Root, Result>: Sendable {
     /// A copy with a new result type, for the same query.
     func withDecoder<Other>(_ decoder: ResultDecoder<Other>) -> QueryRequest<Root, Other> {
         var request = QueryRequest<Root, Other>(query: query, decoder: decoder)
+        request.prefetches = prefetches
         request.reversesPrimaryKey = reversesPrimaryKey
         return request
     }

@@ -6,25 +6,76 @@
 // that runs once per row.
 
 /// Decodes the rows of a request's statement.
-struct ResultDecoder<Result>: Sendable {
+///
+/// `@unchecked Sendable`: the closures capture only metatypes and immutable
+/// values (table names, column counts); Swift 6.2 does not yet consider the
+/// metatype of an unconstrained generic type `Sendable`.
+struct ResultDecoder<Result>: @unchecked Sendable {
     /// Prepares the per-row decoding function for a statement.
-    let prepare: @Sendable (Statement) throws -> (Statement) throws -> Result
+    let prepare: (Statement, SelectionLayout) throws -> (Statement) throws -> Result
+
+    /// Decodes a row copied with its association scopes and prefetched rows,
+    /// for requests with `including(all:)`; nil for results that cannot hold
+    /// prefetched records (values, tuples).
+    var decodeScoped: ((ScopedRow) throws -> Result)?
+
+    init(
+        prepare: @escaping (Statement, SelectionLayout) throws -> (Statement) throws -> Result,
+        decodeScoped: ((ScopedRow) throws -> Result)? = nil
+    ) {
+        self.prepare = prepare
+        self.decodeScoped = decodeScoped
+    }
+}
+
+extension ResultDecoder where Result: Decodable {
+    /// Records and other Decodable types, with the records of included
+    /// associations: the record fast path when nothing is included.
+    static func decodable(recordType: Any.Type, tableName: String?) -> ResultDecoder {
+        ResultDecoder(
+            prepare: { statement, layout in
+                if layout.scopes.isEmpty, let fetchable = Result.self as? any FetchableRecord.Type {
+                    let read = openReader(fetchable, statement, layout.mainColumnCount)
+                    return { statement in
+                        let record = try read(statement)
+                        guard let result = record as? Result else {
+                            throw DatabaseError.misuse("could not decode \(Result.self)")
+                        }
+                        return result
+                    }
+                }
+                let rowLayout = RowLayout(columnNames: statement.columnNames)
+                return { statement in
+                    let row = Row(statement: statement, layout: rowLayout)
+                    let scoped = ScopedRow(
+                        row: row, range: 0..<(layout.mainColumnCount ?? row.count), children: layout.scopes,
+                        prefetched: [:], recordType: recordType, tableName: tableName)
+                    return try scoped.decode(Result.self)
+                }
+            },
+            decodeScoped: { scoped in try scoped.decode(Result.self) })
+    }
+}
+
+func openReader<R: FetchableRecord>(_ type: R.Type, _ statement: Statement, _ count: Int?) -> (Statement) throws -> Any {
+    let read = R.reader(for: statement, columnCount: count)
+    return { try read($0) }
 }
 
 extension ResultDecoder where Result == Row {
     /// Rows, copied.
     static var row: ResultDecoder<Row> {
-        ResultDecoder { statement in
+        ResultDecoder(prepare: { statement, _ in
             let layout = RowLayout(columnNames: statement.columnNames)
             return { Row(statement: $0, layout: layout) }
-        }
+        }, decodeScoped: { $0.row })
     }
 }
 
 extension ResultDecoder {
     /// The leftmost columns, decoded as the given types, as one value or a tuple.
     static func columns<each Value>(_ types: repeat (each Value).Type) -> ResultDecoder<(repeat each Value)> {
-        ResultDecoder<(repeat each Value)> { statement in
+        ResultDecoder<(repeat each Value)>(prepare: { statement, _ in
             var index: Int32 = 0
             func next<T>(_ type: T.Type) -> (Statement) throws -> T {
                 defer { index += 1 }
@@ -37,7 +88,7 @@ extension ResultDecoder {
                     "the request selects \(statement.columnCount) columns, \(count) are needed", sql: statement.sql)
             }
             return { statement in (repeat try (each decoders)(statement)) }
-        }
+        })
     }
 }
 

@@ -117,6 +117,15 @@ final class SQLGenerationContext {
         }
     }
 
+    /// `"alias".*` for each selected join, depth first, in the order their
+    /// columns appear in the result.
+    private func selectedColumns(of joins: [SQLJoin]) -> [String] {
+        joins.flatMap { join -> [String] in
+            let own = join.isSelected ? [register(join.alias, preferred: join.alias.name ?? join.key).quotedDatabaseIdentifier + ".*"] : []
+            return own + selectedColumns(of: join.joins)
+        }
+    }
+
     /// Names the aliases of joins (recursively) before any expression refers to them.
     private func registerAliases(of joins: [SQLJoin]) {
         for join in joins {
@@ -154,21 +163,10 @@ final class SQLGenerationContext {
         }
 
         let qualify = !query.joins.isEmpty || query.alias != nil
-        var fromText: String
         var mainName: String?
-        switch query.source {
-        case .table(let tableName):
-            fromText = tableName.quotedDatabaseIdentifier
-            if qualify {
-                let alias = query.alias ?? TableAlias()
-                let name = register(alias, preferred: alias.name ?? tableName)
-                if name != tableName { fromText += " " + name.quotedDatabaseIdentifier }
-                mainName = name
-            }
-        case .compound(let op, let members):
-            fromText = "(" + (try compoundSQL(op, members)) + ")"
-        case .subquery(let inner):
-            fromText = "(" + (try selectSQL(inner)) + ")"
+        if case .table(let tableName) = query.source, qualify {
+            let alias = query.alias ?? TableAlias()
+            mainName = register(alias, preferred: alias.name ?? tableName)
         }
         currentQualifier = mainName
         registerAliases(of: query.joins)
@@ -184,13 +182,13 @@ final class SQLGenerationContext {
         } else {
             selected.append(mainName.map { $0.quotedDatabaseIdentifier + ".*" } ?? "*")
         }
-        // Register join aliases in order, so that selected columns and ON
-        // clauses agree on names.
-        let joinTexts = try joinsSQL(
-            query.joins, parentName: mainName ?? query.tableName ?? "", parentTable: query.tableName ?? "",
-            selected: &selected)
+        selected += selectedColumns(of: query.joins)
         text += selected.joined(separator: ", ")
-        text += " FROM " + fromText + joinTexts.joins
+        // The FROM and JOIN clauses come after the selection in the text, so
+        // their arguments are generated after the selection's.
+        text += " FROM " + (try sourceSQL(query.source, name: mainName))
+        let joinTexts = try joinsSQL(query.joins, parentName: mainName ?? query.tableName ?? "", parentTable: query.tableName ?? "")
+        text += joinTexts.joins
 
         if let filter = query.filter {
             text += " WHERE " + (try sql(filter))
@@ -201,7 +199,12 @@ final class SQLGenerationContext {
         if let having = query.having {
             text += " HAVING " + (try sql(having))
         }
-        let orderings = try query.ordering.map(orderingSQL) + joinTexts.orderings
+        var orderings = try query.ordering.map(orderingSQL)
+        for (qualifier, ordering) in joinTexts.orderings {
+            currentQualifier = qualifier
+            orderings.append(try orderingSQL(ordering))
+        }
+        currentQualifier = mainName
         if !orderings.isEmpty {
             text += " ORDER BY " + orderings.joined(separator: ", ")
         }
@@ -217,6 +220,23 @@ final class SQLGenerationContext {
             text += " LIMIT -1 OFFSET ?"
         }
         return text
+    }
+
+    /// The FROM source: a table (with its alias name), a compound query, a
+    /// subquery, or a table-valued function.
+    private func sourceSQL(_ source: SQLSource, name: String?) throws -> String {
+        switch source {
+        case .table(let tableName):
+            var text = tableName.quotedDatabaseIdentifier
+            if let name, name != tableName { text += " " + name.quotedDatabaseIdentifier }
+            return text
+        case .compound(let op, let members):
+            return "(" + (try compoundSQL(op, members)) + ")"
+        case .subquery(let inner):
+            return "(" + (try selectSQL(inner)) + ")"
+        case .tableFunction(let name, let functionArguments):
+            return name + "(" + (try functionArguments.map(sql).joined(separator: ", ")) + ")"
+        }
     }
 
     /// `WITH [RECURSIVE] name(columns) AS (...), ... ` (with a trailing space),
@@ -257,13 +277,12 @@ final class SQLGenerationContext {
     /// The JOIN clauses of `joins` (and their nested joins), appending the
     /// selected columns of `including` joins to `selected`.
     private func joinsSQL(
-        _ joins: [SQLJoin], parentName: String, parentTable: String, selected: inout [String]
-    ) throws -> (joins: String, orderings: [String]) {
+        _ joins: [SQLJoin], parentName: String, parentTable: String
+    ) throws -> (joins: String, orderings: [(qualifier: String, ordering: SQLOrdering)]) {
         var text = ""
-        var orderings: [String] = []
+        var orderings: [(qualifier: String, ordering: SQLOrdering)] = []
         for join in joins {
             let name = register(join.alias, preferred: join.alias.name ?? join.key)
-            if join.isSelected { selected.append(name.quotedDatabaseIdentifier + ".*") }
             text += " \(join.kind.rawValue) " + join.tableName.quotedDatabaseIdentifier
             if name != join.tableName { text += " " + name.quotedDatabaseIdentifier }
             let pairs = try columnPairs(of: join, parentTable: parentTable)
@@ -274,10 +293,10 @@ final class SQLGenerationContext {
             let savedQualifier = currentQualifier
             currentQualifier = name
             if let filter = join.filter { conditions.append("(" + (try sql(filter)) + ")") }
-            orderings += try join.ordering.map(orderingSQL)
+            orderings += join.ordering.map { (name, $0) }
             currentQualifier = savedQualifier
             text += " ON " + conditions.joined(separator: " AND ")
-            let nested = try joinsSQL(join.joins, parentName: name, parentTable: join.tableName, selected: &selected)
+            let nested = try joinsSQL(join.joins, parentName: name, parentTable: join.tableName)
             text += nested.joins
             orderings += nested.orderings
         }
@@ -287,10 +306,12 @@ final class SQLGenerationContext {
     // MARK: - Join conditions
 
     /// The (parent column, child column) pairs that link a joined table to its parent.
-    private func columnPairs(of join: SQLJoin, parentTable: String) throws -> [(parent: String, child: String)] {
+    func columnPairs(of join: SQLJoin, parentTable: String) throws -> [(parent: String, child: String)] {
         switch join.condition {
         case .columns(let pairs):
             return pairs
+        case .invalid(let message):
+            throw DatabaseError.misuse(message)
         case .foreignKey(let childHoldsForeignKey, let foreignKeyColumns):
             guard let db else {
                 throw DatabaseError.misuse("generating the SQL of a join on \(join.tableName) needs a database connection")

@@ -46,6 +46,8 @@ indirect enum SQLSource: Sendable {
     case compound(SQLCompoundOperator, [SQLSelectQuery])
     /// A subquery in the FROM clause.
     case subquery(SQLSelectQuery)
+    /// A table-valued function: `json_each(?)`.
+    case tableFunction(String, [SQLExpression])
 }
 
 /// The operators that combine queries (<https://www.sqlite.org/lang_select.html#compound>).
@@ -141,4 +143,6 @@ enum SQLJoinCondition: Sendable {
     /// Discover the pairs from the schema's foreign keys when generating SQL.
     /// `childHoldsForeignKey` tells which side holds the foreign key.
     case foreignKey(childHoldsForeignKey: Bool, foreignKeyColumns: [String]?)
+    /// A condition that could not be built; generating SQL throws this message.
+    case invalid(String)
 }
