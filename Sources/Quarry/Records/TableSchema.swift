@@ -97,10 +97,10 @@ struct TableSchema {
         }
         self.uniqueKeys = uniqueKeys
         let triggers = try db.makeStatement(sql: """
-            SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE
-            UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE
+            SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
+            UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
             """)
-        try triggers.setArguments([table])
+        try triggers.setArguments([table, table])
         hasTriggers = try triggers.firstRow { true } ?? false
     }
 
