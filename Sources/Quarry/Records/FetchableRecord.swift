@@ -90,7 +90,15 @@ extension FetchableRecord {
         let count = min(columnCount ?? statement.columnCount, statement.columnCount)
         func makeRowReader() -> (Statement) throws -> Self {
             let rowLayout = RowLayout(columnNames: Array(statement.columnNames.prefix(count)))
-            return { statement in try Self(row: Row(statement: statement, layout: rowLayout)) }
+            return { statement in
+                do {
+                    return try Self(row: Row(statement: statement, layout: rowLayout))
+                } catch var error as RowDecodingError where error.sql == nil {
+                    // init(row:) does not know the SQL: add it.
+                    error.sql = statement.sql
+                    throw error
+                }
+            }
         }
         guard let decodable = Self.self as? any (FetchableRecord & Decodable).Type,
             let fastReader = openStatementReader(decodable, statement, count) as? (Statement) throws -> Self

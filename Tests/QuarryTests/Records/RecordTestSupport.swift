@@ -30,7 +30,9 @@ final class SQLRecorder {
     /// Records the statements `body` executes on `db`.
     func record<T>(_ db: Database, _ body: () throws -> T) rethrows -> T {
         db.trace { [unowned self] event in
-            if case .statement(let sql) = event { self.statements.append(sql) }
+            // SQLite also reports each trigger program run by a statement, which
+            // the trace shows as a repeat of the statement's SQL: keep one.
+            if case .statement(let sql) = event, self.statements.last != sql { self.statements.append(sql) }
         }
         defer { db.trace(nil) }
         return try body()
