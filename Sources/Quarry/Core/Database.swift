@@ -44,6 +44,10 @@ public final class Database {
 
     private var isClosed = false
 
+    /// Per-connection caches of the record layer: table schemas, persistence
+    /// statements and encoding layouts (see `Records/RecordCache.swift`).
+    let recordCache = RecordCache()
+
     /// Opens a connection and applies the configuration.
     ///
     /// - parameter readerOnly: opens the file read-only, as the reader
@@ -112,6 +116,7 @@ public final class Database {
         isClosed = true
         for statement in statementCache.values { statement.finalize() }
         statementCache.removeAll()
+        recordCache.finalizeStatements()
         // Finalizes nothing else: statements still referenced elsewhere keep
         // the connection as a zombie until they are released (sqlite3_close_v2).
         sqlite3_close_v2(sqliteConnection)
