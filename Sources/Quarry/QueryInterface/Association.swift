@@ -132,7 +132,7 @@ public struct Association<Origin, Destination>: Sendable {
         }
         return join ?? SQLJoin(
             kind: kind, tableName: "", key: key, alias: TableAlias(),
-            condition: .columns([]), filter: SQLExpression(.invalid("an association has no table")), isSelected: false)
+            condition: .columns([]), filter: SQLExpression(.invalid(DatabaseError.misuse("an association has no table"))), isSelected: false)
     }
 }
 
@@ -257,7 +257,7 @@ func foreignKeyCondition<Root: Decodable, Value>(_ keyPath: KeyPath<Root, Value>
     do {
         return .foreignKey(childHoldsForeignKey: childHoldsForeignKey, foreignKeyColumns: [try RecordColumns.columnName(for: keyPath)])
     } catch {
-        return .invalid("\(error)")
+        return .invalid(error)
     }
 }
 

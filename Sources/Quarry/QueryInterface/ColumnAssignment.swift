@@ -14,7 +14,7 @@ public struct ColumnAssignment<Root>: Sendable {
         if case .column(let name, _) = column.node {
             assignment = SQLAssignment(column: name, value: value)
         } else {
-            assignment = SQLAssignment(column: "", value: SQLExpression(.invalid("an assignment needs a column on its left side")))
+            assignment = SQLAssignment(column: "", value: SQLExpression(.invalid(DatabaseError.misuse("an assignment needs a column on its left side"))))
         }
     }
 

@@ -63,7 +63,7 @@ extension SQLExpression {
         do {
             return .column(try RecordColumns.columnName(for: keyPath))
         } catch {
-            return SQLExpression(.invalid("\(error)"))
+            return SQLExpression(.invalid(error))
         }
     }
 
@@ -83,11 +83,11 @@ extension SQLExpression {
             do {
                 return .value(try DatabaseValueEncoding.databaseValue(of: encodable))
             } catch {
-                return SQLExpression(.invalid("\(error)"))
+                return SQLExpression(.invalid(error))
             }
         }
-        return SQLExpression(.invalid(
-            "a value of type \(Value.self) cannot be used in SQL: make \(Value.self) conform to DatabaseValueConvertible"))
+        return SQLExpression(.invalid(DatabaseError.misuse(
+            "a value of type \(Value.self) cannot be used in SQL: make \(Value.self) conform to DatabaseValueConvertible")))
     }
 }
 

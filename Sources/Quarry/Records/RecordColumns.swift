@@ -104,7 +104,7 @@ enum RecordColumns {
 
     private static func resolve<Root, Value>(_ keyPath: KeyPath<Root, Value>, _ probe: Probe<Root>) throws -> String {
         func refuse(_ reason: String) -> KeyPathColumnError {
-            KeyPathColumnError(recordType: "\(Root.self)", keyPath: "\(keyPath)", reason: reason)
+            KeyPathColumnError(recordType: "\(Root.self)", keyPath: describe(keyPath), reason: reason)
         }
         // A key path into a struct that has no offset is a computed property.
         if !(Root.self is AnyClass), MemoryLayout<Root>.offset(of: keyPath) == nil {
@@ -128,6 +128,19 @@ enum RecordColumns {
             throw refuse("it matches several columns (\(names)): their values cannot be told apart")
         }
     }
+}
+
+/// The key path as Swift prints it, with the address of computed components
+/// replaced by their type: `\Player.<computed property of type String>`.
+private func describe(_ keyPath: AnyKeyPath) -> String {
+    var text = "\(keyPath)"
+    while let start = text.range(of: "<computed 0x"), let typeStart = text[start.upperBound...].firstIndex(of: "("),
+        let end = text[typeStart...].firstIndex(of: ">")
+    {
+        let type = text[text.index(after: typeStart)..<end].dropLast()
+        text.replaceSubrange(start.lowerBound...end, with: "<computed property of type \(type)>")
+    }
+    return text
 }
 
 /// The wrapped type of an optional type, or the type itself.

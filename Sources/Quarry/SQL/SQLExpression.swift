@@ -54,8 +54,8 @@ public struct SQLExpression: Sendable {
         /// `*` or `"alias".*`.
         case allColumns(SQLQualifier)
         /// An expression that could not be built (a key path that names no
-        /// column); generating SQL for it throws this message.
-        case invalid(String)
+        /// column); generating SQL for it throws this error.
+        case invalid(any Error)
     }
 
     let node: Node
@@ -80,7 +80,7 @@ public struct SQLExpression: Sendable {
             do {
                 values.append(try argument.databaseValue)
             } catch {
-                self.init(.invalid("\(error)"))
+                self.init(.invalid(error))
                 return
             }
         }
@@ -104,7 +104,7 @@ public struct SQLExpression: Sendable {
         do {
             return SQLExpression(.value(try value.databaseValue))
         } catch {
-            return SQLExpression(.invalid("\(error)"))
+            return SQLExpression(.invalid(error))
         }
     }
 

@@ -81,8 +81,8 @@ final class SQLGenerationContext {
             return try self.operand(operand) + " COLLATE " + collation.quotedDatabaseIdentifier
         case .allColumns(let qualifier):
             return try qualifierPrefix(qualifier) + "*"
-        case .invalid(let message):
-            throw DatabaseError.misuse(message)
+        case .invalid(let error):
+            throw error
         }
     }
 
@@ -310,8 +310,8 @@ final class SQLGenerationContext {
         switch join.condition {
         case .columns(let pairs):
             return pairs
-        case .invalid(let message):
-            throw DatabaseError.misuse(message)
+        case .invalid(let error):
+            throw error
         case .foreignKey(let childHoldsForeignKey, let foreignKeyColumns):
             guard let db else {
                 throw DatabaseError.misuse("generating the SQL of a join on \(join.tableName) needs a database connection")

@@ -143,6 +143,6 @@ enum SQLJoinCondition: Sendable {
     /// Discover the pairs from the schema's foreign keys when generating SQL.
     /// `childHoldsForeignKey` tells which side holds the foreign key.
     case foreignKey(childHoldsForeignKey: Bool, foreignKeyColumns: [String]?)
-    /// A condition that could not be built; generating SQL throws this message.
-    case invalid(String)
+    /// A condition that could not be built; generating SQL throws this error.
+    case invalid(any Error)
 }
