@@ -213,6 +213,31 @@ public prefix func ! <Root>(operand: QueryExpression<Root, Bool>) -> QueryExpres
     QueryExpression(SQLExpression(.prefix("NOT ", operand.sqlExpression)))
 }
 
+/// A Boolean column and a condition: SQL `AND`.
+public func && <Root: Decodable>(lhs: KeyPath<Root, Bool>, rhs: QueryExpression<Root, Bool>) -> QueryExpression<Root, Bool> {
+    QueryExpression(lhs) && rhs
+}
+
+/// A condition and a Boolean column: SQL `AND`.
+public func && <Root: Decodable>(lhs: QueryExpression<Root, Bool>, rhs: KeyPath<Root, Bool>) -> QueryExpression<Root, Bool> {
+    lhs && QueryExpression(rhs)
+}
+
+/// A Boolean column or a condition: SQL `OR`.
+public func || <Root: Decodable>(lhs: KeyPath<Root, Bool>, rhs: QueryExpression<Root, Bool>) -> QueryExpression<Root, Bool> {
+    QueryExpression(lhs) || rhs
+}
+
+/// A condition or a Boolean column: SQL `OR`.
+public func || <Root: Decodable>(lhs: QueryExpression<Root, Bool>, rhs: KeyPath<Root, Bool>) -> QueryExpression<Root, Bool> {
+    lhs || QueryExpression(rhs)
+}
+
+/// The opposite of a Boolean column: SQL `NOT`.
+public prefix func ! <Root: Decodable>(operand: KeyPath<Root, Bool>) -> QueryExpression<Root, Bool> {
+    !QueryExpression(operand)
+}
+
 // MARK: - Arithmetic
 
 /// The sum of a column and a value: SQL `+`.

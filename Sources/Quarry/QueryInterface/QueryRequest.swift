@@ -99,6 +99,11 @@ public struct QueryRequest<Root, Result>: Sendable {
         order(direction == .ascending ? .asc(keyPath) : .desc(keyPath))
     }
 
+    /// Orders by an expression, ascending, replacing any previous ordering.
+    public func order<Value>(_ expression: QueryExpression<Root, Value>) -> QueryRequest {
+        order(.asc(expression))
+    }
+
     /// Orders by the given terms, replacing any previous ordering.
     ///
     /// ```swift
@@ -142,6 +147,24 @@ public struct QueryRequest<Root, Result>: Sendable {
     }
 
     // MARK: - Selection
+
+    /// Selects one column by key path; each row decodes as its value.
+    ///
+    /// ```swift
+    /// let names: [String] = try Player.select(\.name).fetchAll(db)   // SELECT "name" FROM "player"
+    /// ```
+    public func select<Value>(_ keyPath: KeyPath<Root, Value>) -> QueryRequest<Root, Value> where Root: Decodable {
+        selecting([SQLSelectable(expression: .column(keyPath), alias: nil)], decoder: .value(Value.self))
+    }
+
+    /// Selects one expression; each row decodes as its value.
+    ///
+    /// ```swift
+    /// let best = try Player.select(max(\.score)).fetchOne(db)   // SELECT MAX("score") FROM "player"
+    /// ```
+    public func select<Value>(_ expression: QueryExpression<Root, Value>) -> QueryRequest<Root, Value> {
+        selecting([SQLSelectable(expression: expression.sqlExpression, alias: nil)], decoder: .value(Value.self))
+    }
 
     /// Selects columns by key path; each row decodes as one value, or as a tuple.
     ///

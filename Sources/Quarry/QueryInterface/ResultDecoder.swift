@@ -73,6 +73,16 @@ extension ResultDecoder where Result == Row {
 }
 
 extension ResultDecoder {
+    /// The leftmost column, decoded as `Value`.
+    static func value<Value>(_ type: Value.Type) -> ResultDecoder<Value> {
+        ResultDecoder<Value>(prepare: { statement, _ in
+            guard statement.columnCount >= 1 else {
+                throw DatabaseError.misuse("the request selects no column", sql: statement.sql)
+            }
+            return columnDecoder(Value.self, at: 0)
+        })
+    }
+
     /// The leftmost columns, decoded as the given types, as one value or a tuple.
     static func columns<each Value>(_ types: repeat (each Value).Type) -> ResultDecoder<(repeat each Value)> {
         ResultDecoder<(repeat each Value)>(prepare: { statement, _ in

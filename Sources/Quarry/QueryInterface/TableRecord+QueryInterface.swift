@@ -100,6 +100,16 @@ extension TableRecord {
         all().order(orderings)
     }
 
+    /// A request that selects one column: see ``QueryRequest/select(_:)-(KeyPath<Root,Value>)``.
+    public static func select<Value>(_ keyPath: KeyPath<Self, Value>) -> QueryRequest<Self, Value> where Self: Decodable {
+        all().select(keyPath)
+    }
+
+    /// A request that selects one expression.
+    public static func select<Value>(_ expression: QueryExpression<Self, Value>) -> QueryRequest<Self, Value> {
+        all().select(expression)
+    }
+
     /// A request that selects columns by key path: see ``QueryRequest/select(_:)-(KeyPath<Root,Value>...)``.
     public static func select<each Value>(_ keyPaths: repeat KeyPath<Self, each Value>) -> QueryRequest<Self, (repeat each Value)>
     where Self: Decodable {
