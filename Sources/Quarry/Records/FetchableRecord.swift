@@ -58,8 +58,7 @@ extension FetchableRecord where Self: Decodable {
         DefaultRowInitializerProbe.markUsed(Self.self)
         let layout = DecodingLayout(columnNames: row.columnNames, naming: Self.databaseColumnDecodingStrategy)
         let decoder = RecordDecoder(
-            source: RowSource(row: row), layout: layout, recordType: Self.self,
-            dateStrategy: Self.databaseDateDecodingStrategy)
+            row: row, layout: layout, recordType: Self.self, dateStrategy: Self.databaseDateDecodingStrategy)
         try self.init(from: decoder)
     }
 
@@ -76,8 +75,8 @@ extension FetchableRecord where Self: Decodable {
             statement.recordDecodingLayouts[key] = layout
         }
         let decoder = RecordDecoder(
-            source: StatementSource(sqliteStatement: statement.sqliteStatement, columnNames: columnNames, sql: statement.sql),
-            layout: layout, recordType: Self.self, dateStrategy: Self.databaseDateDecodingStrategy)
+            statement: statement, columnNames: columnNames, layout: layout, recordType: Self.self,
+            dateStrategy: Self.databaseDateDecodingStrategy)
         return { _ in try Self(from: decoder) }
     }
 }
@@ -101,7 +100,9 @@ extension FetchableRecord {
             }
         }
         guard let decodable = Self.self as? any (FetchableRecord & Decodable).Type,
-            let fastReader = openStatementReader(decodable, statement, count) as? (Statement) throws -> Self
+            // A closure returned by the opened generic function would be erased
+            // to `any FetchableRecord & Decodable`: a generic class casts back exactly.
+            let fastReader = (openStatementReader(decodable, statement, count) as? ReaderBox<Self>)?.read
         else { return makeRowReader() }
         switch DefaultRowInitializerProbe.usesDefault(Self.self) {
         case true?: return fastReader
@@ -125,8 +126,14 @@ extension FetchableRecord {
 
 private func openStatementReader<R: FetchableRecord & Decodable>(
     _ type: R.Type, _ statement: Statement, _ count: Int
-) -> (Statement) throws -> R {
-    R.statementReader(statement, columnCount: count)
+) -> AnyObject {
+    ReaderBox(R.statementReader(statement, columnCount: count))
+}
+
+/// Carries a reader closure out of an opened existential with its exact type.
+private final class ReaderBox<Record> {
+    let read: (Statement) throws -> Record
+    init(_ read: @escaping (Statement) throws -> Record) { self.read = read }
 }
 
 /// Detects whether a Decodable record uses the default `init(row:)`, so that a
