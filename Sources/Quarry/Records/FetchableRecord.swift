@@ -63,21 +63,14 @@ extension FetchableRecord where Self: Decodable {
     }
 
     /// A function that decodes records from the current row of `statement`,
-    /// reading its first `columnCount` columns, with the layout cached on the statement.
-    static func statementReader(_ statement: Statement, columnCount: Int) -> (Statement) throws -> Self {
-        let key = ObjectIdentifier(Self.self)
+    /// reading its first `columnCount` columns.
+    static func statementReader(_ statement: Statement, columnCount: Int) -> ReaderBox<Self> {
         let columnNames = Array(statement.columnNames.prefix(columnCount))
-        let layout: DecodingLayout
-        if let cached = statement.recordDecodingLayouts[key] as? DecodingLayout, cached.columnNames == columnNames {
-            layout = cached
-        } else {
-            layout = DecodingLayout(columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy)
-            statement.recordDecodingLayouts[key] = layout
-        }
+        let layout = DecodingLayout(columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy)
         let decoder = RecordDecoder(
             statement: statement, columnNames: columnNames, layout: layout, recordType: Self.self,
             dateStrategy: Self.databaseDateDecodingStrategy)
-        return { _ in try Self(from: decoder) }
+        return ReaderBox({ _ in try Self(from: decoder) }, columnCount: columnCount, layout: layout)
     }
 }
 
@@ -85,8 +78,21 @@ extension FetchableRecord {
     /// A function that decodes records from the current row of `statement`:
     /// the Decodable fast path when the type uses the default `init(row:)`,
     /// else `init(row:)` on a copied row.
+    ///
+    /// The reader is kept on the statement, so that a cached statement (a
+    /// fetch by primary key, say) builds its decoder and resolves its column
+    /// layout once, not at each call.
     static func reader(for statement: Statement, columnCount: Int? = nil) -> (Statement) throws -> Self {
         let count = min(columnCount ?? statement.columnCount, statement.columnCount)
+        let key = ObjectIdentifier(Self.self)
+        // A Statement's column names never change: the count identifies the columns.
+        if let cached = statement.recordReaders[key] as? ReaderBox<Self>, cached.columnCount == count {
+            return cached.read
+        }
+        func keep(_ read: @escaping (Statement) throws -> Self, layout: DecodingLayout? = nil) -> (Statement) throws -> Self {
+            statement.recordReaders[key] = ReaderBox(read, columnCount: count, layout: layout)
+            return read
+        }
         func makeRowReader() -> (Statement) throws -> Self {
             let rowLayout = RowLayout(columnNames: Array(statement.columnNames.prefix(count)))
             return { statement in
@@ -102,11 +108,12 @@ extension FetchableRecord {
         guard let decodable = Self.self as? any (FetchableRecord & Decodable).Type,
             // A closure returned by the opened generic function would be erased
             // to `any FetchableRecord & Decodable`: a generic class casts back exactly.
-            let fastReader = (openStatementReader(decodable, statement, count) as? ReaderBox<Self>)?.read
-        else { return makeRowReader() }
+            let fastBox = openStatementReader(decodable, statement, count) as? ReaderBox<Self>
+        else { return keep(makeRowReader()) }
+        let fastReader = fastBox.read
         switch DefaultRowInitializerProbe.usesDefault(Self.self) {
-        case true?: return fastReader
-        case false?: return makeRowReader()
+        case true?: return keep(fastReader, layout: fastBox.layout)
+        case false?: return keep(makeRowReader())
         case nil:
             // Probe on the first row: does init(row:) run Quarry's default?
             let rowReader = makeRowReader()
@@ -127,13 +134,21 @@ extension FetchableRecord {
 private func openStatementReader<R: FetchableRecord & Decodable>(
     _ type: R.Type, _ statement: Statement, _ count: Int
 ) -> AnyObject {
-    ReaderBox(R.statementReader(statement, columnCount: count))
+    R.statementReader(statement, columnCount: count)
 }
 
-/// Carries a reader closure out of an opened existential with its exact type.
-private final class ReaderBox<Record> {
+/// A reader closure with the number of columns it reads, and the column
+/// layout of the Decodable path. It carries the closure out of an opened
+/// existential with its exact type, and is kept on the statement.
+final class ReaderBox<Record> {
     let read: (Statement) throws -> Record
-    init(_ read: @escaping (Statement) throws -> Record) { self.read = read }
+    let columnCount: Int
+    let layout: DecodingLayout?
+    init(_ read: @escaping (Statement) throws -> Record, columnCount: Int, layout: DecodingLayout?) {
+        self.read = read
+        self.columnCount = columnCount
+        self.layout = layout
+    }
 }
 
 /// Detects whether a Decodable record uses the default `init(row:)`, so that a
