@@ -4,13 +4,17 @@
 // dictionaries on insert"):
 // - Values are appended to the container's array in coding-key order; no
 //   dictionary is built per record.
-// - The first record of a type encoded on a connection records its coding keys
-//   and column names in an EncodingLayout. Later records only compare each
-//   key's `stringValue` with the layout's (a small-string comparison) and
-//   append the value; the container then shares the layout's column array, so
-//   the persistence statement cache finds the INSERT/UPDATE by array identity,
-//   without building or hashing SQL. A record whose keys differ (a hand-made
-//   `encode(to:)` that skips keys) falls back to naming each column.
+// - One encoder per (record type, connection), kept in the connection's
+//   RecordCache and reused for every record, with one keyed container reused
+//   too (Codable would box a new one per record). Its mutable state sits behind
+//   a pointer, so the hot path pays no dynamic exclusivity check.
+// - The first record encoded learns the coding keys and column names. Later
+//   records only compare each key's `stringValue` with the learned one (a
+//   small-string comparison) and append the value; the container then shares
+//   the learned column array, so the persistence statement cache finds the
+//   INSERT/UPDATE by array identity, without building or hashing SQL. A record
+//   whose keys differ (a hand-made `encode(to:)` that skips keys) falls back to
+//   naming each column.
 // - Standard types are converted by the concrete `encode` overloads the
 //   synthesized code calls, with no dynamic cast; other types are cast once
 //   per value to DatabaseValueConvertible, and the rest become JSON text with
