@@ -34,10 +34,10 @@ public final class Statement {
 
     private var finalized = false
 
-    /// Column layouts of the record decoder, keyed by record type, so that a
-    /// cached statement resolves coding keys to column indexes only once
-    /// (see `Records/RowDecoder.swift`).
-    var recordDecodingLayouts: [ObjectIdentifier: AnyObject] = [:]
+    /// Record readers (decoder and column layout), keyed by record type, so
+    /// that a cached statement resolves coding keys to column indexes only
+    /// once (see `Records/FetchableRecord.swift` and `Records/RowDecoder.swift`).
+    var recordReaders: [ObjectIdentifier: AnyObject] = [:]
 
     init(database: Database, sqliteStatement: OpaquePointer, sql: String) {
         self.database = database

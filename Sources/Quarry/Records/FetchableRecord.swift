@@ -58,27 +58,19 @@ extension FetchableRecord where Self: Decodable {
         DefaultRowInitializerProbe.markUsed(Self.self)
         let layout = DecodingLayout(columnNames: row.columnNames, naming: Self.databaseColumnDecodingStrategy)
         let decoder = RecordDecoder(
-            source: RowSource(row: row), layout: layout, recordType: Self.self,
-            dateStrategy: Self.databaseDateDecodingStrategy)
+            row: row, layout: layout, recordType: Self.self, dateStrategy: Self.databaseDateDecodingStrategy)
         try self.init(from: decoder)
     }
 
     /// A function that decodes records from the current row of `statement`,
-    /// reading its first `columnCount` columns, with the layout cached on the statement.
-    static func statementReader(_ statement: Statement, columnCount: Int) -> (Statement) throws -> Self {
-        let key = ObjectIdentifier(Self.self)
+    /// reading its first `columnCount` columns.
+    static func statementReader(_ statement: Statement, columnCount: Int) -> ReaderBox<Self> {
         let columnNames = Array(statement.columnNames.prefix(columnCount))
-        let layout: DecodingLayout
-        if let cached = statement.recordDecodingLayouts[key] as? DecodingLayout, cached.columnNames == columnNames {
-            layout = cached
-        } else {
-            layout = DecodingLayout(columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy)
-            statement.recordDecodingLayouts[key] = layout
-        }
+        let layout = DecodingLayout(columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy)
         let decoder = RecordDecoder(
-            source: StatementSource(sqliteStatement: statement.sqliteStatement, columnNames: columnNames, sql: statement.sql),
-            layout: layout, recordType: Self.self, dateStrategy: Self.databaseDateDecodingStrategy)
-        return { _ in try Self(from: decoder) }
+            statement: statement, columnNames: columnNames, layout: layout, recordType: Self.self,
+            dateStrategy: Self.databaseDateDecodingStrategy)
+        return ReaderBox({ _ in try Self(from: decoder) }, columnCount: columnCount, layout: layout)
     }
 }
 
@@ -86,8 +78,21 @@ extension FetchableRecord {
     /// A function that decodes records from the current row of `statement`:
     /// the Decodable fast path when the type uses the default `init(row:)`,
     /// else `init(row:)` on a copied row.
+    ///
+    /// The reader is kept on the statement, so that a cached statement (a
+    /// fetch by primary key, say) builds its decoder and resolves its column
+    /// layout once, not at each call.
     static func reader(for statement: Statement, columnCount: Int? = nil) -> (Statement) throws -> Self {
         let count = min(columnCount ?? statement.columnCount, statement.columnCount)
+        let key = ObjectIdentifier(Self.self)
+        // A Statement's column names never change: the count identifies the columns.
+        if let cached = statement.recordReaders[key] as? ReaderBox<Self>, cached.columnCount == count {
+            return cached.read
+        }
+        func keep(_ read: @escaping (Statement) throws -> Self, layout: DecodingLayout? = nil) -> (Statement) throws -> Self {
+            statement.recordReaders[key] = ReaderBox(read, columnCount: count, layout: layout)
+            return read
+        }
         func makeRowReader() -> (Statement) throws -> Self {
             let rowLayout = RowLayout(columnNames: Array(statement.columnNames.prefix(count)))
             return { statement in
@@ -101,11 +106,14 @@ extension FetchableRecord {
             }
         }
         guard let decodable = Self.self as? any (FetchableRecord & Decodable).Type,
-            let fastReader = openStatementReader(decodable, statement, count) as? (Statement) throws -> Self
-        else { return makeRowReader() }
+            // A closure returned by the opened generic function would be erased
+            // to `any FetchableRecord & Decodable`: a generic class casts back exactly.
+            let fastBox = openStatementReader(decodable, statement, count) as? ReaderBox<Self>
+        else { return keep(makeRowReader()) }
+        let fastReader = fastBox.read
         switch DefaultRowInitializerProbe.usesDefault(Self.self) {
-        case true?: return fastReader
-        case false?: return makeRowReader()
+        case true?: return keep(fastReader, layout: fastBox.layout)
+        case false?: return keep(makeRowReader())
         case nil:
             // Probe on the first row: does init(row:) run Quarry's default?
             let rowReader = makeRowReader()
@@ -125,8 +133,22 @@ extension FetchableRecord {
 
 private func openStatementReader<R: FetchableRecord & Decodable>(
     _ type: R.Type, _ statement: Statement, _ count: Int
-) -> (Statement) throws -> R {
+) -> AnyObject {
     R.statementReader(statement, columnCount: count)
+}
+
+/// A reader closure with the number of columns it reads, and the column
+/// layout of the Decodable path. It carries the closure out of an opened
+/// existential with its exact type, and is kept on the statement.
+final class ReaderBox<Record> {
+    let read: (Statement) throws -> Record
+    let columnCount: Int
+    let layout: DecodingLayout?
+    init(_ read: @escaping (Statement) throws -> Record, columnCount: Int, layout: DecodingLayout?) {
+        self.read = read
+        self.columnCount = columnCount
+        self.layout = layout
+    }
 }
 
 /// Detects whether a Decodable record uses the default `init(row:)`, so that a

@@ -122,8 +122,7 @@ extension MutablePersistableRecord where Self: Decodable {
         let dateStrategy: DatabaseDateDecodingStrategy =
             Self.databaseDateEncodingStrategy == .millisecondsSince1970 ? .millisecondsSince1970 : .default
         let decoder = RecordDecoder(
-            source: RowSource(row: row),
-            layout: DecodingLayout(columnNames: row.columnNames, naming: Self.databaseColumnEncodingStrategy),
+            row: row, layout: DecodingLayout(columnNames: row.columnNames, naming: Self.databaseColumnEncodingStrategy),
             recordType: Self.self, dateStrategy: dateStrategy)
         if let record = try? Self(from: decoder) { self = record }
     }

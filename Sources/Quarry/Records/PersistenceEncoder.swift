@@ -4,13 +4,17 @@
 // dictionaries on insert"):
 // - Values are appended to the container's array in coding-key order; no
 //   dictionary is built per record.
-// - The first record of a type encoded on a connection records its coding keys
-//   and column names in an EncodingLayout. Later records only compare each
-//   key's `stringValue` with the layout's (a small-string comparison) and
-//   append the value; the container then shares the layout's column array, so
-//   the persistence statement cache finds the INSERT/UPDATE by array identity,
-//   without building or hashing SQL. A record whose keys differ (a hand-made
-//   `encode(to:)` that skips keys) falls back to naming each column.
+// - One encoder per (record type, connection), kept in the connection's
+//   RecordCache and reused for every record, with one keyed container reused
+//   too (Codable would box a new one per record). Its mutable state sits behind
+//   a pointer, so the hot path pays no dynamic exclusivity check.
+// - The first record encoded learns the coding keys and column names. Later
+//   records only compare each key's `stringValue` with the learned one (a
+//   small-string comparison) and append the value; the container then shares
+//   the learned column array, so the persistence statement cache finds the
+//   INSERT/UPDATE by array identity, without building or hashing SQL. A record
+//   whose keys differ (a hand-made `encode(to:)` that skips keys) falls back to
+//   naming each column.
 // - Standard types are converted by the concrete `encode` overloads the
 //   synthesized code calls, with no dynamic cast; other types are cast once
 //   per value to DatabaseValueConvertible, and the rest become JSON text with
@@ -20,12 +24,11 @@
 
 import Foundation
 
-/// The coding keys and column names of an Encodable record type, learned from
-/// the first record encoded on a connection.
+/// The reusable encoder of an Encodable record type on one connection, with
+/// the coding keys and column names learned from its first record.
 final class EncodingLayout {
-    var keys: [String] = []
-    var columns: [String] = []
-    var isComplete = false
+    /// Created by the first record encoded; reused by the next ones.
+    var encoder: PersistenceEncoder?
     lazy var jsonEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -39,47 +42,87 @@ final class PersistenceEncoder: Encoder {
     let naming: DatabaseColumnNamingStrategy
     let dateStrategy: DatabaseDateEncodingStrategy
     let uuidStrategy: DatabaseUUIDEncodingStrategy
-    let layout: EncodingLayout
-    var values: [DatabaseValue] = []
-    /// Column names, used only once the keys stopped matching the layout.
-    var columns: [String] = []
-    var matchesLayout = true
-    var error: (any Error)?
+    let jsonEncoder: () -> JSONEncoder
+
+    /// Mutable state behind a pointer: the hot path then pays no dynamic
+    /// exclusivity check, which class `var` properties would cost per access.
+    struct State {
+        /// The learned layout: coding keys and their columns, in order.
+        var keys: [String] = []
+        var columns: [String] = []
+        var isComplete = false
+        /// The values of the record being encoded.
+        var values: [DatabaseValue] = []
+        /// Column names, used only once the keys stopped matching the layout.
+        var slowColumns: [String] = []
+        var matchesLayout = true
+        var error: (any Error)?
+        var inUse = false
+        /// The keyed container handed to every record, and its key type.
+        var container: AnyObject?
+        var containerKeyType: Any.Type?
+    }
+    let state: UnsafeMutablePointer<State>
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init<Record: EncodableRecord>(_ type: Record.Type, layout: EncodingLayout) {
+    init<Record: EncodableRecord>(_ type: Record.Type, jsonEncoder: @escaping () -> JSONEncoder) {
         recordType = type
         naming = Record.databaseColumnEncodingStrategy
         dateStrategy = Record.databaseDateEncodingStrategy
         uuidStrategy = Record.databaseUUIDEncodingStrategy
-        self.layout = layout
+        self.jsonEncoder = jsonEncoder
+        state = .allocate(capacity: 1)
+        state.initialize(to: State())
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Encodes `record` into `container` (the default `encode(to:)` of Encodable records).
     static func encode<Record: EncodableRecord & Encodable>(
         _ record: Record, into container: inout PersistenceContainer
     ) throws {
-        let layout = container.encodingLayout ?? EncodingLayout()
-        let encoder = PersistenceEncoder(Record.self, layout: layout)
-        encoder.values.reserveCapacity(layout.columns.count)
-        try record.encode(to: encoder)
-        if let error = encoder.error { throw error }
-        let columns: [String]
-        if encoder.matchesLayout {
-            if !layout.isComplete { layout.isComplete = true }
-            columns = encoder.values.count == layout.columns.count
-                ? layout.columns : Array(layout.columns[..<encoder.values.count])
+        let encoder: PersistenceEncoder
+        if let layout = container.encodingLayout {
+            if let reusable = layout.encoder, !reusable.state.pointee.inUse {
+                encoder = reusable
+            } else if layout.encoder == nil {
+                encoder = PersistenceEncoder(Record.self, jsonEncoder: { [unowned layout] in layout.jsonEncoder })
+                layout.encoder = encoder
+            } else {
+                // Reentrant encoding of the same type: use a fresh encoder.
+                encoder = PersistenceEncoder(Record.self, jsonEncoder: { JSONEncoder.sortedKeys })
+            }
         } else {
-            columns = encoder.columns
+            encoder = PersistenceEncoder(Record.self, jsonEncoder: { JSONEncoder.sortedKeys })
+        }
+        let state = encoder.state
+        state.pointee.inUse = true
+        defer { state.pointee.inUse = false }
+        state.pointee.values.removeAll(keepingCapacity: true)
+        state.pointee.matchesLayout = true
+        state.pointee.error = nil
+        try record.encode(to: encoder)
+        if let error = state.pointee.error { throw error }
+        let columns: [String]
+        if state.pointee.matchesLayout {
+            state.pointee.isComplete = true
+            let count = state.pointee.values.count
+            columns = count == state.pointee.columns.count
+                ? state.pointee.columns : Array(state.pointee.columns[..<count])
+        } else {
+            columns = state.pointee.slowColumns
         }
         if container.columns.isEmpty {
             // Share the layout's array: the statement cache compares by identity.
             container.columns = columns
-            container.databaseValues = encoder.values
+            container.databaseValues = state.pointee.values
         } else {
-            for (column, value) in zip(columns, encoder.values) {
+            for (column, value) in zip(columns, state.pointee.values) {
                 container.setDatabaseValue(value, forColumn: column)
             }
         }
@@ -88,25 +131,29 @@ final class PersistenceEncoder: Encoder {
     /// Appends the value of one key (the hot path of every property).
     @inline(__always)
     func append(_ value: DatabaseValue, key: String) {
-        let position = values.count
-        if matchesLayout {
-            if layout.isComplete {
-                if position < layout.keys.count, layout.keys[position] == key {
-                    values.append(value)
+        let position = state.pointee.values.count
+        if state.pointee.matchesLayout {
+            if state.pointee.isComplete {
+                if position < state.pointee.keys.count, state.pointee.keys[position] == key {
+                    state.pointee.values.append(value)
                     return
                 }
-            } else {
-                layout.keys.append(key)
-                layout.columns.append(naming.columnName(for: key))
-                values.append(value)
+            } else if position == state.pointee.keys.count {
+                state.pointee.keys.append(key)
+                state.pointee.columns.append(naming.columnName(for: key))
+                state.pointee.values.append(value)
+                return
+            } else if state.pointee.keys[position] == key {
+                // A previous, unfinished encoding learned this key already.
+                state.pointee.values.append(value)
                 return
             }
             // Keys differ from the layout: name every column from now on.
-            matchesLayout = false
-            columns = Array(layout.columns[..<min(position, layout.columns.count)])
+            state.pointee.matchesLayout = false
+            state.pointee.slowColumns = Array(state.pointee.columns[..<min(position, state.pointee.columns.count)])
         }
-        columns.append(naming.columnName(for: key))
-        values.append(value)
+        state.pointee.slowColumns.append(naming.columnName(for: key))
+        state.pointee.values.append(value)
     }
 
     /// The database value of any Encodable value.
@@ -122,7 +169,7 @@ final class PersistenceEncoder: Encoder {
         }
         // Nested Codable values (structs, arrays, dictionaries) are stored as JSON text.
         do {
-            let data = try layout.jsonEncoder.encode(value)
+            let data = try jsonEncoder().encode(value)
             return .text(String(decoding: data, as: UTF8.self))
         } catch {
             throw EncodingError.invalidValue(value, EncodingError.Context(
@@ -132,7 +179,14 @@ final class PersistenceEncoder: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(RecordKeyedEncodingContainer<Key>(encoder: self))
+        if let cached = state.pointee.container, let keyType = state.pointee.containerKeyType, keyType == Key.self {
+            // Checked just above: the holder was made for this Key.
+            return unsafeDowncast(cached, to: EncodingContainerHolder<Key>.self).container
+        }
+        let container = KeyedEncodingContainer(RecordKeyedEncodingContainer<Key>(encoder: self))
+        state.pointee.container = EncodingContainerHolder(container)
+        state.pointee.containerKeyType = Key.self
+        return container
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -146,16 +200,35 @@ final class PersistenceEncoder: Encoder {
     }
 
     func fail(_ message: String) {
-        if error == nil {
-            error = EncodingError.invalidValue(recordType, EncodingError.Context(codingPath: [], debugDescription: message))
+        if state.pointee.error == nil {
+            state.pointee.error = EncodingError.invalidValue(
+                recordType, EncodingError.Context(codingPath: [], debugDescription: message))
         }
+    }
+}
+
+/// Keeps the keyed container an encoder reuses across records.
+final class EncodingContainerHolder<Key: CodingKey> {
+    let container: KeyedEncodingContainer<Key>
+    init(_ container: KeyedEncodingContainer<Key>) { self.container = container }
+}
+
+extension JSONEncoder {
+    /// A JSON encoder with sorted keys, for stable column contents.
+    static var sortedKeys: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
     }
 }
 
 /// The keyed container of PersistenceEncoder: one method per value type, so
 /// that synthesized code reaches a concrete conversion without a dynamic cast.
 struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: PersistenceEncoder
+    /// Not retained: the encoder keeps this container for reuse across
+    /// records, and a container only lives inside the `encode(to:)` of a record
+    /// being encoded by this encoder (a strong reference would be a cycle).
+    unowned(unsafe) let encoder: PersistenceEncoder
     var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { encoder.append(.null, key: key.stringValue) }
@@ -179,20 +252,48 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     // nil is NULL: the column set of a record type must not depend on its values.
-    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try encodeOptional(value, key) }
 
     @inline(__always)
@@ -226,7 +327,7 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
 extension PersistenceEncoder {
     /// An encoder whose output is thrown away, returned after an error was recorded.
     static var discarding: PersistenceEncoder {
-        PersistenceEncoder(DiscardedRecord.self, layout: EncodingLayout())
+        PersistenceEncoder(DiscardedRecord.self, jsonEncoder: { JSONEncoder.sortedKeys })
     }
 }
 

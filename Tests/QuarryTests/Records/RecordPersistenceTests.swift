@@ -400,3 +400,47 @@ struct RecordPersistenceTests {
         }
     }
 }
+
+/// Encodable by hand, skipping `nickname` when nil: its column set varies.
+struct VaryingRecord: Codable, FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var name: String
+    var nickname: String?
+    static let databaseTableName = "varying"
+    enum CodingKeys: String, CodingKey { case id, name, nickname }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        if let nickname { try container.encode(nickname, forKey: .nickname) }
+        try container.encode(name, forKey: .name)
+    }
+}
+
+@Suite("Record encoding layouts")
+struct RecordEncodingLayoutTests {
+    @Test(arguments: Storage.allCases)
+    func recordsWhoseKeysVary(storage: Storage) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE varying (id INTEGER PRIMARY KEY, name TEXT, nickname TEXT DEFAULT 'none')")
+            let recorder = SQLRecorder()
+            try recorder.record(db) {
+                for (name, nickname) in [("a", "x"), ("b", nil), ("c", "z"), ("d", nil)] {
+                    var record = VaryingRecord(id: nil, name: name, nickname: nickname)
+                    try record.insert(db)
+                    #expect(record.id != nil)
+                }
+            }
+            #expect(recorder.writes == [
+                #"INSERT INTO "varying" ("id", "nickname", "name") VALUES (?, ?, ?)"#,
+                #"INSERT INTO "varying" ("id", "name") VALUES (?, ?)"#,
+                #"INSERT INTO "varying" ("id", "nickname", "name") VALUES (?, ?, ?)"#,
+                #"INSERT INTO "varying" ("id", "name") VALUES (?, ?)"#,
+            ])
+            #expect(try VaryingRecord.fetchAll(db).map(\.nickname) == ["x", "none", "z", "none"])
+            #expect(try VaryingRecord.fetchAll(db).map(\.name) == ["a", "b", "c", "d"])
+            #expect(try VaryingRecord.fetchAll(db).map(\.id) == [1, 2, 3, 4])
+        }
+    }
+}
