@@ -39,6 +39,17 @@ struct ScopedRow {
             row: row, range: scope.range, children: scope.children, prefetched: [:], recordType: nil, tableName: nil)
     }
 
+    /// Decodes `T`, a type known only at run time to be Decodable.
+    func decode<T>(as type: T.Type) throws -> T {
+        if let fetchable = T.self as? any FetchableRecord.Type, children.isEmpty, prefetched.isEmpty {
+            return try cast(fetchable.init(row: slice), to: T.self)
+        }
+        guard let decodable = T.self as? any Decodable.Type else {
+            throw DatabaseError.misuse("\(T.self) is neither Decodable nor a FetchableRecord: it cannot be fetched")
+        }
+        return try cast(decode(decodable), to: T.self)
+    }
+
     /// Decodes `type` from this scope: through `init(row:)` for records, else
     /// through `Decodable`.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {

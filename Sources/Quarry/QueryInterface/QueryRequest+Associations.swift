@@ -75,7 +75,7 @@ extension QueryRequest {
     /// The same request, decoding each row as `T`: a record, or a type that
     /// holds a record and the records of its included associations.
     public func asRequest<T: Decodable>(of type: T.Type) -> QueryRequest<Root, T> {
-        withDecoder(.decodable(recordType: Root.self, tableName: query.tableName))
+        withDecoder(.record(recordType: Root.self, tableName: query.tableName))
     }
 }
 

@@ -28,38 +28,35 @@ struct ResultDecoder<Result>: @unchecked Sendable {
     }
 }
 
-extension ResultDecoder where Result: Decodable {
-    /// Records and other Decodable types, with the records of included
-    /// associations: the record fast path when nothing is included.
-    static func decodable(recordType: Any.Type, tableName: String?) -> ResultDecoder {
+extension ResultDecoder {
+    /// Records, or other Decodable types that hold a record and the records
+    /// of its included associations. Without includes, a fetchable record is
+    /// read with the records fast path, with no per-row conversion.
+    static func record(recordType: Any.Type, tableName: String?) -> ResultDecoder {
         ResultDecoder(
             prepare: { statement, layout in
-                if layout.scopes.isEmpty, let fetchable = Result.self as? any FetchableRecord.Type {
-                    let read = openReader(fetchable, statement, layout.mainColumnCount)
-                    return { statement in
-                        let record = try read(statement)
-                        guard let result = record as? Result else {
-                            throw DatabaseError.misuse("could not decode \(Result.self)")
-                        }
-                        return result
-                    }
+                if layout.scopes.isEmpty, let fetchable = Result.self as? any FetchableRecord.Type,
+                    let box = readerBox(fetchable, statement, layout.mainColumnCount) as? ReaderBox<Result>
+                {
+                    return box.read
                 }
                 let rowLayout = RowLayout(columnNames: statement.columnNames)
                 return { statement in
                     let row = Row(statement: statement, layout: rowLayout)
-                    let scoped = ScopedRow(
+                    return try ScopedRow(
                         row: row, range: 0..<(layout.mainColumnCount ?? row.count), children: layout.scopes,
-                        prefetched: [:], recordType: recordType, tableName: tableName)
-                    return try scoped.decode(Result.self)
+                        prefetched: [:], recordType: recordType, tableName: tableName
+                    ).decode(as: Result.self)
                 }
             },
-            decodeScoped: { scoped in try scoped.decode(Result.self) })
+            decodeScoped: { scoped in try scoped.decode(as: Result.self) })
     }
 }
 
-func openReader<R: FetchableRecord>(_ type: R.Type, _ statement: Statement, _ count: Int?) -> (Statement) throws -> Any {
-    let read = R.reader(for: statement, columnCount: count)
-    return { try read($0) }
+/// The records reader of a fetchable type known only at run time, in a box
+/// that casts back to its exact type once per statement.
+func readerBox<R: FetchableRecord>(_ type: R.Type, _ statement: Statement, _ count: Int?) -> AnyObject {
+    ReaderBox(R.reader(for: statement, columnCount: count), columnCount: count ?? statement.columnCount, layout: nil)
 }
 
 extension ResultDecoder where Result == Row {

@@ -9,52 +9,9 @@ extension TableRecord {
     /// let players = try Player.all().fetchAll(db)   // SELECT * FROM "player"
     /// ```
     public static func all() -> QueryRequest<Self, Self> {
-        QueryRequest(query: SQLSelectQuery(source: .table(databaseTableName)), decoder: recordDecoder())
-    }
-
-    /// The decoder of `Self` rows: the records fast path for fetchable
-    /// records, an error for others (which can still delete and update).
-    static func recordDecoder() -> ResultDecoder<Self> {
-        if let decodable = Self.self as? any Decodable.Type {
-            return openDecodable(decodable)
-        }
-        if let fetchable = Self.self as? any FetchableRecord.Type {
-            return ResultDecoder(prepare: { statement, layout in
-                let read = openReader(fetchable, statement, layout.mainColumnCount)
-                return { statement in
-                    guard let record = try read(statement) as? Self else {
-                        throw DatabaseError.misuse("could not decode \(Self.self)")
-                    }
-                    return record
-                }
-            }, decodeScoped: { scoped in
-                guard let record = try fetchable.init(row: scoped.slice) as? Self else {
-                    throw DatabaseError.misuse("could not decode \(Self.self)")
-                }
-                return record
-            })
-        }
-        return ResultDecoder(prepare: { _, _ in
-            throw DatabaseError.misuse("\(Self.self) is not a FetchableRecord: it cannot be fetched")
-        })
-    }
-
-    private static func openDecodable<T: Decodable>(_ type: T.Type) -> ResultDecoder<Self> {
-        let decoder = ResultDecoder<T>.decodable(recordType: Self.self, tableName: databaseTableName)
-        return ResultDecoder(prepare: { statement, layout in
-            let decode = try decoder.prepare(statement, layout)
-            return { statement in
-                guard let record = try decode(statement) as? Self else {
-                    throw DatabaseError.misuse("could not decode \(Self.self)")
-                }
-                return record
-            }
-        }, decodeScoped: { scoped in
-            guard let decodeScoped = decoder.decodeScoped, let record = try decodeScoped(scoped) as? Self else {
-                throw DatabaseError.misuse("could not decode \(Self.self)")
-            }
-            return record
-        })
+        QueryRequest(
+            query: SQLSelectQuery(source: .table(databaseTableName)),
+            decoder: .record(recordType: Self.self, tableName: databaseTableName))
     }
 
     /// A request for the rows that match `predicate`: see ``QueryRequest/filter(_:)-(QueryExpression<Root,Bool>)``.
