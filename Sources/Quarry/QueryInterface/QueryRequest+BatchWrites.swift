@@ -33,7 +33,7 @@ extension QueryRequest {
     public func updateAll(_ db: Database, _ assignments: [ColumnAssignment<Root>]) throws -> Int {
         let context = SQLGenerationContext(db: db)
         let sql = try context.updateSQL(
-            query, assignments: assignments.map(\.assignment), conflictResolution: nil, returning: nil)
+            query, assignments: assignments.map { $0.assignment }, conflictResolution: nil, returning: nil)
         try execute(db, sql, context.arguments)
         return db.changesCount
     }
@@ -65,7 +65,7 @@ extension QueryRequest {
         let selection = Self.selection(repeat each keyPaths)
         let context = SQLGenerationContext(db: db)
         let sql = try context.updateSQL(
-            query, assignments: assignments.map(\.assignment), conflictResolution: nil, returning: selection)
+            query, assignments: assignments.map { $0.assignment }, conflictResolution: nil, returning: selection)
         return try fetchReturning(db, sql, context.arguments, ResultDecoder<(repeat each Value)>.columns(repeat (each Value).self))
     }
 
