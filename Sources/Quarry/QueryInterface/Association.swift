@@ -156,15 +156,17 @@ extension TableRecord {
     ///
     /// - parameters:
     ///   - destination: the referenced record type.
-    ///   - key: the association key; default: the destination table name.
+    ///   - key: the association key; default: the destination table name,
+    ///     first letter lowercased (`Team` → `team`).
     ///   - foreignKey: the foreign key column of `Self`. Default: the foreign
     ///     key declared in the schema from `Self`'s table to the destination's.
     public static func belongsTo<Destination: TableRecord, Value>(
         _ destination: Destination.Type, key: String? = nil, using foreignKey: KeyPath<Self, Value>
     ) -> Association<Self, Destination> where Self: Decodable {
         let table = Destination.databaseTableName
-        return Association(cardinality: .toOne, key: key ?? table, steps: [AssociationStep(
-            tableName: table, key: key ?? table, condition: foreignKeyCondition(foreignKey, childHoldsForeignKey: false))])
+        let defaultKey = associationKey(table)
+        return Association(cardinality: .toOne, key: key ?? defaultKey, steps: [AssociationStep(
+            tableName: table, key: key ?? defaultKey, condition: foreignKeyCondition(foreignKey, childHoldsForeignKey: false))])
     }
 
     /// An association to the record this one refers to, through the foreign
@@ -180,8 +182,9 @@ extension TableRecord {
         _ destination: Destination.Type, key: String? = nil, foreignKeyColumns: [String]?
     ) -> Association<Self, Destination> {
         let table = Destination.databaseTableName
-        return Association(cardinality: .toOne, key: key ?? table, steps: [AssociationStep(
-            tableName: table, key: key ?? table,
+        let defaultKey = associationKey(table)
+        return Association(cardinality: .toOne, key: key ?? defaultKey, steps: [AssociationStep(
+            tableName: table, key: key ?? defaultKey,
             condition: .foreignKey(childHoldsForeignKey: false, foreignKeyColumns: foreignKeyColumns))])
     }
 
@@ -190,7 +193,8 @@ extension TableRecord {
     ///
     /// - parameters:
     ///   - key: the association key; default: the destination table name in
-    ///     the plural (`player` → `players`, `category` → `categories`).
+    ///     the plural, first letter lowercased (`player` → `players`,
+    ///     `Category` → `categories`).
     ///   - foreignKey: the foreign key column of the destination. Default:
     ///     the foreign key declared in the schema.
     public static func hasMany<Destination: TableRecord & Decodable, Value>(
@@ -237,7 +241,7 @@ extension TableRecord {
     ) -> Association<Self, Destination> {
         let table = Destination.databaseTableName
         return Association(
-            cardinality: .toMany, key: key ?? pluralized(table), steps: pivot.steps + target.steps)
+            cardinality: .toMany, key: key ?? pluralized(associationKey(table)), steps: pivot.steps + target.steps)
     }
 
     private static func referring<Destination: TableRecord>(
@@ -245,7 +249,7 @@ extension TableRecord {
         key: String?, condition: SQLJoinCondition
     ) -> Association<Self, Destination> {
         let table = Destination.databaseTableName
-        let defaultKey = cardinality == .toMany ? pluralized(table) : table
+        let defaultKey = cardinality == .toMany ? pluralized(associationKey(table)) : associationKey(table)
         return Association(cardinality: cardinality, key: key ?? defaultKey, steps: [AssociationStep(
             tableName: table, key: key ?? defaultKey, condition: condition)])
     }
@@ -259,6 +263,14 @@ func foreignKeyCondition<Root: Decodable, Value>(_ keyPath: KeyPath<Root, Value>
     } catch {
         return .invalid(error)
     }
+}
+
+/// The default key of an association to `table`: the table name with its
+/// first letter lowercased, as Swift property names are (`Album` → `album`,
+/// `InvoiceLine` → `invoiceLine`; `player` stays `player`).
+func associationKey(_ table: String) -> String {
+    guard let first = table.first else { return table }
+    return first.lowercased() + table.dropFirst()
 }
 
 /// A simple English plural for default association keys: `player` →
