@@ -1,4 +1,6 @@
 // The Swift snippets of README.md, compiled and run by ReadmeTests.
+// They sit inside a namespace type, so that their type names do not clash
+// with other tests'.
 //
 // Each snippet below is copied verbatim from README.md; ReadmeTests checks that
 // every ```swift block of the README (except the Package.swift lines) appears
@@ -6,31 +8,79 @@
 
 import Quarry
 
-// README: Getting started
-func gettingStarted(path: String) async throws -> [String] {
-    // A DatabasePool: WAL mode, parallel readers, one writer.
-    let dbPool = try DatabasePool(path: path)
-
-    try await dbPool.write { db in
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS player (
-                id INTEGER PRIMARY KEY,
-                name TEXT NOT NULL,
-                score INTEGER NOT NULL DEFAULT 0)
-            """)
-        try db.execute(sql: "INSERT INTO player (name, score) VALUES (?, ?)", arguments: ["Arthur", 100])
-        try db.execute(sql: "INSERT INTO player (name, score) VALUES (:name, :score)",
-                       arguments: ["name": "Barbara", "score": 250])
+/// Namespaces the snippets, whose type names (Player) are common in tests.
+struct ReadmeSnippets {
+    // README: Getting started (records)
+    struct Player: Codable, FetchableRecord, PersistableRecord {
+        var id: Int64?
+        var name: String
+        var score: Int
+        var teamID: Int64?
     }
 
-    return try await dbPool.read { db in
-        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM player") ?? 0
-        var lines = ["\(count) players"]
-        for row in try Row.fetchAll(db, sql: "SELECT name, score FROM player ORDER BY score DESC") {
-            let name: String = try row["name"]
-            let score: Int = try row["score"]
-            lines.append("\(name): \(score)")
+    func playerBasics(_ dbQueue: DatabaseQueue) throws -> [Player] {
+        try dbQueue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE player (
+                    id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL, teamID INTEGER)
+                """)
+            var player = Player(id: nil, name: "Arthur", score: 100, teamID: nil)
+            try player.insert(db)                       // player.id is now set
+            player.score += 10
+            try player.update(db)
+            let fresh = try player.updateAndFetch(db)   // UPDATE ... RETURNING *
+            print(fresh.score)                          // 110
+            var other = Player(id: nil, name: "Barbara", score: 250, teamID: nil)
+            try other.insert(db)
         }
-        return lines
+        return try dbQueue.read { db in try Player.fetchAll(db) }
+    }
+
+    // README: Queries from key paths
+    func queryBasics(_ dbQueue: DatabaseQueue) throws -> (best: [Player], names: [String], count: Int) {
+        try dbQueue.write { db in
+            let best = try Player
+                .filter(\.score >= 100 && \.teamID == nil)
+                .order(\.score, .descending)
+                .limit(10)
+                .fetchAll(db)
+            // SELECT * FROM "player" WHERE ("score" >= ?) AND ("teamID" IS NULL) ORDER BY "score" DESC LIMIT ?
+
+            let names: [String] = try Player.select(\.name).order(\.name).fetchAll(db)
+            let count = try Player.filter { $0.name.hasPrefix("A") }.fetchCount(db)
+
+            try Player.filter(\.teamID == nil).updateAll(db, \.score += 1)   // UPDATE ... SET "score" = "score" + ?
+            try Player.filter(\.score < 0).deleteAll(db)
+            return (best, names, count)
+        }
+    }
+
+    // README: Raw SQL, queues and pools
+    func gettingStarted(path: String) async throws -> [String] {
+        // A DatabasePool: WAL mode, parallel readers, one writer.
+        let dbPool = try DatabasePool(path: path)
+
+        try await dbPool.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS player (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    score INTEGER NOT NULL DEFAULT 0)
+                """)
+            try db.execute(sql: "INSERT INTO player (name, score) VALUES (?, ?)", arguments: ["Arthur", 100])
+            try db.execute(sql: "INSERT INTO player (name, score) VALUES (:name, :score)",
+                           arguments: ["name": "Barbara", "score": 250])
+        }
+
+        return try await dbPool.read { db in
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM player") ?? 0
+            var lines = ["\(count) players"]
+            for row in try Row.fetchAll(db, sql: "SELECT name, score FROM player ORDER BY score DESC") {
+                let name: String = try row["name"]
+                let score: Int = try row["score"]
+                lines.append("\(name): \(score)")
+            }
+            return lines
+        }
     }
 }

@@ -48,9 +48,23 @@ import Testing
         }
     }
 
+    @Test func recordAndQuerySnippetsRun() throws {
+        let dbQueue = try DatabaseQueue()
+        let snippets = ReadmeSnippets()
+        let players = try snippets.playerBasics(dbQueue)
+        #expect(players.map(\.name) == ["Arthur", "Barbara"])
+        #expect(players.map(\.score) == [110, 250])
+        #expect(players.first?.id == 1)
+        let result = try snippets.queryBasics(dbQueue)
+        #expect(result.best.map(\.name) == ["Barbara", "Arthur"])
+        #expect(result.names == ["Arthur", "Barbara"])
+        #expect(result.count == 1)
+        #expect(try dbQueue.read { db in try Player.order(\.id).select(\.score).fetchAll(db) } == [111, 251])
+    }
+
     @Test func gettingStartedRuns() async throws {
         let directory = try TemporaryDirectory()
-        let lines = try await gettingStarted(path: directory.path())
+        let lines = try await ReadmeSnippets().gettingStarted(path: directory.path())
         #expect(lines == ["2 players", "Barbara: 250", "Arthur: 100"])
     }
 }
