@@ -19,6 +19,19 @@ public struct ForeignKeyInfo: Hashable, Sendable {
     public let onDelete: ForeignKeyAction
     /// The `ON UPDATE` action.
     public let onUpdate: ForeignKeyAction
+
+    /// Creates a foreign key description.
+    public init(
+        id: Int, destinationTable: String, originColumns: [String], destinationColumns: [String],
+        onDelete: ForeignKeyAction, onUpdate: ForeignKeyAction
+    ) {
+        self.id = id
+        self.destinationTable = destinationTable
+        self.originColumns = originColumns
+        self.destinationColumns = destinationColumns
+        self.onDelete = onDelete
+        self.onUpdate = onUpdate
+    }
 }
 
 /// A row that breaks a foreign key: it refers to a row that does not exist.
@@ -35,6 +48,14 @@ public struct ForeignKeyViolation: Hashable, Sendable, CustomStringConvertible {
     /// SQLite's identifier of the foreign key within ``originTable``
     /// (``ForeignKeyInfo/id``).
     public let foreignKeyID: Int
+
+    /// Creates a violation description.
+    public init(originTable: String, originRowID: Int64?, destinationTable: String, foreignKeyID: Int) {
+        self.originTable = originTable
+        self.originRowID = originRowID
+        self.destinationTable = destinationTable
+        self.foreignKeyID = foreignKeyID
+    }
 
     /// `row 3 of "track" refers to a missing row of "album"`.
     public var description: String {

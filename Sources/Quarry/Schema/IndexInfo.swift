@@ -24,4 +24,13 @@ public struct IndexInfo: Hashable, Sendable {
     public let origin: Origin
     /// Whether the index is partial (`CREATE INDEX … WHERE …`).
     public let isPartial: Bool
+
+    /// Creates an index description.
+    public init(name: String, columns: [String], isUnique: Bool, origin: Origin, isPartial: Bool) {
+        self.name = name
+        self.columns = columns
+        self.isUnique = isUnique
+        self.origin = origin
+        self.isPartial = isPartial
+    }
 }

@@ -14,4 +14,11 @@ public struct PrimaryKeyInfo: Hashable, Sendable {
     public let rowIDColumn: String?
     /// Whether the table declares no primary key, so that its key is the hidden rowid.
     public let isHiddenRowID: Bool
+
+    /// Creates a primary key description.
+    public init(columns: [String], rowIDColumn: String?, isHiddenRowID: Bool) {
+        self.columns = columns
+        self.rowIDColumn = rowIDColumn
+        self.isHiddenRowID = isHiddenRowID
+    }
 }
