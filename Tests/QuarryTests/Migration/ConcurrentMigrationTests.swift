@@ -55,6 +55,46 @@ import Testing
         }
     }
 
+    /// A deterministic interleaving: pool B reads the applied list, then pool
+    /// A applies every migration, then B goes on. B must notice, under the
+    /// write lock, that the migrations it was about to apply are done.
+    @Test func staleAppliedListIsCheckedAgainUnderTheWriteLock() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let migrator = migrator(count: 3)
+        let gate = Gate()
+        var configurationB = Configuration()
+        configurationB.label = "B"
+        configurationB.busyTimeout = .seconds(30)
+        configurationB.prepareDatabase = { db in
+            // The migrator reads this pragma right before each migration's transaction.
+            db.trace { event in
+                if event.description == "PRAGMA foreign_keys", gate.isFirstPass() {
+                    gate.bHasReadTheList.signal()
+                    gate.aIsDone.wait()
+                }
+            }
+        }
+        let poolB = try DatabasePool(path: path, configuration: configurationB)
+        let poolA = try DatabasePool(path: path)
+        let resultB = ResultBox()
+        let threadB = Thread {
+            do { try migrator.migrate(poolB) } catch { resultB.set(error) }
+            resultB.finished.signal()
+        }
+        threadB.start()
+        gate.bHasReadTheList.wait()
+        try migrator.migrate(poolA)
+        gate.aIsDone.signal()
+        resultB.finished.wait()
+        #expect(resultB.error == nil)
+        #expect(try migrationLog(poolA) == ["m0", "m1", "m2"])
+        // A applied everything, B nothing.
+        try poolA.read { db throws in
+            #expect(try Optional<String>.fetchAll(db, sql: "SELECT connection FROM log") == [nil, nil, nil])
+        }
+    }
+
     @Test func manyConcurrentTasksOnOnePool() async throws {
         let directory = try TemporaryDirectory()
         let dbPool = try DatabasePool(path: directory.path())
@@ -67,4 +107,28 @@ import Testing
         }
         #expect(try migrationLog(dbPool) == ["m0", "m1", "m2", "m3", "m4"])
     }
+}
+
+/// Semaphores that order two migrators.
+private final class Gate: @unchecked Sendable {
+    let bHasReadTheList = DispatchSemaphore(value: 0)
+    let aIsDone = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var passed = false
+
+    func isFirstPass() -> Bool {
+        lock.withLock {
+            defer { passed = true }
+            return !passed
+        }
+    }
+}
+
+/// The outcome of a migration on another thread.
+private final class ResultBox: @unchecked Sendable {
+    let finished = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var storage: (any Error)?
+    var error: (any Error)? { lock.withLock { storage } }
+    func set(_ error: any Error) { lock.withLock { storage = error } }
 }
