@@ -44,6 +44,10 @@ public final class Database {
 
     private var isClosed = false
 
+    /// Per-connection caches of the record layer: table schemas, persistence
+    /// statements and encoding layouts (see `Records/RecordCache.swift`).
+    let recordCache = RecordCache()
+
     /// Opens a connection and applies the configuration.
     ///
     /// - parameter readerOnly: opens the file read-only, as the reader
@@ -112,6 +116,7 @@ public final class Database {
         isClosed = true
         for statement in statementCache.values { statement.finalize() }
         statementCache.removeAll()
+        recordCache.finalizeStatements()
         // Finalizes nothing else: statements still referenced elsewhere keep
         // the connection as a zombie until they are released (sqlite3_close_v2).
         sqlite3_close_v2(sqliteConnection)
@@ -145,12 +150,28 @@ public final class Database {
                 let statementSQL = String(cString: sqlite3_sql(statementHandle))
                 let statement = Statement(database: self, sqliteStatement: statementHandle, sql: statementSQL)
                 try arguments.bind(to: statement, positionalIndex: &used)
+                if let tail, Database.isBlank(tail) {
+                    // The last statement: refuse extra arguments before executing it.
+                    try arguments.checkAllPositionalValuesUsed(used, sql: sql)
+                }
                 try statement.forEachRow {}
                 guard let tail else { break }
                 start = tail
             }
         }
         try arguments.checkAllPositionalValuesUsed(used, sql: sql)
+    }
+
+    /// Whether a C string holds only white space and semicolons.
+    private static func isBlank(_ text: UnsafePointer<CChar>) -> Bool {
+        var pointer = text
+        while pointer.pointee != 0 {
+            switch UInt8(bitPattern: pointer.pointee) {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x3B: pointer += 1
+            default: return false
+            }
+        }
+        return true
     }
 
     /// Compiles a single SQL statement.

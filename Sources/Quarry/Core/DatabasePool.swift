@@ -74,31 +74,37 @@ public final class DatabasePool: DatabaseWriter {
     /// Runs `block` on a reader connection, in a transaction that gives it a
     /// stable snapshot of committed data. Runs in parallel with other reads and
     /// with the current write.
+    @discardableResult
     public func read<T>(_ block: (Database) throws -> T) throws -> T {
         try readers.withConnection { db in try db.inReadTransaction(block) }
     }
 
     /// Async ``read(_:)-(((Database)throws->T))``.
+    @discardableResult
     public func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await readers.withConnection { db in try db.inReadTransaction(block) }
     }
 
     /// Runs `block` on the writer connection in an immediate transaction.
+    @discardableResult
     public func write<T>(_ block: (Database) throws -> T) throws -> T {
         try writer.withConnection { db in try db.inWriteTransaction(block) }
     }
 
     /// Async ``write(_:)-(((Database)throws->T))``.
+    @discardableResult
     public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.withConnection { db in try db.inWriteTransaction(block) }
     }
 
     /// Runs `block` on the writer connection, outside of any transaction.
+    @discardableResult
     public func writeWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T {
         try writer.withConnection(block)
     }
 
     /// Async ``writeWithoutTransaction(_:)-(((Database)throws->T))``.
+    @discardableResult
     public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.withConnection(block)
     }

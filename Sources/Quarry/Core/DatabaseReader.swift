@@ -20,10 +20,12 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// `block` throws `SQLITE_READONLY`. Calling `read` or `write` of the same
     /// queue or pool inside `block` throws a ``DatabaseError`` instead of
     /// deadlocking.
+    @discardableResult
     func read<T>(_ block: (Database) throws -> T) throws -> T
 
     /// Runs `block` with read-only access to the database, without blocking the
     /// calling task's thread while it waits for a connection.
+    @discardableResult
     func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T
 
     /// Closes the connections. Later accesses throw.
@@ -39,18 +41,22 @@ public protocol DatabaseWriter: DatabaseReader {
     /// The transaction is `IMMEDIATE` (<https://www.sqlite.org/lang_transaction.html>):
     /// it takes the write lock at once, so that concurrent writers from other
     /// processes wait (up to ``Configuration/busyTimeout``) rather than fail.
+    @discardableResult
     func write<T>(_ block: (Database) throws -> T) throws -> T
 
     /// The async variant of ``write(_:)-(((Database)throws->T))``: waits for the
     /// writer without blocking the calling task's thread.
+    @discardableResult
     func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T
 
     /// Runs `block` with the writer connection, outside of any transaction, for
     /// statements that cannot run in one (`VACUUM`, some pragmas) or to manage
     /// transactions yourself with ``Database/inTransaction(_:_:)``.
+    @discardableResult
     func writeWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T
 
     /// The async variant of ``writeWithoutTransaction(_:)-(((Database)throws->T))``.
+    @discardableResult
     func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T
 }
 

@@ -34,6 +34,11 @@ public final class Statement {
 
     private var finalized = false
 
+    /// Record readers (decoder and column layout), keyed by record type, so
+    /// that a cached statement resolves coding keys to column indexes only
+    /// once (see `Records/FetchableRecord.swift` and `Records/RowDecoder.swift`).
+    var recordReaders: [ObjectIdentifier: AnyObject] = [:]
+
     init(database: Database, sqliteStatement: OpaquePointer, sql: String) {
         self.database = database
         self.sqliteStatement = sqliteStatement

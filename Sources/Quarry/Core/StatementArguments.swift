@@ -146,6 +146,7 @@ public struct StatementArguments: Sendable, Equatable, CustomStringConvertible,
                     // ?NNN: an explicitly numbered positional parameter.
                     if let number = Int(name.dropFirst()), number >= 1, number <= values.count {
                         value = values[number - 1]
+                        positionalIndex = max(positionalIndex, number)
                     }
                 } else if let named = namedValues[String(name.dropFirst())] {
                     value = named

@@ -1,0 +1,177 @@
+// Methods of QueryExpression: NULL tests, IN, BETWEEN, text matching, and
+// collation. In closures (`Player.filter { $0.name.hasPrefix("A") }`) they
+// apply to columns directly.
+
+/// The Swift types of text columns: `String` and `String?`. Text methods such
+/// as ``QueryExpression/like(_:escape:)`` exist only for them.
+public protocol DatabaseTextValue {}
+extension String: DatabaseTextValue {}
+extension Optional: DatabaseTextValue where Wrapped == String {}
+
+/// An SQLite collation, for comparisons and ordering
+/// (<https://www.sqlite.org/datatype3.html#collation>).
+public struct Collation: Sendable, Hashable {
+    /// The collation name.
+    public let name: String
+    /// A collation by name, including custom ones registered on the connection.
+    public init(_ name: String) { self.name = name }
+    /// Byte-wise comparison (SQLite's default).
+    public static let binary = Collation("BINARY")
+    /// Case-insensitive for ASCII letters.
+    public static let nocase = Collation("NOCASE")
+    /// Ignores trailing spaces.
+    public static let rtrim = Collation("RTRIM")
+}
+
+extension QueryExpression {
+    /// Whether the value is `NULL`: SQL `IS NULL`.
+    public var isNull: QueryExpression<Root, Bool> { QueryExpression<Root, Bool>(SQLExpression(.postfix(sqlExpression, "IS NULL"))) }
+
+    /// Whether the value is not `NULL`: SQL `IS NOT NULL`.
+    public var isNotNull: QueryExpression<Root, Bool> {
+        QueryExpression<Root, Bool>(SQLExpression(.postfix(sqlExpression, "IS NOT NULL")))
+    }
+
+    /// Whether the value is one of `values`: SQL `IN (?, ?, ...)`.
+    public func `in`<S: Sequence>(_ values: S) -> QueryExpression<Root, Bool> where S.Element == Value {
+        QueryExpression<Root, Bool>(SQLExpression(.inList(sqlExpression, values.map { .bound($0) }, negated: false)))
+    }
+
+    /// Whether the value is none of `values`: SQL `NOT IN (?, ?, ...)`.
+    public func notIn<S: Sequence>(_ values: S) -> QueryExpression<Root, Bool> where S.Element == Value {
+        QueryExpression<Root, Bool>(SQLExpression(.inList(sqlExpression, values.map { .bound($0) }, negated: true)))
+    }
+
+    /// Whether the value is between two values, both included: SQL `BETWEEN ? AND ?`.
+    public func between(_ lower: Value, and upper: Value) -> QueryExpression<Root, Bool> {
+        QueryExpression<Root, Bool>(SQLExpression(.between(sqlExpression, .bound(lower), .bound(upper), negated: false)))
+    }
+
+    /// The expression compared with a collation: SQL `COLLATE`.
+    ///
+    /// ```swift
+    /// Player.filter { $0.name.collating(.nocase) == "arthur" }   // "name" COLLATE "NOCASE" = ?
+    /// ```
+    public func collating(_ collation: Collation) -> QueryExpression {
+        QueryExpression(SQLExpression(.collate(sqlExpression, collation.name)))
+    }
+
+    /// Ascending order.
+    public var asc: QueryOrdering<Root> { QueryOrdering(self, descending: false) }
+
+    /// Descending order.
+    public var desc: QueryOrdering<Root> { QueryOrdering(self, descending: true) }
+
+    /// Ascending order, `NULL`s last.
+    public var ascNullsLast: QueryOrdering<Root> { QueryOrdering(self, descending: false, nulls: .last) }
+
+    /// Descending order, `NULL`s first.
+    public var descNullsFirst: QueryOrdering<Root> { QueryOrdering(self, descending: true, nulls: .first) }
+}
+
+extension QueryExpression where Value: DatabaseTextValue {
+    /// SQL `LIKE`: `%` matches any text, `_` any character, case-insensitive
+    /// for ASCII letters (<https://www.sqlite.org/lang_expr.html#like>).
+    ///
+    /// - parameter escape: a character that makes the next `%` or `_` literal.
+    public func like(_ pattern: String, escape: Character? = nil) -> QueryExpression<Root, Bool> {
+        QueryExpression<Root, Bool>(SQLExpression(.match(
+            "LIKE", sqlExpression, .value(.text(pattern)), escape: escape.map(String.init), negated: false)))
+    }
+
+    /// SQL `GLOB`: `*` matches any text, `?` any character, case-sensitive
+    /// (<https://www.sqlite.org/lang_expr.html#glob>).
+    public func glob(_ pattern: String) -> QueryExpression<Root, Bool> {
+        QueryExpression<Root, Bool>(SQLExpression(.match("GLOB", sqlExpression, .value(.text(pattern)), escape: nil, negated: false)))
+    }
+
+    /// Whether the text starts with `prefix`, case-sensitively, as
+    /// `String.hasPrefix` does. `%`, `_`, `*` and `?` in `prefix` are literal.
+    public func hasPrefix(_ prefix: String) -> QueryExpression<Root, Bool> {
+        glob(Self.globEscaped(prefix) + "*")
+    }
+
+    /// Whether the text ends with `suffix`, case-sensitively.
+    public func hasSuffix(_ suffix: String) -> QueryExpression<Root, Bool> {
+        glob("*" + Self.globEscaped(suffix))
+    }
+
+    /// Whether the text contains `substring`, case-sensitively.
+    public func contains(_ substring: String) -> QueryExpression<Root, Bool> {
+        glob("*" + Self.globEscaped(substring) + "*")
+    }
+
+    /// The text in lower case (ASCII letters only): SQL `lower()`.
+    public var lowercased: QueryExpression<Root, Value> { QueryExpression(.function("lower", [sqlExpression])) }
+
+    /// The text in upper case (ASCII letters only): SQL `upper()`.
+    public var uppercased: QueryExpression<Root, Value> { QueryExpression(.function("upper", [sqlExpression])) }
+
+    /// The number of characters: SQL `length()`.
+    public var length: QueryExpression<Root, Int> { QueryExpression<Root, Int>(.function("length", [sqlExpression])) }
+
+    /// Makes `*`, `?` and `[` literal in a GLOB pattern by putting them in brackets.
+    static func globEscaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "*": result += "[*]"
+            case "?": result += "[?]"
+            case "[": result += "[[]"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}
+
+// MARK: - IN and BETWEEN from collections
+
+extension Sequence {
+    /// Whether the column's value is one of the elements: SQL `IN (?, ?, ...)`.
+    ///
+    /// ```swift
+    /// Player.filter([1, 2, 3].contains(\.id))   // "id" IN (?, ?, ?)
+    /// ```
+    public func contains<Root: Decodable>(_ keyPath: KeyPath<Root, Element>) -> QueryExpression<Root, Bool> {
+        QueryExpression(keyPath).in(self)
+    }
+
+    /// Whether the optional column's value is one of the elements: SQL `IN (?, ?, ...)`.
+    public func contains<Root: Decodable>(_ keyPath: KeyPath<Root, Element?>) -> QueryExpression<Root, Bool> {
+        QueryExpression<Root, Bool>(SQLExpression(.inList(.column(keyPath), map { .bound($0) }, negated: false)))
+    }
+
+    /// Whether the expression's value is one of the elements: SQL `IN (?, ?, ...)`.
+    public func contains<Root>(_ expression: QueryExpression<Root, Element>) -> QueryExpression<Root, Bool> {
+        expression.in(self)
+    }
+}
+
+extension ClosedRange {
+    /// Whether the column's value is in the range: SQL `BETWEEN ? AND ?`.
+    ///
+    /// ```swift
+    /// Player.filter((10...20).contains(\.score))   // "score" BETWEEN ? AND ?
+    /// ```
+    public func contains<Root: Decodable>(_ keyPath: KeyPath<Root, Bound>) -> QueryExpression<Root, Bool> {
+        QueryExpression(keyPath).between(lowerBound, and: upperBound)
+    }
+
+    /// Whether the expression's value is in the range: SQL `BETWEEN ? AND ?`.
+    public func contains<Root>(_ expression: QueryExpression<Root, Bound>) -> QueryExpression<Root, Bool> {
+        expression.between(lowerBound, and: upperBound)
+    }
+}
+
+extension Range {
+    /// Whether the column's value is in the half-open range: SQL `>= ? AND < ?`.
+    public func contains<Root: Decodable>(_ keyPath: KeyPath<Root, Bound>) -> QueryExpression<Root, Bool> {
+        contains(QueryExpression(keyPath))
+    }
+
+    /// Whether the expression's value is in the half-open range: SQL `>= ? AND < ?`.
+    public func contains<Root>(_ expression: QueryExpression<Root, Bound>) -> QueryExpression<Root, Bool> {
+        expression >= lowerBound && expression < upperBound
+    }
+}

@@ -1,0 +1,397 @@
+// Operators of the query interface: comparisons, logic and arithmetic on key
+// paths, expressions and values.
+//
+// Each operator comes in the same six forms, all delegating to one function:
+// key path or expression on the left; value, key path or expression on the
+// right. Both sides have the same Swift type, so `\.score > "ten"` does not
+// compile. Values are bound, never written into the SQL.
+
+// MARK: - Comparison
+
+/// `\.column == value`: SQL `=`. Comparing with `nil` gives `IS NULL`.
+public func == <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison("=", .column(lhs), .bound(rhs))
+}
+
+/// `expression == value`: SQL `=`. Comparing with `nil` gives `IS NULL`.
+public func == <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison("=", lhs.sqlExpression, .bound(rhs))
+}
+
+/// `\.column == \.other`: SQL `=` between two columns.
+public func == <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("=", .column(lhs), .column(rhs))
+}
+
+/// `expression == expression`: SQL `=`.
+public func == <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("=", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `\.column == expression`: SQL `=`.
+public func == <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("=", .column(lhs), rhs.sqlExpression)
+}
+
+/// `expression == \.column`: SQL `=`.
+public func == <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("=", lhs.sqlExpression, .column(rhs))
+}
+
+/// `\.column != value`: SQL `<>`. Comparing with `nil` gives `IS NOT NULL`.
+public func != <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison("<>", .column(lhs), .bound(rhs))
+}
+
+/// `expression != value`: SQL `<>`. Comparing with `nil` gives `IS NOT NULL`.
+public func != <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison("<>", lhs.sqlExpression, .bound(rhs))
+}
+
+/// `\.column != \.other`: SQL `<>` between two columns.
+public func != <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<>", .column(lhs), .column(rhs))
+}
+
+/// `expression != expression`: SQL `<>`.
+public func != <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<>", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `\.column != expression`: SQL `<>`.
+public func != <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<>", .column(lhs), rhs.sqlExpression)
+}
+
+/// `expression != \.column`: SQL `<>`.
+public func != <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<>", lhs.sqlExpression, .column(rhs))
+}
+
+/// `\.column < value`: SQL `<`.
+public func < <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison("<", .column(lhs), .bound(rhs))
+}
+
+/// `expression < value`: SQL `<`.
+public func < <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison("<", lhs.sqlExpression, .bound(rhs))
+}
+
+/// `\.column < \.other`: SQL `<` between two columns.
+public func < <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<", .column(lhs), .column(rhs))
+}
+
+/// `expression < expression`: SQL `<`.
+public func < <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `\.column < expression`: SQL `<`.
+public func < <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<", .column(lhs), rhs.sqlExpression)
+}
+
+/// `expression < \.column`: SQL `<`.
+public func < <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<", lhs.sqlExpression, .column(rhs))
+}
+
+/// `\.column <= value`: SQL `<=`.
+public func <= <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison("<=", .column(lhs), .bound(rhs))
+}
+
+/// `expression <= value`: SQL `<=`.
+public func <= <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison("<=", lhs.sqlExpression, .bound(rhs))
+}
+
+/// `\.column <= \.other`: SQL `<=` between two columns.
+public func <= <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<=", .column(lhs), .column(rhs))
+}
+
+/// `expression <= expression`: SQL `<=`.
+public func <= <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<=", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `\.column <= expression`: SQL `<=`.
+public func <= <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<=", .column(lhs), rhs.sqlExpression)
+}
+
+/// `expression <= \.column`: SQL `<=`.
+public func <= <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison("<=", lhs.sqlExpression, .column(rhs))
+}
+
+/// `\.column > value`: SQL `>`.
+public func > <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison(">", .column(lhs), .bound(rhs))
+}
+
+/// `expression > value`: SQL `>`.
+public func > <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison(">", lhs.sqlExpression, .bound(rhs))
+}
+
+/// `\.column > \.other`: SQL `>` between two columns.
+public func > <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison(">", .column(lhs), .column(rhs))
+}
+
+/// `expression > expression`: SQL `>`.
+public func > <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison(">", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `\.column > expression`: SQL `>`.
+public func > <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison(">", .column(lhs), rhs.sqlExpression)
+}
+
+/// `expression > \.column`: SQL `>`.
+public func > <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison(">", lhs.sqlExpression, .column(rhs))
+}
+
+/// `\.column >= value`: SQL `>=`.
+public func >= <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison(">=", .column(lhs), .bound(rhs))
+}
+
+/// `expression >= value`: SQL `>=`.
+public func >= <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
+    comparison(">=", lhs.sqlExpression, .bound(rhs))
+}
+
+/// `\.column >= \.other`: SQL `>=` between two columns.
+public func >= <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison(">=", .column(lhs), .column(rhs))
+}
+
+/// `expression >= expression`: SQL `>=`.
+public func >= <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison(">=", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `\.column >= expression`: SQL `>=`.
+public func >= <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison(">=", .column(lhs), rhs.sqlExpression)
+}
+
+/// `expression >= \.column`: SQL `>=`.
+public func >= <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
+    comparison(">=", lhs.sqlExpression, .column(rhs))
+}
+
+/// One comparison, with `= NULL` and `<> NULL` turned into `IS NULL` and `IS NOT NULL`.
+private func comparison<Root>(_ op: String, _ lhs: SQLExpression, _ rhs: SQLExpression) -> QueryExpression<Root, Bool> {
+    if rhs.isNullValue && (op == "=" || op == "<>") {
+        return QueryExpression(SQLExpression(.postfix(lhs, op == "=" ? "IS NULL" : "IS NOT NULL")))
+    }
+    return QueryExpression(SQLExpression(.infix(op, lhs, rhs)))
+}
+
+// MARK: - Logic
+
+/// Both conditions: SQL `AND`.
+public func && <Root>(lhs: QueryExpression<Root, Bool>, rhs: QueryExpression<Root, Bool>) -> QueryExpression<Root, Bool> {
+    QueryExpression(SQLExpression(.infix("AND", lhs.sqlExpression, rhs.sqlExpression)))
+}
+
+/// Either condition: SQL `OR`.
+public func || <Root>(lhs: QueryExpression<Root, Bool>, rhs: QueryExpression<Root, Bool>) -> QueryExpression<Root, Bool> {
+    QueryExpression(SQLExpression(.infix("OR", lhs.sqlExpression, rhs.sqlExpression)))
+}
+
+/// The opposite condition: SQL `NOT`.
+public prefix func ! <Root>(operand: QueryExpression<Root, Bool>) -> QueryExpression<Root, Bool> {
+    QueryExpression(SQLExpression(.prefix("NOT ", operand.sqlExpression)))
+}
+
+/// A Boolean column and a condition: SQL `AND`.
+public func && <Root: Decodable>(lhs: KeyPath<Root, Bool>, rhs: QueryExpression<Root, Bool>) -> QueryExpression<Root, Bool> {
+    QueryExpression(lhs) && rhs
+}
+
+/// A condition and a Boolean column: SQL `AND`.
+public func && <Root: Decodable>(lhs: QueryExpression<Root, Bool>, rhs: KeyPath<Root, Bool>) -> QueryExpression<Root, Bool> {
+    lhs && QueryExpression(rhs)
+}
+
+/// A Boolean column or a condition: SQL `OR`.
+public func || <Root: Decodable>(lhs: KeyPath<Root, Bool>, rhs: QueryExpression<Root, Bool>) -> QueryExpression<Root, Bool> {
+    QueryExpression(lhs) || rhs
+}
+
+/// A condition or a Boolean column: SQL `OR`.
+public func || <Root: Decodable>(lhs: QueryExpression<Root, Bool>, rhs: KeyPath<Root, Bool>) -> QueryExpression<Root, Bool> {
+    lhs || QueryExpression(rhs)
+}
+
+/// The opposite of a Boolean column: SQL `NOT`.
+public prefix func ! <Root: Decodable>(operand: KeyPath<Root, Bool>) -> QueryExpression<Root, Bool> {
+    !QueryExpression(operand)
+}
+
+// MARK: - Arithmetic
+
+/// The sum of a column and a value: SQL `+`.
+public func + <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
+    arithmetic("+", .column(lhs), .bound(rhs))
+}
+
+/// The sum of an expression and a value: SQL `+`.
+public func + <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
+    arithmetic("+", lhs.sqlExpression, .bound(rhs))
+}
+
+/// The sum of two columns: SQL `+`.
+public func + <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("+", .column(lhs), .column(rhs))
+}
+
+/// The sum of two expressions: SQL `+`.
+public func + <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// The sum of a column and an expression: SQL `+`.
+public func + <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("+", .column(lhs), rhs.sqlExpression)
+}
+
+/// The sum of an expression and a column: SQL `+`.
+public func + <Root: Decodable, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("+", lhs.sqlExpression, .column(rhs))
+}
+
+/// The difference of a column and a value: SQL `-`.
+public func - <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
+    arithmetic("-", .column(lhs), .bound(rhs))
+}
+
+/// The difference of an expression and a value: SQL `-`.
+public func - <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
+    arithmetic("-", lhs.sqlExpression, .bound(rhs))
+}
+
+/// The difference of two columns: SQL `-`.
+public func - <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("-", .column(lhs), .column(rhs))
+}
+
+/// The difference of two expressions: SQL `-`.
+public func - <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// The difference of a column and an expression: SQL `-`.
+public func - <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("-", .column(lhs), rhs.sqlExpression)
+}
+
+/// The difference of an expression and a column: SQL `-`.
+public func - <Root: Decodable, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("-", lhs.sqlExpression, .column(rhs))
+}
+
+/// The product of a column and a value: SQL `*`.
+public func * <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
+    arithmetic("*", .column(lhs), .bound(rhs))
+}
+
+/// The product of an expression and a value: SQL `*`.
+public func * <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
+    arithmetic("*", lhs.sqlExpression, .bound(rhs))
+}
+
+/// The product of two columns: SQL `*`.
+public func * <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("*", .column(lhs), .column(rhs))
+}
+
+/// The product of two expressions: SQL `*`.
+public func * <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// The product of a column and an expression: SQL `*`.
+public func * <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("*", .column(lhs), rhs.sqlExpression)
+}
+
+/// The product of an expression and a column: SQL `*`.
+public func * <Root: Decodable, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("*", lhs.sqlExpression, .column(rhs))
+}
+
+/// The quotient of a column and a value: SQL `/`.
+public func / <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
+    arithmetic("/", .column(lhs), .bound(rhs))
+}
+
+/// The quotient of an expression and a value: SQL `/`.
+public func / <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
+    arithmetic("/", lhs.sqlExpression, .bound(rhs))
+}
+
+/// The quotient of two columns: SQL `/`.
+public func / <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("/", .column(lhs), .column(rhs))
+}
+
+/// The quotient of two expressions: SQL `/`.
+public func / <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// The quotient of a column and an expression: SQL `/`.
+public func / <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("/", .column(lhs), rhs.sqlExpression)
+}
+
+/// The quotient of an expression and a column: SQL `/`.
+public func / <Root: Decodable, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    arithmetic("/", lhs.sqlExpression, .column(rhs))
+}
+
+private func arithmetic<Root, Value>(_ op: String, _ lhs: SQLExpression, _ rhs: SQLExpression) -> QueryExpression<Root, Value> {
+    QueryExpression(SQLExpression(.infix(op, lhs, rhs)))
+}
+
+/// The negated value: SQL unary `-`.
+public prefix func - <Root: Decodable, Value: SignedNumeric>(operand: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    QueryExpression(SQLExpression(.prefix("-", .column(operand))))
+}
+
+/// The negated value: SQL unary `-`.
+public prefix func - <Root, Value: SignedNumeric>(operand: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    QueryExpression(SQLExpression(.prefix("-", operand.sqlExpression)))
+}
+
+// MARK: - Coalescing
+
+/// The column's value, or `defaultValue` when it is `NULL`: SQL `IFNULL`.
+public func ?? <Root: Decodable, Value>(lhs: KeyPath<Root, Value?>, rhs: Value) -> QueryExpression<Root, Value> {
+    QueryExpression(.function("IFNULL", [.column(lhs), .bound(rhs)]))
+}
+
+/// The first column's value, or the second's when it is `NULL`: SQL `IFNULL`.
+public func ?? <Root: Decodable, Value>(lhs: KeyPath<Root, Value?>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    QueryExpression(.function("IFNULL", [.column(lhs), .column(rhs)]))
+}
+
+/// The expression's value, or `defaultValue` when it is `NULL`: SQL `IFNULL`.
+public func ?? <Root, Value>(lhs: QueryExpression<Root, Value?>, rhs: Value) -> QueryExpression<Root, Value> {
+    QueryExpression(.function("IFNULL", [lhs.sqlExpression, .bound(rhs)]))
+}
+
+/// The first expression's value, or the second's when it is `NULL`: SQL `IFNULL`.
+public func ?? <Root, Value>(lhs: QueryExpression<Root, Value?>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    QueryExpression(.function("IFNULL", [lhs.sqlExpression, rhs.sqlExpression]))
+}

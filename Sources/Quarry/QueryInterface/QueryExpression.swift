@@ -1,0 +1,137 @@
+// QueryExpression: an SQL expression typed by the record it applies to (Root)
+// and the Swift type it evaluates to (Value).
+//
+// Key paths become expressions through the record's coding keys
+// (RecordColumns), so `\Player.teamID` names the column its CodingKeys give
+// it. The types let the compiler refuse `\.score == "ten"` or a filter on a
+// key path of another record.
+
+/// An SQL expression on the table of `Root` whose value is a `Value`.
+///
+/// The query interface makes them from key paths and values:
+///
+/// ```swift
+/// \Player.score > 10                  // "score" > ?
+/// \Player.teamID == nil               // "team_id" IS NULL
+/// lower(\Player.name) == "arthur"     // lower("name") = ?
+/// ```
+///
+/// For what key paths cannot name, use ``Column`` (a column by name) or
+/// ``init(sql:arguments:)`` (raw SQL).
+public struct QueryExpression<Root, Value>: Sendable {
+    /// The untyped expression.
+    public let sqlExpression: SQLExpression
+
+    /// Wraps an untyped expression.
+    public init(_ sqlExpression: SQLExpression) {
+        self.sqlExpression = sqlExpression
+    }
+
+    /// The column named `name`: the escape hatch for columns that no key path
+    /// names (`Column("rowid")`, a column the record does not decode).
+    ///
+    /// ```swift
+    /// Player.filter(Column("rowid") > 10)
+    /// ```
+    public init(_ name: String) {
+        self.sqlExpression = .column(name)
+    }
+
+    /// Raw SQL, with `?` placeholders bound to `arguments`.
+    ///
+    /// ```swift
+    /// Player.filter(QueryExpression(sql: "score % ? = 0", arguments: [2]))
+    /// ```
+    public init(sql: String, arguments: [(any DatabaseValueConvertible)?] = []) {
+        self.sqlExpression = SQLExpression(sql: sql, arguments: arguments)
+    }
+
+    /// The column of a key path.
+    public init(_ keyPath: KeyPath<Root, Value>) where Root: Decodable {
+        self.sqlExpression = .column(keyPath)
+    }
+}
+
+/// A column by name, typed by the record and value it is used with:
+/// `Player.filter(Column("score") > 10)`.
+public typealias Column<Root, Value> = QueryExpression<Root, Value>
+
+extension SQLExpression {
+    /// The column that `keyPath` names, or an invalid expression that explains
+    /// why the key path names no column.
+    static func column<Root: Decodable, Value>(_ keyPath: KeyPath<Root, Value>) -> SQLExpression {
+        do {
+            return .column(try RecordColumns.columnName(for: keyPath))
+        } catch {
+            return SQLExpression(.invalid(error))
+        }
+    }
+
+    /// A Swift value of any type, bound as a statement argument.
+    ///
+    /// `nil` is `NULL`; ``DatabaseValueConvertible`` values use their database
+    /// value; other `Encodable` values (such as `Codable` enums) are stored the
+    /// way records store them.
+    static func bound<Value>(_ value: Value) -> SQLExpression {
+        if let optional = value as? any OptionalValue, optional.isNone {
+            return .value(.null)
+        }
+        if let convertible = value as? any DatabaseValueConvertible {
+            return .value(of: convertible)
+        }
+        if let encodable = value as? any Encodable {
+            do {
+                return .value(try DatabaseValueEncoding.databaseValue(of: encodable))
+            } catch {
+                return SQLExpression(.invalid(error))
+            }
+        }
+        return SQLExpression(.invalid(DatabaseError.misuse(
+            "a value of type \(Value.self) cannot be used in SQL: make \(Value.self) conform to DatabaseValueConvertible")))
+    }
+}
+
+/// Lets the query interface see whether a generic value is `nil`.
+protocol OptionalValue {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    var isNone: Bool { self == nil }
+}
+
+/// The columns of a record, by key path, for building expressions in closures:
+///
+/// ```swift
+/// Player.filter { $0.name.hasPrefix("A") && $0.score > 10 }
+/// Player.order { [$0.score.desc, $0.name] }
+/// ```
+@dynamicMemberLookup
+public struct TableColumns<Root: Decodable>: Sendable {
+    /// Creates the column set of `Root`.
+    public init() {}
+
+    /// The column of a key path.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+        QueryExpression(keyPath)
+    }
+
+    /// A column by name.
+    public subscript<Value>(_ name: String, as type: Value.Type = DatabaseValue.self) -> QueryExpression<Root, Value> {
+        QueryExpression(name)
+    }
+}
+
+extension TableAlias {
+    /// The column of `keyPath` in this occurrence of its table, usable in any
+    /// request (`Root` is inferred from the request):
+    ///
+    /// ```swift
+    /// let manager = TableAlias(name: "manager")
+    /// Employee.joining(required: Employee.manager.aliased(manager))
+    ///     .filter(manager[\Employee.lastName] == "Adams")
+    /// ```
+    public subscript<Table: Decodable, Root, Value>(_ keyPath: KeyPath<Table, Value>) -> QueryExpression<Root, Value> {
+        QueryExpression(SQLExpression.column(keyPath).qualified(by: .alias(self)))
+    }
+}

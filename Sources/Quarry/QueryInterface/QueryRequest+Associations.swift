@@ -1,0 +1,195 @@
+// Joining and eager-loading associations in requests: joining(required:),
+// joining(optional:), including(required:), including(optional:) — one
+// query with JOINs — and including(all:) — one extra query per association,
+// whatever the number of parent rows.
+
+extension QueryRequest {
+    /// Joins an association: only rows that have a matching record are kept,
+    /// and the joined columns are not selected (`JOIN`).
+    ///
+    /// ```swift
+    /// Player.joining(required: Player.team.filter(\.name == "Reds"))
+    /// // SELECT "player".* FROM "player"
+    /// // JOIN "team" ON "team"."id" = "player"."team_id" AND ("team"."name" = ?)
+    /// ```
+    public func joining<Destination>(required association: Association<Root, Destination>) -> QueryRequest {
+        joined(association, kind: .inner, selected: false)
+    }
+
+    /// Left-joins an association: all rows are kept, and the joined columns
+    /// are not selected (`LEFT JOIN`). Filter on the joined table with a
+    /// ``TableAlias``.
+    public func joining<Destination>(optional association: Association<Root, Destination>) -> QueryRequest {
+        joined(association, kind: .left, selected: false)
+    }
+
+    /// Joins an association and selects its columns, for decoding with
+    /// ``asRequest(of:)`` into a type with a property named after the
+    /// association key.
+    ///
+    /// ```swift
+    /// struct PlayerInfo: Decodable, FetchableRecord {
+    ///     var player: Player
+    ///     var team: Team
+    /// }
+    /// let infos = try Player.including(required: Player.team).asRequest(of: PlayerInfo.self).fetchAll(db)
+    /// // SELECT "player".*, "team".* FROM "player" JOIN "team" ON "team"."id" = "player"."team_id"
+    /// ```
+    public func including<Destination>(required association: Association<Root, Destination>) -> QueryRequest {
+        joined(association, kind: .inner, selected: true)
+    }
+
+    /// Left-joins an association and selects its columns; the property of the
+    /// decoded type is nil when no record matches.
+    public func including<Destination>(optional association: Association<Root, Destination>) -> QueryRequest {
+        joined(association, kind: .left, selected: true)
+    }
+
+    /// Fetches all the records of a to-many association for every fetched
+    /// row, with one extra query (not one per row), for decoding into an
+    /// array property named after the association key.
+    ///
+    /// ```swift
+    /// struct TeamWithPlayers: Decodable, FetchableRecord {
+    ///     var team: Team
+    ///     var players: [Player]
+    /// }
+    /// let teams = try Team.including(all: Team.players).asRequest(of: TeamWithPlayers.self).fetchAll(db)
+    /// // SELECT * FROM "team"
+    /// // SELECT "team"."id" AS "quarry_prefetch_key", "players".* FROM "team"
+    /// //   JOIN "player" "players" ON "players"."team_id" = "team"."id"
+    /// //   WHERE "team"."id" IN (SELECT value FROM json_each(?))
+    /// ```
+    public func including<Destination>(all association: Association<Root, Destination>) -> QueryRequest {
+        var request = self
+        request.prefetches.append(Prefetch(key: association.key, join: association.makeJoin(kind: .inner, selected: true)))
+        return request
+    }
+
+    private func joined<Destination>(_ association: Association<Root, Destination>, kind: SQLJoin.Kind, selected: Bool) -> QueryRequest {
+        var request = self
+        request.query.joins.append(association.makeJoin(kind: kind, selected: selected))
+        return request
+    }
+
+    /// The same request, decoding each row as `T`: a record, or a type that
+    /// holds a record and the records of its included associations.
+    public func asRequest<T: Decodable>(of type: T.Type) -> QueryRequest<Root, T> {
+        withDecoder(.record(recordType: Root.self, tableName: query.tableName))
+    }
+}
+
+/// An association fetched by `including(all:)`.
+struct Prefetch: Sendable {
+    /// The key of the association: the property its records decode into.
+    var key: String
+    /// The join from the parent table to the association's records.
+    var join: SQLJoin
+}
+
+/// The column name of the prefetch query that holds the parent key.
+private let prefetchKeyColumn = "quarry_prefetch_key"
+
+extension QueryRequest {
+    /// `fetchAll` for requests with `including(all:)`: fetches the parent
+    /// rows, then each association's records for all parents in one query,
+    /// then decodes the parents with their children.
+    func fetchAllWithPrefetches(_ db: Database, query: SQLSelectQuery) throws -> [Result] {
+        guard let decodeScoped = decoder.decodeScoped else {
+            throw DatabaseError.misuse("including(all:) needs a Decodable result: use asRequest(of:)")
+        }
+        guard let table = query.tableName else {
+            throw DatabaseError.misuse("including(all:) needs a request on a table")
+        }
+        let (statement, layout) = try statement(db, query: query)
+        let rowLayout = RowLayout(columnNames: statement.columnNames)
+        var rows: [Row] = []
+        try statement.forEachRow { rows.append(Row(statement: statement, layout: rowLayout)) }
+        let mainCount = layout.mainColumnCount ?? rowLayout.columnNames.count
+        let mainLayout = RowLayout(columnNames: Array(rowLayout.columnNames.prefix(mainCount)))
+
+        var prefetched: [[String: [ScopedRow]]] = Array(repeating: [:], count: rows.count)
+        for prefetch in prefetches {
+            let context = SQLGenerationContext(db: db)
+            let pairs = try context.columnPairs(of: prefetch.join, parentTable: table)
+            guard pairs.count == 1, let parentColumn = pairs.first?.parent else {
+                throw DatabaseError.misuse("including(all: \(prefetch.key)) needs a single-column key, not \(pairs.map(\.parent))")
+            }
+            guard let keyIndex = mainLayout.index(of: parentColumn) else {
+                throw DatabaseError.misuse("including(all: \(prefetch.key)) needs the column \(parentColumn) of \(table) in the selection")
+            }
+            var parentKeys: [DatabaseValue] = []
+            var seen: Set<DatabaseValue> = []
+            for row in rows {
+                let key = row.databaseValues[keyIndex]
+                if !key.isNull, seen.insert(key).inserted { parentKeys.append(key) }
+            }
+            let children = try fetchChildren(db, prefetch: prefetch, table: table, parentColumn: parentColumn, keys: parentKeys)
+            for (index, row) in rows.enumerated() {
+                prefetched[index][prefetch.key] = children[row.databaseValues[keyIndex]] ?? []
+            }
+        }
+        return try rows.enumerated().map { index, row in
+            try decodeScoped(ScopedRow(
+                row: row, range: 0..<mainCount, children: layout.scopes, prefetched: prefetched[index],
+                recordType: Root.self, tableName: table))
+        }
+    }
+
+    /// The records of a prefetched association, grouped by parent key.
+    private func fetchChildren(
+        _ db: Database, prefetch: Prefetch, table: String, parentColumn: String, keys: [DatabaseValue]
+    ) throws -> [DatabaseValue: [ScopedRow]] {
+        guard !keys.isEmpty else { return [:] }
+        let parent = TableAlias()
+        var query = SQLSelectQuery(source: .table(table))
+        query.alias = parent
+        query.selection = [SQLSelectable(expression: parent[parentColumn], alias: prefetchKeyColumn)]
+        query.joins = [prefetch.join]
+        var keyList = SQLSelectQuery(source: .tableFunction("json_each", [.value(.text(try jsonArray(keys)))]))
+        keyList.selection = [SQLSelectable(expression: .column("value"), alias: nil)]
+        query.filter = SQLExpression(.inSubquery(parent[parentColumn], keyList, negated: false))
+
+        let (statement, layout) = try statement(db, query: query)
+        guard let scope = layout.scopes.first else { return [:] }
+        let rowLayout = RowLayout(columnNames: statement.columnNames)
+        var children: [DatabaseValue: [ScopedRow]] = [:]
+        try statement.forEachRow {
+            let row = Row(statement: statement, layout: rowLayout)
+            children[row.databaseValues[0], default: []].append(ScopedRow(
+                row: row, range: scope.range, children: scope.children, prefetched: [:], recordType: nil, tableName: nil))
+        }
+        return children
+    }
+
+    /// A JSON array of key values, bound as one argument and read back with
+    /// `json_each` (<https://www.sqlite.org/json1.html#jeach>).
+    private func jsonArray(_ values: [DatabaseValue]) throws -> String {
+        try "[" + values.map { value -> String in
+            switch value {
+            case .integer(let integer): return String(integer)
+            case .real(let real) where real.isFinite: return String(real)
+            case .text(let text): return jsonString(text)
+            default: throw DatabaseError.misuse("including(all:) does not support keys of value \(value)")
+            }
+        }.joined(separator: ",") + "]"
+    }
+
+    private func jsonString(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}

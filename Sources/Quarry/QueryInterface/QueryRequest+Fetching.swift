@@ -1,0 +1,136 @@
+// Fetching from a QueryRequest: SQL generation, the statement cache, and the
+// fetchAll / fetchOne / fetchCursor / fetchSet / fetchCount methods.
+
+/// SQL text and the values of its placeholders, as a request generates them.
+public struct GeneratedSQL: Sendable, Equatable, CustomStringConvertible {
+    /// The SQL text, with `?` placeholders.
+    public let sql: String
+    /// The values bound to the placeholders, in order.
+    public let arguments: StatementArguments
+
+    /// The SQL, followed by the arguments when there are any.
+    public var description: String {
+        arguments.isEmpty ? sql : "\(sql) \(arguments)"
+    }
+}
+
+extension QueryRequest {
+    /// The SQL and arguments of the request, as ``fetchAll(_:)`` would run them.
+    ///
+    /// ```swift
+    /// let generated = try Player.filter(\.score > 10).sql(db)
+    /// // SELECT * FROM "player" WHERE "score" > ?   [10]
+    /// ```
+    public func sql(_ db: Database) throws -> GeneratedSQL {
+        try generate(db, query: effectiveQuery(db))
+    }
+
+    /// The query with the primary key ordering that `reversed()` asked for.
+    func effectiveQuery(_ db: Database) throws -> SQLSelectQuery {
+        var query = query
+        if reversesPrimaryKey, query.ordering.isEmpty, let table = query.tableName {
+            query.ordering = try SQLSchemaLookup.primaryKey(db, table: table).map {
+                SQLOrdering(expression: .column($0), isDescending: true, nulls: nil)
+            }
+        }
+        return query
+    }
+
+    func generate(_ db: Database, query: SQLSelectQuery) throws -> GeneratedSQL {
+        let context = SQLGenerationContext(db: db)
+        let sql = try context.selectSQL(query)
+        return GeneratedSQL(sql: sql, arguments: StatementArguments(databaseValues: context.arguments))
+    }
+
+    /// A cached statement for `query`, with its arguments bound, and the layout of its rows.
+    func statement(_ db: Database, query: SQLSelectQuery) throws -> (Statement, SelectionLayout) {
+        let context = SQLGenerationContext(db: db)
+        let sql = try context.selectSQL(query)
+        let layout = try context.selectionLayout(of: query)
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(StatementArguments(databaseValues: context.arguments))
+        return (statement, layout)
+    }
+
+    /// All the rows of the request.
+    public func fetchAll(_ db: Database) throws -> [Result] {
+        if !prefetches.isEmpty {
+            return try fetchAllWithPrefetches(db, query: effectiveQuery(db))
+        }
+        let (statement, layout) = try statement(db, query: effectiveQuery(db))
+        let decode = try decoder.prepare(statement, layout)
+        var results: [Result] = []
+        try statement.forEachRow { results.append(try decode(statement)) }
+        return results
+    }
+
+    /// The first row of the request, or nil. Adds `LIMIT 1` to the SQL.
+    public func fetchOne(_ db: Database) throws -> Result? {
+        var query = try effectiveQuery(db)
+        if (query.limit ?? 2) > 1 { query.limit = 1 }
+        if !prefetches.isEmpty {
+            return try fetchAllWithPrefetches(db, query: query).first
+        }
+        let (statement, layout) = try statement(db, query: query)
+        let decode = try decoder.prepare(statement, layout)
+        return try statement.firstRow { try decode(statement) }
+    }
+
+    /// A cursor over the rows of the request, read one at a time in constant memory.
+    public func fetchCursor(_ db: Database) throws -> StatementCursor<Result> {
+        if !prefetches.isEmpty {
+            throw DatabaseError.misuse("including(all:) needs all parent rows at once: use fetchAll instead of fetchCursor")
+        }
+        let query = try effectiveQuery(db)
+        let context = SQLGenerationContext(db: db)
+        let sql = try context.selectSQL(query)
+        let layout = try context.selectionLayout(of: query)
+        let statement = try db.cachedStatement(sql: sql)
+        let decode = try decoder.prepare(statement, layout)
+        return try StatementCursor(statement: statement, arguments: StatementArguments(databaseValues: context.arguments), decode: decode)
+    }
+
+    /// The number of rows the request returns.
+    ///
+    /// ```swift
+    /// try Player.filter(\.score > 10).fetchCount(db)
+    /// // SELECT COUNT(*) FROM "player" WHERE "score" > ?
+    /// ```
+    public func fetchCount(_ db: Database) throws -> Int {
+        let (statement, _) = try statement(db, query: countQuery(try effectiveQuery(db)))
+        return try statement.firstRow { try statement.decode(Int.self, at: 0) } ?? 0
+    }
+
+    /// Whether the request returns at least one row.
+    public func fetchExists(_ db: Database) throws -> Bool {
+        // SELECT EXISTS (...) needs no FROM clause.
+        let context = SQLGenerationContext(db: db)
+        let sql = "SELECT " + (try context.sql(SQLExpression(.exists(try effectiveQuery(db), negated: false))))
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(StatementArguments(databaseValues: context.arguments))
+        return try statement.firstRow { try statement.decode(Bool.self, at: 0) } ?? false
+    }
+
+    /// The query that counts the rows of `query`.
+    func countQuery(_ query: SQLSelectQuery) -> SQLSelectQuery {
+        let isPlainTableQuery = query.tableName != nil && !query.isDistinct && query.groupBy.isEmpty
+            && query.having == nil && query.limit == nil && query.offset == nil
+            && query.commonTableExpressions.isEmpty && query.joins.allSatisfy { !$0.isSelected }
+        if isPlainTableQuery {
+            var counting = query
+            counting.selection = [SQLSelectable(expression: .countAll, alias: nil)]
+            counting.ordering = []
+            return counting
+        }
+        var counting = SQLSelectQuery(source: .subquery(query))
+        counting.selection = [SQLSelectable(expression: .countAll, alias: nil)]
+        return counting
+    }
+}
+
+extension QueryRequest where Result: Hashable {
+    /// The distinct rows of the request, as a set.
+    public func fetchSet(_ db: Database) throws -> Set<Result> {
+        Set(try fetchAll(db))
+    }
+}

@@ -1,0 +1,156 @@
+// ResultDecoder: how a request turns each row of its statement into a Result —
+// a record, a Row, one value, or a tuple of values.
+//
+// Decoding has two steps: `prepare` runs once per statement (resolving column
+// indexes, choosing the fast path for each type), and returns the function
+// that runs once per row.
+
+/// Decodes the rows of a request's statement.
+///
+/// `@unchecked Sendable`: the closures capture only metatypes and immutable
+/// values (table names, column counts); Swift 6.2 does not yet consider the
+/// metatype of an unconstrained generic type `Sendable`.
+struct ResultDecoder<Result>: @unchecked Sendable {
+    /// Prepares the per-row decoding function for a statement.
+    let prepare: (Statement, SelectionLayout) throws -> (Statement) throws -> Result
+
+    /// Decodes a row copied with its association scopes and prefetched rows,
+    /// for requests with `including(all:)`; nil for results that cannot hold
+    /// prefetched records (values, tuples).
+    var decodeScoped: ((ScopedRow) throws -> Result)?
+
+    init(
+        prepare: @escaping (Statement, SelectionLayout) throws -> (Statement) throws -> Result,
+        decodeScoped: ((ScopedRow) throws -> Result)? = nil
+    ) {
+        self.prepare = prepare
+        self.decodeScoped = decodeScoped
+    }
+}
+
+extension ResultDecoder {
+    /// Records, or other Decodable types that hold a record and the records
+    /// of its included associations. Without includes, a fetchable record is
+    /// read with the records fast path, with no per-row conversion.
+    static func record(recordType: Any.Type, tableName: String?) -> ResultDecoder {
+        ResultDecoder(
+            prepare: { statement, layout in
+                if layout.scopes.isEmpty, let fetchable = Result.self as? any FetchableRecord.Type,
+                    let box = readerBox(fetchable, statement, layout.mainColumnCount) as? ReaderBox<Result>
+                {
+                    return box.read
+                }
+                let rowLayout = RowLayout(columnNames: statement.columnNames)
+                return { statement in
+                    let row = Row(statement: statement, layout: rowLayout)
+                    return try ScopedRow(
+                        row: row, range: 0..<(layout.mainColumnCount ?? row.count), children: layout.scopes,
+                        prefetched: [:], recordType: recordType, tableName: tableName
+                    ).decode(as: Result.self)
+                }
+            },
+            decodeScoped: { scoped in try scoped.decode(as: Result.self) })
+    }
+}
+
+/// The records reader of a fetchable type known only at run time, in a box
+/// that casts back to its exact type once per statement.
+func readerBox<R: FetchableRecord>(_ type: R.Type, _ statement: Statement, _ count: Int?) -> AnyObject {
+    ReaderBox(R.reader(for: statement, columnCount: count), columnCount: count ?? statement.columnCount, layout: nil)
+}
+
+extension ResultDecoder where Result == Row {
+    /// Rows, copied.
+    static var row: ResultDecoder<Row> {
+        ResultDecoder(prepare: { statement, _ in
+            let layout = RowLayout(columnNames: statement.columnNames)
+            return { Row(statement: $0, layout: layout) }
+        }, decodeScoped: { $0.row })
+    }
+}
+
+extension ResultDecoder {
+    /// The leftmost column, decoded as `Value`.
+    static func value<Value>(_ type: Value.Type) -> ResultDecoder<Value> {
+        ResultDecoder<Value>(prepare: { statement, _ in
+            guard statement.columnCount >= 1 else {
+                throw DatabaseError.misuse("the request selects no column", sql: statement.sql)
+            }
+            return columnDecoder(Value.self, at: 0)
+        })
+    }
+
+    /// The leftmost columns, decoded as the given types, as one value or a tuple.
+    static func columns<each Value>(_ types: repeat (each Value).Type) -> ResultDecoder<(repeat each Value)> {
+        ResultDecoder<(repeat each Value)>(prepare: { statement, _ in
+            var index: Int32 = 0
+            func next<T>(_ type: T.Type) -> (Statement) throws -> T {
+                defer { index += 1 }
+                return columnDecoder(type, at: index)
+            }
+            let decoders = (repeat next((each Value).self))
+            let count = index
+            guard statement.columnCount >= Int(count) else {
+                throw DatabaseError.misuse(
+                    "the request selects \(statement.columnCount) columns, \(count) are needed", sql: statement.sql)
+            }
+            return { statement in (repeat try (each decoders)(statement)) }
+        })
+    }
+}
+
+/// A function that decodes column `index` of the current row as `Value`,
+/// through the fastest path the type allows.
+func columnDecoder<Value>(_ type: Value.Type, at index: Int32) -> (Statement) throws -> Value {
+    if let optionalType = Value.self as? any OptionalColumnDecodable.Type {
+        return { statement in
+            let decoded = try optionalType.decodeOptionalColumn(statement, index)
+            return try cast(decoded, Value.self, statement, index)
+        }
+    }
+    if let convertibleType = Value.self as? any DatabaseValueConvertible.Type {
+        return { statement in
+            let decoded = try decodeConvertible(convertibleType, statement, index)
+            return try cast(decoded, Value.self, statement, index)
+        }
+    }
+    if let decodableType = Value.self as? any Decodable.Type {
+        return { statement in
+            let value = DatabaseValue(sqliteStatement: statement.sqliteStatement, index: index)
+            let decoded = try DatabaseValueDecoding.decode(decodableType, from: value, column: statement.columnName(index))
+            return try cast(decoded, Value.self, statement, index)
+        }
+    }
+    return { statement in
+        throw statement.decodingError(.other("the type cannot be read from a database value"), index: index, expectedType: Value.self)
+    }
+}
+
+private func decodeConvertible<T: DatabaseValueConvertible>(_ type: T.Type, _ statement: Statement, _ index: Int32) throws -> T {
+    try statement.decode(type, at: index)
+}
+
+private func cast<Value>(_ decoded: Any, _ type: Value.Type, _ statement: Statement, _ index: Int32) throws -> Value {
+    guard let value = decoded as? Value else {
+        throw statement.decodingError(.other("decoded \(Swift.type(of: decoded))"), index: index, expectedType: Value.self)
+    }
+    return value
+}
+
+/// Optional types whose wrapped type reads from a column: `NULL` is nil.
+protocol OptionalColumnDecodable {
+    static func decodeOptionalColumn(_ statement: Statement, _ index: Int32) throws -> Self
+}
+
+extension Optional: OptionalColumnDecodable where Wrapped: DatabaseValueConvertible {
+    static func decodeOptionalColumn(_ statement: Statement, _ index: Int32) throws -> Wrapped? {
+        try statement.decodeIfPresent(Wrapped.self, at: index)
+    }
+}
+
+extension Statement {
+    /// The name of column `index`, or `#index`.
+    func columnName(_ index: Int32) -> String {
+        index >= 0 && Int(index) < columnCount ? columnNames[Int(index)] : "#\(index)"
+    }
+}

@@ -1,0 +1,59 @@
+// EncodableRecord: a type that writes its values into database columns,
+// by hand or through Encodable.
+
+import Foundation
+
+/// A type that can write its values into database columns.
+///
+/// An `Encodable` type needs no code: each coding key becomes a column (its
+/// `stringValue`, or the ``databaseColumnEncodingStrategy``), `nil` becomes
+/// `NULL`, `Date` and `UUID` follow ``databaseDateEncodingStrategy`` and
+/// ``databaseUUIDEncodingStrategy``, enums with raw values store their raw
+/// value, and other nested `Encodable` values (structs, arrays, dictionaries)
+/// are stored as JSON text with sorted keys.
+///
+/// A hand-written ``encode(to:)`` gives full control:
+///
+/// ```swift
+/// func encode(to container: inout PersistenceContainer) throws {
+///     container["id"] = id
+///     container["name"] = name
+/// }
+/// ```
+public protocol EncodableRecord {
+    /// Writes the values of the record into `container`.
+    func encode(to container: inout PersistenceContainer) throws
+
+    /// How coding keys become column names when encoding (default: ``DatabaseColumnNamingStrategy/useCodingKeys``).
+    static var databaseColumnEncodingStrategy: DatabaseColumnNamingStrategy { get }
+
+    /// How `Date` properties are stored (default: ``DatabaseDateEncodingStrategy/default``, UTC text).
+    static var databaseDateEncodingStrategy: DatabaseDateEncodingStrategy { get }
+
+    /// How `UUID` properties are stored (default: ``DatabaseUUIDEncodingStrategy/blob``, 16 bytes).
+    static var databaseUUIDEncodingStrategy: DatabaseUUIDEncodingStrategy { get }
+}
+
+extension EncodableRecord {
+    /// ``DatabaseColumnNamingStrategy/useCodingKeys``.
+    public static var databaseColumnEncodingStrategy: DatabaseColumnNamingStrategy { .useCodingKeys }
+    /// ``DatabaseDateEncodingStrategy/default``.
+    public static var databaseDateEncodingStrategy: DatabaseDateEncodingStrategy { .default }
+    /// ``DatabaseUUIDEncodingStrategy/blob``.
+    public static var databaseUUIDEncodingStrategy: DatabaseUUIDEncodingStrategy { .blob }
+
+    /// The values of the record by column: `["id": 1, "name": "Arthur"]`.
+    public var databaseDictionary: [String: DatabaseValue] {
+        get throws {
+            let container = try PersistenceContainer(self)
+            return Dictionary(zip(container.columns, container.databaseValues), uniquingKeysWith: { _, last in last })
+        }
+    }
+}
+
+extension EncodableRecord where Self: Encodable {
+    /// Encodes the record through `Encodable` (see ``EncodableRecord``).
+    public func encode(to container: inout PersistenceContainer) throws {
+        try PersistenceEncoder.encode(self, into: &container)
+    }
+}

@@ -1,0 +1,201 @@
+// FetchableRecord: a type built from database rows, by hand or through Decodable.
+
+import CSQLite
+import Foundation
+import Synchronization
+
+/// A type that can be decoded from a database row.
+///
+/// A `Decodable` type needs no code: its properties are read from the columns
+/// named by its `CodingKeys`.
+///
+/// ```swift
+/// struct Player: Decodable, FetchableRecord, TableRecord {
+///     var id: Int64
+///     var name: String
+///     var teamID: Int64?
+///     enum CodingKeys: String, CodingKey {
+///         case id, name, teamID = "team_id"
+///     }
+/// }
+/// let players = try Player.fetchAll(db)              // SELECT * FROM "player"
+/// ```
+///
+/// Decodable records are decoded straight from the SQLite statement, with the
+/// column of each coding key resolved once per statement. A record can instead
+/// implement ``init(row:)`` by hand; Quarry then uses it for every fetch, even
+/// when the type is also `Decodable` (Quarry detects, on the first row of the
+/// first fetch, whether `init(row:)` is its own default).
+///
+/// Property types: everything ``DatabaseValueConvertible`` (integers, `Bool`,
+/// `Double`, `String`, `Data`, `Date`, `UUID`, `URL`, `Decimal`, enums with
+/// raw values), optionals (`NULL`), and any other `Decodable` value (structs,
+/// arrays, dictionaries), read from JSON text. A missing column, `NULL` for a
+/// non-optional property, a value that does not convert and bad JSON throw a
+/// ``RowDecodingError`` that names the record type, the column and the value
+/// found. An optional property whose column is missing is nil.
+public protocol FetchableRecord {
+    /// Creates a record from a row.
+    init(row: Row) throws
+
+    /// How coding keys become column names when decoding (default: ``DatabaseColumnNamingStrategy/useCodingKeys``).
+    static var databaseColumnDecodingStrategy: DatabaseColumnNamingStrategy { get }
+
+    /// How `Date` properties are read (default: ``DatabaseDateDecodingStrategy/default``).
+    static var databaseDateDecodingStrategy: DatabaseDateDecodingStrategy { get }
+}
+
+extension FetchableRecord {
+    /// ``DatabaseColumnNamingStrategy/useCodingKeys``.
+    public static var databaseColumnDecodingStrategy: DatabaseColumnNamingStrategy { .useCodingKeys }
+    /// ``DatabaseDateDecodingStrategy/default``.
+    public static var databaseDateDecodingStrategy: DatabaseDateDecodingStrategy { .default }
+}
+
+extension FetchableRecord where Self: Decodable {
+    /// Decodes the record from the row through `Decodable`.
+    public init(row: Row) throws {
+        DefaultRowInitializerProbe.markUsed(Self.self)
+        let layout = DecodingLayout(columnNames: row.columnNames, naming: Self.databaseColumnDecodingStrategy)
+        let decoder = RecordDecoder(
+            row: row, layout: layout, recordType: Self.self, dateStrategy: Self.databaseDateDecodingStrategy)
+        try self.init(from: decoder)
+    }
+
+    /// A function that decodes records from the current row of `statement`,
+    /// reading its first `columnCount` columns.
+    static func statementReader(_ statement: Statement, columnCount: Int) -> ReaderBox<Self> {
+        let columnNames = Array(statement.columnNames.prefix(columnCount))
+        let layout = DecodingLayout(columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy)
+        let decoder = RecordDecoder(
+            statement: statement, columnNames: columnNames, layout: layout, recordType: Self.self,
+            dateStrategy: Self.databaseDateDecodingStrategy)
+        return ReaderBox({ _ in try Self(from: decoder) }, columnCount: columnCount, layout: layout)
+    }
+}
+
+extension FetchableRecord {
+    /// A function that decodes records from the current row of `statement`:
+    /// the Decodable fast path when the type uses the default `init(row:)`,
+    /// else `init(row:)` on a copied row.
+    ///
+    /// The reader is kept on the statement, so that a cached statement (a
+    /// fetch by primary key, say) builds its decoder and resolves its column
+    /// layout once, not at each call.
+    static func reader(for statement: Statement, columnCount: Int? = nil) -> (Statement) throws -> Self {
+        let count = min(columnCount ?? statement.columnCount, statement.columnCount)
+        let key = ObjectIdentifier(Self.self)
+        // A Statement's column names never change: the count identifies the columns.
+        if let cached = statement.recordReaders[key] as? ReaderBox<Self>, cached.columnCount == count {
+            return cached.read
+        }
+        func keep(_ read: @escaping (Statement) throws -> Self, layout: DecodingLayout? = nil) -> (Statement) throws -> Self {
+            statement.recordReaders[key] = ReaderBox(read, columnCount: count, layout: layout)
+            return read
+        }
+        func makeRowReader() -> (Statement) throws -> Self {
+            let rowLayout = RowLayout(columnNames: Array(statement.columnNames.prefix(count)))
+            return { statement in
+                do {
+                    return try Self(row: Row(statement: statement, layout: rowLayout))
+                } catch var error as RowDecodingError where error.sql == nil {
+                    // init(row:) does not know the SQL: add it.
+                    error.sql = statement.sql
+                    throw error
+                }
+            }
+        }
+        guard let decodable = Self.self as? any (FetchableRecord & Decodable).Type,
+            // A closure returned by the opened generic function would be erased
+            // to `any FetchableRecord & Decodable`: a generic class casts back exactly.
+            let fastBox = openStatementReader(decodable, statement, count) as? ReaderBox<Self>
+        else { return keep(makeRowReader()) }
+        let fastReader = fastBox.read
+        switch DefaultRowInitializerProbe.usesDefault(Self.self) {
+        case true?: return keep(fastReader, layout: fastBox.layout)
+        case false?: return keep(makeRowReader())
+        case nil:
+            // Probe on the first row: does init(row:) run Quarry's default?
+            let rowReader = makeRowReader()
+            var decided: ((Statement) throws -> Self)?
+            return { statement in
+                if let decided { return try decided(statement) }
+                let (result, usedDefault) = DefaultRowInitializerProbe.probe(Self.self) {
+                    Result { try rowReader(statement) }
+                }
+                DefaultRowInitializerProbe.record(Self.self, usesDefault: usedDefault)
+                decided = usedDefault ? fastReader : rowReader
+                return try result.get()
+            }
+        }
+    }
+}
+
+private func openStatementReader<R: FetchableRecord & Decodable>(
+    _ type: R.Type, _ statement: Statement, _ count: Int
+) -> AnyObject {
+    R.statementReader(statement, columnCount: count)
+}
+
+/// A reader closure with the number of columns it reads, and the column
+/// layout of the Decodable path. It carries the closure out of an opened
+/// existential with its exact type, and is kept on the statement.
+final class ReaderBox<Record> {
+    let read: (Statement) throws -> Record
+    let columnCount: Int
+    let layout: DecodingLayout?
+    init(_ read: @escaping (Statement) throws -> Record, columnCount: Int, layout: DecodingLayout?) {
+        self.read = read
+        self.columnCount = columnCount
+        self.layout = layout
+    }
+}
+
+/// Detects whether a Decodable record uses the default `init(row:)`, so that a
+/// hand-written `init(row:)` is never bypassed by the Decodable fast path.
+///
+/// The default `init(row:)` calls `markUsed()`, which records the call in a
+/// thread-local flag only while `probe` runs. The answer is cached per type.
+enum DefaultRowInitializerProbe {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+    private static let answers = Mutex<[ObjectIdentifier: Bool]>([:])
+    private static var used: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
+
+    static func usesDefault(_ type: Any.Type) -> Bool? {
+        answers.withLock { $0[ObjectIdentifier(type)] }
+    }
+
+    static func record(_ type: Any.Type, usesDefault: Bool) {
+        answers.withLock { $0[ObjectIdentifier(type)] = usesDefault }
+    }
+
+    /// The flag's value while `type` is probed: its metadata pointer.
+    private static func marker(_ type: Any.Type) -> UnsafeMutableRawPointer {
+        unsafeBitCast(type, to: UnsafeMutableRawPointer.self)
+    }
+
+    /// Runs `body` and tells whether it ran the default `init(row:)` of `type`
+    /// itself (not of another record type that a hand-written `init(row:)` uses).
+    static func probe<T>(_ type: Any.Type, _ body: () -> T) -> (T, usedDefault: Bool) {
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, marker(type))
+        let result = body()
+        let usedDefault = pthread_getspecific(key) == used
+        pthread_setspecific(key, previous)
+        return (result, usedDefault)
+    }
+
+    @inline(__always)
+    static func markUsed(_ type: Any.Type) {
+        if let current = pthread_getspecific(key), current == marker(type) { pthread_setspecific(key, used) }
+    }
+}
+
+extension Row: FetchableRecord {
+    /// The row itself.
+    public init(row: Row) { self = row }
+}

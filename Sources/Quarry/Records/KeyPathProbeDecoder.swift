@@ -1,0 +1,225 @@
+// KeyPathProbeDecoder: decodes a record from made-up values, to learn which
+// coding key fills which property.
+//
+// The record is decoded several times ("rounds"). In each round, the probe
+// gives every coding key one of two values of the requested type, chosen by
+// one bit of the key's index; a nested value (struct, array, dictionary) gets
+// the same bit in all its leaves. Reading a key path on the decoded records
+// then shows, round after round, the bit pattern of exactly one key — the key
+// that fills that property — or of none, for a computed property.
+
+import Foundation
+
+/// The values handed out for each key in one round, and the order keys were asked in.
+final class ProbeRound {
+    let round: Int
+    /// The coding keys, in the order the record asked for them (shared by all rounds).
+    var keys: [String]
+    /// The type the record asked for at each key (optionals unwrapped).
+    var types: [Any.Type]
+    /// The fingerprint of the value handed out for each key in this round.
+    var fingerprints: [String: String] = [:]
+
+    init(round: Int, keys: [String], types: [Any.Type]) {
+        self.round = round
+        self.keys = keys
+        self.types = types
+    }
+
+    /// The bit that key `index` gets in this round.
+    func bit(forKeyAt index: Int) -> Bool {
+        ((index + 1) >> round) & 1 == 1
+    }
+
+    /// The index of `key`, registering it on first sight.
+    func index(of key: String, type: Any.Type) -> Int {
+        if let index = keys.firstIndex(of: key) { return index }
+        keys.append(key)
+        types.append(type)
+        return keys.count - 1
+    }
+}
+
+/// The top-level decoder of a probe round: a keyed container that records keys.
+struct KeyPathProbeDecoder: Decoder {
+    let round: ProbeRound
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(RecordingContainer<Key>(round: round))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [], debugDescription: "a record decodes from a keyed container"))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw DecodingError.typeMismatch(Any.self, .init(codingPath: [], debugDescription: "a record decodes from a keyed container"))
+    }
+
+    struct RecordingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let round: ProbeRound
+        var codingPath: [any CodingKey] { [] }
+        var allKeys: [Key] { [] }
+
+        func contains(_ key: Key) -> Bool { true }
+        func decodeNil(forKey key: Key) throws -> Bool { false }
+
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            let index = round.index(of: key.stringValue, type: T.self)
+            let value = try ProbeValues.make(T.self, bit: round.bit(forKeyAt: index), depth: 0)
+            round.fingerprints[key.stringValue] = ProbeValues.fingerprint(value)
+            return value
+        }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+            let index = round.index(of: key.stringValue, type: Any.self)
+            return try NestedProbeDecoder(bit: round.bit(forKeyAt: index), depth: 1).container(keyedBy: type)
+        }
+
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            let index = round.index(of: key.stringValue, type: Any.self)
+            return try NestedProbeDecoder(bit: round.bit(forKeyAt: index), depth: 1).unkeyedContainer()
+        }
+
+        func superDecoder() throws -> any Decoder { KeyPathProbeDecoder(round: round) }
+        func superDecoder(forKey key: Key) throws -> any Decoder {
+            let index = round.index(of: key.stringValue, type: Any.self)
+            return NestedProbeDecoder(bit: round.bit(forKeyAt: index), depth: 1)
+        }
+    }
+}
+
+/// Makes probe values: two distinct values per type, chosen by a bit.
+enum ProbeValues {
+    /// Nested values deeper than this are empty (recursive types stop here).
+    static let maximumDepth = 4
+
+    static func make<T: Decodable>(_ type: T.Type, bit: Bool, depth: Int) throws -> T {
+        if let leaf = leaf(T.self, bit: bit) { return leaf }
+        return try T(from: NestedProbeDecoder(bit: bit, depth: depth + 1))
+    }
+
+    /// A directly made value for the standard value types and enumerations.
+    static func leaf<T>(_ type: T.Type, bit: Bool) -> T? {
+        let n = bit ? 1 : 0
+        switch T.self {
+        case is Bool.Type: return bit as? T
+        case is String.Type: return String(n) as? T
+        case is Date.Type: return Date(timeIntervalSince1970: Double(n)) as? T
+        case is Decimal.Type: return Decimal(n) as? T
+        case is Data.Type: return Data([UInt8(n)]) as? T
+        case is UUID.Type: return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(n))) as? T
+        case is URL.Type: return URL(string: "quarry-probe:\(n)") as? T
+        default: break
+        }
+        if let integer = T.self as? any FixedWidthInteger.Type { return integer.init(n) as? T }
+        if let floating = T.self as? any BinaryFloatingPoint.Type { return floating.init(n) as? T }
+        if let caseIterable = T.self as? any CaseIterable.Type {
+            let cases = allCases(of: caseIterable)
+            guard !cases.isEmpty else { return nil }
+            return cases[cases.count > 1 ? n : 0] as? T
+        }
+        if let rawRepresentable = T.self as? any RawRepresentable.Type {
+            return integerRawCase(rawRepresentable, bit: bit) as? T
+        }
+        return nil
+    }
+
+    private static func allCases<C: CaseIterable>(of type: C.Type) -> [Any] {
+        Array(type.allCases)
+    }
+
+    /// A case of an integer-backed enumeration, found by trying raw values
+    /// 0...255: the first valid case for bit 0, the second for bit 1.
+    private static func integerRawCase<R: RawRepresentable>(_ type: R.Type, bit: Bool) -> R? {
+        guard let rawType = R.RawValue.self as? any FixedWidthInteger.Type else { return nil }
+        var found: [R] = []
+        for candidate in 0...255 {
+            if let raw = rawType.init(candidate) as? R.RawValue, let value = R(rawValue: raw) {
+                found.append(value)
+                if found.count == 2 { break }
+            }
+        }
+        guard let first = found.first else { return nil }
+        return bit && found.count > 1 ? found[1] : first
+    }
+
+    /// A text that tells values apart: their debug description, optionals unwrapped.
+    static func fingerprint(_ value: Any) -> String {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let wrapped = mirror.children.first?.value else { return "nil" }
+            return fingerprint(wrapped)
+        }
+        return String(reflecting: value)
+    }
+}
+
+/// The decoder of a nested value: every leaf gets the value of one bit.
+struct NestedProbeDecoder: Decoder, SingleValueDecodingContainer {
+    let bit: Bool
+    let depth: Int
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(Keyed<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { Unkeyed(decoder: self) }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    func decodeNil() -> Bool { depth > ProbeValues.maximumDepth }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try ProbeValues.make(T.self, bit: bit, depth: depth) }
+
+    struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let decoder: NestedProbeDecoder
+        var codingPath: [any CodingKey] { [] }
+        /// One key, so that dictionaries get one entry.
+        var allKeys: [Key] { decoder.depth > ProbeValues.maximumDepth ? [] : [Key(stringValue: "k")].compactMap { $0 } }
+        func contains(_ key: Key) -> Bool { decoder.depth <= ProbeValues.maximumDepth }
+        func decodeNil(forKey key: Key) throws -> Bool { decoder.depth > ProbeValues.maximumDepth }
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            try ProbeValues.make(T.self, bit: decoder.bit, depth: decoder.depth)
+        }
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+            try NestedProbeDecoder(bit: decoder.bit, depth: decoder.depth + 1).container(keyedBy: type)
+        }
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            Unkeyed(decoder: NestedProbeDecoder(bit: decoder.bit, depth: decoder.depth + 1))
+        }
+        func superDecoder() throws -> any Decoder { decoder }
+        func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
+    }
+
+    /// A list of one element (none beyond the maximum depth).
+    struct Unkeyed: UnkeyedDecodingContainer {
+        let decoder: NestedProbeDecoder
+        var codingPath: [any CodingKey] { [] }
+        var count: Int? { decoder.depth > ProbeValues.maximumDepth ? 0 : 1 }
+        var isAtEnd: Bool { currentIndex >= (count ?? 0) }
+        var currentIndex = 0
+
+        init(decoder: NestedProbeDecoder) { self.decoder = decoder }
+
+        mutating func decodeNil() throws -> Bool { false }
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            currentIndex += 1
+            return try ProbeValues.make(T.self, bit: decoder.bit, depth: decoder.depth)
+        }
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+            currentIndex += 1
+            return try NestedProbeDecoder(bit: decoder.bit, depth: decoder.depth + 1).container(keyedBy: type)
+        }
+        mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            currentIndex += 1
+            return Unkeyed(decoder: NestedProbeDecoder(bit: decoder.bit, depth: decoder.depth + 1))
+        }
+        mutating func superDecoder() throws -> any Decoder {
+            currentIndex += 1
+            return NestedProbeDecoder(bit: decoder.bit, depth: decoder.depth + 1)
+        }
+    }
+}

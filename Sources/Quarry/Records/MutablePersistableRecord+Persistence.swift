@@ -1,0 +1,324 @@
+// Persistence methods of records: insert, update, updateChanges, save, upsert, delete.
+//
+// Each method encodes the record into a PersistenceContainer, then runs a
+// statement plan cached per connection by (record type, operation, column
+// list): the SQL is built and compiled once, and values are bound by position.
+
+import CSQLite
+import Foundation
+
+extension MutablePersistableRecord {
+    // MARK: - Encoding
+
+    /// The values of the record, encoded with this connection's layout for the type.
+    func persistenceContainer(_ db: Database) throws -> PersistenceContainer {
+        var container = PersistenceContainer()
+        container.encodingLayout = db.recordCache.encodingLayout(for: Self.self)
+        try encode(to: &container)
+        try container.checkConversion()
+        container.encodingLayout = nil
+        return container
+    }
+
+    static func schema(_ db: Database) throws -> TableSchema {
+        try db.recordCache.schema(for: databaseTableName, in: db)
+    }
+
+    static func statementKey(_ kind: RecordStatementKey.Kind, _ conflict: ConflictResolution = .abort) -> RecordStatementKey {
+        RecordStatementKey(type: ObjectIdentifier(Self.self), kind: kind, conflict: conflict)
+    }
+
+    // MARK: - Insert
+
+    /// Inserts the record.
+    ///
+    /// ```swift
+    /// var player = Player(id: nil, name: "Arthur", score: 100)
+    /// try player.insert(db)
+    /// // INSERT INTO "player" ("id", "name", "score") VALUES (?, ?, ?)
+    /// ```
+    ///
+    /// Generated columns are never written, and a `NULL` for a column that has
+    /// a `DEFAULT` is left out so that the default applies. After the insert,
+    /// ``didInsert(_:)`` receives the rowid. With `onConflict: .ignore`, a row
+    /// that was not inserted calls neither `didInsert` nor `didSave`.
+    ///
+    /// - parameter conflictResolution: The `OR` policy (<https://www.sqlite.org/lang_conflict.html>).
+    public mutating func insert(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws {
+        try willSave(db)
+        guard let (container, _) = try performInsert(db, conflictResolution, fetch: nil, as: Row.self) else { return }
+        didSave(PersistenceSuccess(persistenceContainer: container))
+    }
+
+    /// Inserts a copy of the record and returns it, with its id set.
+    public func inserted(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws -> Self {
+        var record = self
+        try record.insert(db, onConflict: conflictResolution)
+        return record
+    }
+
+    /// The columns an INSERT writes: not generated, and not NULL for a column with a DEFAULT.
+    static func insertedColumnIndexes(_ container: PersistenceContainer, _ schema: TableSchema) -> [Int]? {
+        if schema.generatedColumns.isEmpty && schema.columnsWithDefault.isEmpty { return nil }
+        var indexes: [Int] = []
+        for (index, column) in container.columns.enumerated() {
+            let lowercased = column.lowercased()
+            if schema.generatedColumns.contains(lowercased) { continue }
+            if container.databaseValues[index].isNull && schema.columnsWithDefault.contains(lowercased) { continue }
+            indexes.append(index)
+        }
+        return indexes.count == container.columns.count ? nil : indexes
+    }
+
+    /// The plan of an INSERT or UPSERT of `container`.
+    func insertPlan(
+        _ db: Database, _ container: PersistenceContainer, _ schema: TableSchema,
+        _ kind: RecordStatementKey.Kind, _ conflict: ConflictResolution, returning: String
+    ) throws -> StatementPlan {
+        var key = Self.statementKey(kind, conflict)
+        key.returning = returning
+        let writtenIndexes = Self.insertedColumnIndexes(container, schema)
+        // When some columns are left out, the plan depends on which: key it by them.
+        let cacheColumns = writtenIndexes.map { $0.map { container.columns[$0] } } ?? container.columns
+        return try db.recordCache.plan(key, columns: cacheColumns, db: db) {
+            let indexes = writtenIndexes ?? Array(container.columns.indices)
+            let table = Self.databaseTableName.quotedDatabaseIdentifier
+            let columns = indexes.map { container.columns[$0] }
+            var sql = "INSERT \(conflict.sqlPrefix)INTO \(table) "
+            if columns.isEmpty {
+                sql += "DEFAULT VALUES"
+            } else {
+                sql += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ") VALUES ("
+                    + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            }
+            if kind == .upsert {
+                let keyColumns = Set(schema.primaryKey.map { $0.lowercased() })
+                var updated = columns.filter { !keyColumns.contains($0.lowercased()) }
+                if updated.isEmpty { updated = columns }
+                if columns.isEmpty {
+                    sql += ""
+                } else {
+                    sql += " ON CONFLICT DO UPDATE SET "
+                        + updated.map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
+                        .joined(separator: ", ")
+                }
+            }
+            if !returning.isEmpty { sql += " RETURNING " + returning }
+            return PlanSource(sql: sql, bindings: indexes)
+        }
+    }
+
+    // MARK: - Update
+
+    /// Updates all columns of the row that has the record's primary key.
+    ///
+    /// ```swift
+    /// try player.update(db)
+    /// // UPDATE "player" SET "name" = ?, "score" = ? WHERE "id" = ?
+    /// ```
+    ///
+    /// Throws ``RecordError/recordNotFound(databaseTableName:key:)`` when no
+    /// row has this primary key (or the key is `NULL`).
+    public func update(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws {
+        var record = self
+        try record.willSave(db)
+        let container = try record.performUpdate(db, columns: nil, conflictResolution, fetch: nil, as: Row.self).container
+        record.didSave(PersistenceSuccess(persistenceContainer: container))
+    }
+
+    /// Updates the given columns of the row that has the record's primary key.
+    ///
+    /// ```swift
+    /// try player.update(db, columns: ["score"])
+    /// // UPDATE "player" SET "score" = ? WHERE "id" = ?
+    /// ```
+    ///
+    /// Column names are compared case-insensitively; names the record does
+    /// not encode are ignored.
+    public func update(
+        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort, columns: some Collection<String>
+    ) throws {
+        var record = self
+        try record.willSave(db)
+        let container = try record.performUpdate(
+            db, columns: Set(columns.map { $0.lowercased() }), conflictResolution, fetch: nil, as: Row.self
+        ).container
+        record.didSave(PersistenceSuccess(persistenceContainer: container))
+    }
+
+    /// The plan of an UPDATE of `container`.
+    func updatePlan(
+        _ db: Database, _ container: PersistenceContainer, _ schema: TableSchema,
+        columns subset: Set<String>?, _ conflict: ConflictResolution, returning: String
+    ) throws -> StatementPlan {
+        var key = Self.statementKey(.update, conflict)
+        key.returning = returning
+        if let subset { key.extra = subset.sorted().joined(separator: "\u{0}") }
+        return try db.recordCache.plan(key, columns: container.columns, db: db) {
+            let keyIndexes = try Self.keyIndexes(container, schema)
+            let keyColumns = Set(schema.primaryKey.map { $0.lowercased() })
+            var setIndexes = container.columns.indices.filter { index in
+                let column = container.columns[index].lowercased()
+                return !keyColumns.contains(column) && schema.isWritable(column)
+                    && (subset == nil || subset?.contains(column) == true)
+            }
+            // Nothing to set but the key: set the key to itself, which still
+            // tells whether the row exists.
+            if setIndexes.isEmpty { setIndexes = keyIndexes }
+            let table = Self.databaseTableName.quotedDatabaseIdentifier
+            var sql = "UPDATE \(conflict.sqlPrefix)\(table) SET "
+                + setIndexes.map { "\(container.columns[$0].quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
+                + " WHERE " + Self.whereKeySQL(keyIndexes.map { container.columns[$0] })
+            if !returning.isEmpty { sql += " RETURNING " + returning }
+            return PlanSource(sql: sql, bindings: setIndexes + keyIndexes, keyIndexes: keyIndexes)
+        }
+    }
+
+    /// The container indexes of the primary key columns; throws if one is missing.
+    static func keyIndexes(_ container: PersistenceContainer, _ schema: TableSchema) throws -> [Int] {
+        guard !schema.primaryKey.isEmpty else {
+            throw RecordError.invalidKey(databaseTableName: databaseTableName, reason: "the table has no primary key")
+        }
+        return try schema.primaryKey.map { column in
+            guard let index = container.index(ofColumn: column) else {
+                throw RecordError.missingPrimaryKey(databaseTableName: databaseTableName, column: column)
+            }
+            return index
+        }
+    }
+
+    /// `"a" = ? AND "b" = ?`.
+    static func whereKeySQL(_ columns: [String]) -> String {
+        columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
+    }
+
+    /// Throws recordNotFound when a key value is NULL: no row can match it.
+    func checkKey(_ container: PersistenceContainer, _ schema: TableSchema, _ plan: StatementPlan) throws {
+        for index in plan.keyIndexes where container.databaseValues[index].isNull {
+            throw Self.notFound(container, schema, plan)
+        }
+    }
+
+    static func notFound(_ container: PersistenceContainer, _ schema: TableSchema, _ plan: StatementPlan) -> RecordError {
+        var key: [String: DatabaseValue] = [:]
+        for index in plan.keyIndexes { key[container.columns[index]] = container.databaseValues[index] }
+        return .recordNotFound(databaseTableName: databaseTableName, key: key)
+    }
+
+    /// Updates the columns whose values differ from `old`; does nothing (no
+    /// statement at all) when none differ. Returns whether it updated.
+    ///
+    /// ```swift
+    /// let old = player
+    /// player.score += 10
+    /// try player.updateChanges(db, from: old)   // UPDATE "player" SET "score" = ? WHERE "id" = ?
+    /// ```
+    @discardableResult
+    public func updateChanges(_ db: Database, from old: Self) throws -> Bool {
+        let new = try PersistenceContainer(self)
+        let previous = try PersistenceContainer(old)
+        var changed: [String] = []
+        for (column, value) in zip(new.columns, new.databaseValues)
+        where previous.databaseValue(forColumn: column) != value {
+            changed.append(column)
+        }
+        guard !changed.isEmpty else { return false }
+        try update(db, columns: changed)
+        return true
+    }
+
+    /// Modifies the record with `modify`, then updates the columns that changed.
+    ///
+    /// ```swift
+    /// try player.updateChanges(db) { $0.score += 10 }
+    /// ```
+    @discardableResult
+    public mutating func updateChanges(_ db: Database, modify: (inout Self) throws -> Void) throws -> Bool {
+        let old = self
+        try modify(&self)
+        return try updateChanges(db, from: old)
+    }
+
+    // MARK: - Save
+
+    /// Updates the record if its primary key is set and a row has it, inserts it otherwise.
+    ///
+    /// ```swift
+    /// try player.save(db)   // UPDATE, or INSERT when the id is nil or not found
+    /// ```
+    public mutating func save(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws {
+        try willSave(db)
+        guard let (container, _) = try performSave(db, conflictResolution, fetch: nil, as: Row.self) else { return }
+        didSave(PersistenceSuccess(persistenceContainer: container))
+    }
+
+    func hasNonNullPrimaryKey(_ db: Database) throws -> Bool {
+        let container = try persistenceContainer(db)
+        let schema = try Self.schema(db)
+        for column in schema.primaryKey {
+            guard let value = container.databaseValue(forColumn: column), !value.isNull else { return false }
+        }
+        return !schema.primaryKey.isEmpty
+    }
+
+    // MARK: - Upsert
+
+    /// Inserts the record, or updates the row it conflicts with.
+    ///
+    /// ```swift
+    /// try player.upsert(db)
+    /// // INSERT INTO "player" ("id", "email", "score") VALUES (?, ?, ?)
+    /// // ON CONFLICT DO UPDATE SET "email" = excluded."email", "score" = excluded."score"
+    /// // RETURNING "rowid"
+    /// ```
+    ///
+    /// A conflict on any uniqueness constraint (primary key or unique index)
+    /// updates every column except the primary key
+    /// (<https://www.sqlite.org/lang_upsert.html>). ``didInsert(_:)`` receives
+    /// the rowid of the inserted or updated row.
+    public mutating func upsert(_ db: Database) throws {
+        _ = try performUpsert(db, fetch: nil, as: Row.self)
+    }
+
+    // MARK: - Delete
+
+    /// Deletes the row that has the record's primary key; returns whether a row was deleted.
+    ///
+    /// ```swift
+    /// try player.delete(db)   // DELETE FROM "player" WHERE "id" = ?
+    /// ```
+    @discardableResult
+    public func delete(_ db: Database) throws -> Bool {
+        try performDelete(db, fetch: nil, as: Row.self).deleted
+    }
+
+    func deletePlan(
+        _ db: Database, _ container: PersistenceContainer, _ schema: TableSchema, returning: String
+    ) throws -> StatementPlan {
+        var key = Self.statementKey(.delete)
+        key.returning = returning
+        return try db.recordCache.plan(key, columns: container.columns, db: db) {
+            let keyIndexes = try Self.keyIndexes(container, schema)
+            var sql = "DELETE FROM \(Self.databaseTableName.quotedDatabaseIdentifier) WHERE "
+                + Self.whereKeySQL(keyIndexes.map { container.columns[$0] })
+            if !returning.isEmpty { sql += " RETURNING " + returning }
+            return PlanSource(sql: sql, bindings: keyIndexes, keyIndexes: keyIndexes)
+        }
+    }
+
+    /// Whether a row has the record's primary key.
+    public func exists(_ db: Database) throws -> Bool {
+        let container = try persistenceContainer(db)
+        let schema = try Self.schema(db)
+        let keyIndexes = try Self.keyIndexes(container, schema)
+        return try Self.exists(db, keyColumns: keyIndexes.map { container.columns[$0] },
+                               values: keyIndexes.map { container.databaseValues[$0] })
+    }
+}
+
+extension StatementPlan {
+    /// The columns an UPDATE plan sets.
+    func updatedColumns(_ container: PersistenceContainer) -> [String] {
+        bindings.dropLast(keyIndexes.count).map { container.columns[$0] }
+    }
+}

@@ -1,0 +1,305 @@
+// RETURNING: insertAndFetch, updateAndFetch, saveAndFetch, upsertAndFetch,
+// deleteAndFetch, and the write engines they share with insert, update, save,
+// upsert and delete.
+//
+// SQLite's RETURNING (3.35+, <https://www.sqlite.org/lang_returning.html>)
+// reports the row as the statement wrote it, before AFTER triggers run. So,
+// for a table with triggers (looked up once per table and connection, see
+// TableSchema), the engines write without RETURNING and read the row again by
+// rowid or primary key. Tables without triggers pay for one statement only.
+
+import CSQLite
+import Foundation
+
+extension MutablePersistableRecord {
+    /// `*` or the quoted columns.
+    static func returningSQL(_ selection: [String]) -> String {
+        selection.isEmpty ? "*" : selection.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+    }
+
+    /// Reads the row again after a write, for tables with triggers.
+    static func reread<T: FetchableRecord>(
+        _ db: Database, _ schema: TableSchema, rowID: Int64?, container: PersistenceContainer,
+        selection: [String], as type: T.Type
+    ) throws -> T {
+        let columns: [String]
+        let values: [DatabaseValue]
+        if let rowID, schema.hasRowID {
+            columns = ["rowid"]
+            values = [.integer(rowID)]
+        } else {
+            let indexes = try keyIndexes(container, schema)
+            columns = indexes.map { container.columns[$0] }
+            values = indexes.map { container.databaseValues[$0] }
+        }
+        let sql = "SELECT \(returningSQL(selection)) FROM \(databaseTableName.quotedDatabaseIdentifier) WHERE "
+            + whereKeySQL(columns)
+        let statement = try db.cachedStatement(sql: sql)
+        guard let record = try T.fetchOne(statement, arguments: StatementArguments(databaseValues: values)) else {
+            throw RecordError.recordNotFound(
+                databaseTableName: databaseTableName, key: Dictionary(zip(columns, values), uniquingKeysWith: { $1 }))
+        }
+        return record
+    }
+
+    /// Steps a plan that has a RETURNING clause and decodes its first row,
+    /// reading only the first `columnCount` columns.
+    static func fetchReturned<T: FetchableRecord>(
+        _ plan: StatementPlan, _ values: [DatabaseValue], as type: T.Type, columnCount: Int? = nil,
+        extra: ((OpaquePointer) -> Void)? = nil
+    ) throws -> T? {
+        try plan.bind(values)
+        let read = T.reader(for: plan.statement, columnCount: columnCount)
+        return try plan.statement.firstRow {
+            extra?(plan.statement.sqliteStatement)
+            return try read(plan.statement)
+        }
+    }
+
+    // MARK: - Engines
+
+    /// willInsert, INSERT, didInsert, and the fetched value when `selection`
+    /// is not nil; nil if an `OR IGNORE` skipped the row.
+    mutating func performInsert<T: FetchableRecord>(
+        _ db: Database, _ conflict: ConflictResolution, fetch selection: [String]?, as type: T.Type
+    ) throws -> (container: PersistenceContainer, fetched: T?)? {
+        try willInsert(db)
+        let container = try persistenceContainer(db)
+        let schema = try Self.schema(db)
+        var fetched: T?
+        if let selection, !schema.hasTriggers {
+            let plan = try insertPlan(db, container, schema, .insert, conflict, returning: Self.returningSQL(selection))
+            fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
+            if fetched == nil { return nil }  // ignored
+        } else {
+            let plan = try insertPlan(db, container, schema, .insert, conflict, returning: "")
+            try plan.execute(container.databaseValues)
+            if conflict == .ignore && db.changesCount == 0 { return nil }
+        }
+        let rowID = db.lastInsertedRowID
+        didInsert(InsertionSuccess(rowID: rowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container))
+        if let selection, schema.hasTriggers {
+            fetched = try Self.reread(db, schema, rowID: rowID, container: container, selection: selection, as: T.self)
+        }
+        return (container, fetched)
+    }
+
+    /// willUpdate, UPDATE, didUpdate, and the fetched value when `selection` is not nil.
+    func performUpdate<T: FetchableRecord>(
+        _ db: Database, columns: Set<String>?, _ conflict: ConflictResolution, fetch selection: [String]?,
+        as type: T.Type
+    ) throws -> (container: PersistenceContainer, fetched: T?) {
+        let container = try persistenceContainer(db)
+        let schema = try Self.schema(db)
+        let returning = selection.map { schema.hasTriggers ? "" : Self.returningSQL($0) } ?? ""
+        let plan = try updatePlan(db, container, schema, columns: columns, conflict, returning: returning)
+        try willUpdate(db, columns: Set(plan.updatedColumns(container)))
+        try checkKey(container, schema, plan)
+        var fetched: T?
+        if !returning.isEmpty {
+            fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
+            if fetched == nil { throw Self.notFound(container, schema, plan) }
+        } else {
+            try plan.execute(container.databaseValues)
+            if db.changesCount == 0 { throw Self.notFound(container, schema, plan) }
+            if let selection {
+                fetched = try Self.reread(db, schema, rowID: nil, container: container, selection: selection, as: T.self)
+            }
+        }
+        didUpdate(PersistenceSuccess(persistenceContainer: container))
+        return (container, fetched)
+    }
+
+    /// Update when the primary key is set and found, insert otherwise.
+    mutating func performSave<T: FetchableRecord>(
+        _ db: Database, _ conflict: ConflictResolution, fetch selection: [String]?, as type: T.Type
+    ) throws -> (container: PersistenceContainer, fetched: T?)? {
+        if try hasNonNullPrimaryKey(db) {
+            do {
+                return try performUpdate(db, columns: nil, conflict, fetch: selection, as: T.self)
+            } catch RecordError.recordNotFound {
+                // Insert below.
+            }
+        }
+        return try performInsert(db, conflict, fetch: selection, as: T.self)
+    }
+
+    /// willSave, willInsert, INSERT … ON CONFLICT DO UPDATE, didInsert, didSave.
+    mutating func performUpsert<T: FetchableRecord>(
+        _ db: Database, fetch selection: [String]?, as type: T.Type
+    ) throws -> T? {
+        try willSave(db)
+        try willInsert(db)
+        let container = try persistenceContainer(db)
+        let schema = try Self.schema(db)
+        // The rowid comes last in RETURNING: the fetched value reads the columns before it.
+        var returning = schema.hasRowID ? "rowid" : ""
+        var fetchedColumnCount: Int?
+        if let selection, !schema.hasTriggers {
+            let selectionSQL = Self.returningSQL(selection)
+            returning = returning.isEmpty ? selectionSQL : selectionSQL + ", rowid"
+        }
+        let plan = try insertPlan(db, container, schema, .upsert, .abort, returning: returning)
+        var rowID: Int64 = 0
+        var fetched: T?
+        if let selection, !schema.hasTriggers {
+            let total = plan.statement.columnCount
+            fetchedColumnCount = schema.hasRowID ? total - 1 : total
+            fetched = try Self.fetchReturned(
+                plan, container.databaseValues, as: T.self, columnCount: fetchedColumnCount,
+                extra: { statement in if schema.hasRowID { rowID = sqlite3_column_int64(statement, Int32(total - 1)) } })
+            _ = selection
+        } else {
+            try plan.bind(container.databaseValues)
+            try plan.statement.forEachRow {
+                if schema.hasRowID { rowID = sqlite3_column_int64(plan.statement.sqliteStatement, 0) }
+            }
+        }
+        didInsert(InsertionSuccess(rowID: rowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container))
+        if let selection, schema.hasTriggers {
+            fetched = try Self.reread(
+                db, schema, rowID: schema.hasRowID ? rowID : nil, container: container, selection: selection, as: T.self)
+        }
+        didSave(PersistenceSuccess(persistenceContainer: container))
+        return fetched
+    }
+
+    /// willDelete, DELETE, didDelete, and the deleted row when `selection` is not nil.
+    func performDelete<T: FetchableRecord>(
+        _ db: Database, fetch selection: [String]?, as type: T.Type
+    ) throws -> (deleted: Bool, fetched: T?) {
+        try willDelete(db)
+        let container = try persistenceContainer(db)
+        let schema = try Self.schema(db)
+        let plan = try deletePlan(db, container, schema, returning: selection.map { Self.returningSQL($0) } ?? "")
+        var fetched: T?
+        if selection != nil {
+            fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
+        } else {
+            try plan.execute(container.databaseValues)
+        }
+        let deleted = selection != nil ? fetched != nil : db.changesCount > 0
+        didDelete(deleted: deleted)
+        return (deleted, fetched)
+    }
+
+    // MARK: - Public API, chosen selection
+
+    /// Inserts the record and returns the given columns of the inserted row,
+    /// as the database stored them (defaults, generated columns, trigger effects).
+    ///
+    /// ```swift
+    /// let row = try player.insertAndFetch(db, selection: ["id", "created_at"], as: Row.self)
+    /// // INSERT INTO "player" ("id", "name") VALUES (?, ?) RETURNING "id", "created_at"
+    /// ```
+    ///
+    /// An empty selection returns all columns. Throws
+    /// ``RecordError/recordNotFound(databaseTableName:key:)`` when
+    /// `onConflict: .ignore` skipped the row.
+    public mutating func insertAndFetch<T: FetchableRecord>(
+        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort,
+        selection: [String], as type: T.Type
+    ) throws -> T {
+        try willSave(db)
+        guard let (container, fetched) = try performInsert(db, conflictResolution, fetch: selection, as: T.self),
+            let fetched
+        else { throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:]) }
+        didSave(PersistenceSuccess(persistenceContainer: container))
+        return fetched
+    }
+
+    /// Updates the record and returns the given columns of the updated row.
+    ///
+    /// ```swift
+    /// let row = try player.updateAndFetch(db, selection: ["updated_at"], as: Row.self)
+    /// // UPDATE "player" SET "name" = ? WHERE "id" = ? RETURNING "updated_at"
+    /// ```
+    public func updateAndFetch<T: FetchableRecord>(
+        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort,
+        selection: [String], as type: T.Type
+    ) throws -> T {
+        var record = self
+        try record.willSave(db)
+        let (container, fetched) = try record.performUpdate(db, columns: nil, conflictResolution, fetch: selection, as: T.self)
+        guard let fetched else { throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:]) }
+        record.didSave(PersistenceSuccess(persistenceContainer: container))
+        return fetched
+    }
+
+    /// Saves (updates or inserts) the record and returns the given columns of the written row.
+    public mutating func saveAndFetch<T: FetchableRecord>(
+        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort,
+        selection: [String], as type: T.Type
+    ) throws -> T {
+        try willSave(db)
+        guard let (container, fetched) = try performSave(db, conflictResolution, fetch: selection, as: T.self),
+            let fetched
+        else { throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:]) }
+        didSave(PersistenceSuccess(persistenceContainer: container))
+        return fetched
+    }
+
+    /// Upserts the record and returns the given columns of the inserted or updated row.
+    public mutating func upsertAndFetch<T: FetchableRecord>(
+        _ db: Database, selection: [String], as type: T.Type
+    ) throws -> T {
+        guard let fetched = try performUpsert(db, fetch: selection, as: T.self) else {
+            throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:])
+        }
+        return fetched
+    }
+
+    /// Deletes the record and returns the given columns of the deleted row,
+    /// or nil if no row had its primary key.
+    ///
+    /// ```swift
+    /// let row = try player.deleteAndFetch(db, selection: ["id"], as: Row.self)
+    /// // DELETE FROM "player" WHERE "id" = ? RETURNING "id"
+    /// ```
+    public func deleteAndFetch<T: FetchableRecord>(_ db: Database, selection: [String], as type: T.Type) throws -> T? {
+        try performDelete(db, fetch: selection, as: T.self).fetched
+    }
+}
+
+extension MutablePersistableRecord where Self: FetchableRecord {
+    // MARK: - Public API, whole record
+
+    /// Inserts the record and returns it as the database stored it: column
+    /// defaults, generated columns and the effects of triggers included.
+    ///
+    /// ```swift
+    /// let stored = try player.insertAndFetch(db)
+    /// // INSERT INTO "player" ("id", "name") VALUES (?, ?) RETURNING *
+    /// ```
+    public mutating func insertAndFetch(
+        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort
+    ) throws -> Self {
+        try insertAndFetch(db, onConflict: conflictResolution, selection: Self.databaseSelection, as: Self.self)
+    }
+
+    /// Updates the record and returns it as the database stored it.
+    ///
+    /// ```swift
+    /// let fresh = try player.updateAndFetch(db)   // UPDATE … RETURNING *
+    /// ```
+    public func updateAndFetch(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws -> Self {
+        try updateAndFetch(db, onConflict: conflictResolution, selection: Self.databaseSelection, as: Self.self)
+    }
+
+    /// Saves the record and returns it as the database stored it.
+    public mutating func saveAndFetch(
+        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort
+    ) throws -> Self {
+        try saveAndFetch(db, onConflict: conflictResolution, selection: Self.databaseSelection, as: Self.self)
+    }
+
+    /// Upserts the record and returns it as the database stored it.
+    public mutating func upsertAndFetch(_ db: Database) throws -> Self {
+        try upsertAndFetch(db, selection: Self.databaseSelection, as: Self.self)
+    }
+
+    /// Deletes the record and returns the deleted row, or nil if there was none.
+    public func deleteAndFetch(_ db: Database) throws -> Self? {
+        try deleteAndFetch(db, selection: Self.databaseSelection, as: Self.self)
+    }
+}

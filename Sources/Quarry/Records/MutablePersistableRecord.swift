@@ -1,0 +1,129 @@
+// MutablePersistableRecord and PersistableRecord: records that insert, update,
+// save, upsert and delete themselves, with persistence callbacks.
+
+import Foundation
+
+/// What ``MutablePersistableRecord/didInsert(_:)`` receives after an INSERT.
+public struct InsertionSuccess {
+    /// The rowid of the inserted row (<https://www.sqlite.org/c3ref/last_insert_rowid.html>).
+    public let rowID: Int64
+    /// The column that holds the rowid: the `INTEGER PRIMARY KEY` column,
+    /// `"rowid"` for a table without one, nil for a `WITHOUT ROWID` table.
+    public let rowIDColumn: String?
+    /// The values that were inserted.
+    public let persistenceContainer: PersistenceContainer
+}
+
+/// What ``MutablePersistableRecord/didUpdate(_:)`` and
+/// ``MutablePersistableRecord/didSave(_:)`` receive.
+public struct PersistenceSuccess {
+    /// The values that were written.
+    public let persistenceContainer: PersistenceContainer
+}
+
+/// A record that can be written to its table.
+///
+/// ```swift
+/// struct Player: Codable, FetchableRecord, MutablePersistableRecord {
+///     var id: Int64?
+///     var name: String
+///     var score: Int
+/// }
+/// var player = Player(id: nil, name: "Arthur", score: 100)
+/// try player.insert(db)     // INSERT INTO "player" ("id", "name", "score") VALUES (?, ?, ?)
+/// player.id                 // the new rowid
+/// ```
+///
+/// Methods that can assign the rowid (`insert`, `save`, `upsert` and their
+/// `AndFetch` forms) are `mutating`. After an insert, ``didInsert(_:)``
+/// receives the rowid. Its default implementation, for a `Decodable` record,
+/// writes the rowid into the property of the `INTEGER PRIMARY KEY` column when
+/// the record inserted `NULL` there: it decodes the record again from the
+/// inserted values with the new id (a record whose encoding cannot be decoded
+/// back is left unchanged; implement `didInsert(_:)` then). Other records
+/// implement it:
+///
+/// ```swift
+/// mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+/// ```
+///
+/// The persistence callbacks (`will…`/`did…`) do nothing by default.
+/// `willSave`/`didSave` surround every insert, update, save and upsert;
+/// `willInsert`/`didInsert` surround inserts and upserts; `willUpdate`/
+/// `didUpdate` surround updates; `willDelete`/`didDelete` surround deletes.
+/// A throwing `will…` callback cancels the operation.
+///
+/// The primary key is read from the table schema (see ``TableRecord``).
+public protocol MutablePersistableRecord: EncodableRecord, TableRecord {
+    /// Called before an insert or upsert; may modify the record (timestamps…) or throw to cancel.
+    mutating func willInsert(_ db: Database) throws
+    /// Called after a successful insert or upsert, with the rowid.
+    mutating func didInsert(_ inserted: InsertionSuccess)
+    /// Called before an update of `columns`; throw to cancel.
+    func willUpdate(_ db: Database, columns: Set<String>) throws
+    /// Called after a successful update.
+    func didUpdate(_ updated: PersistenceSuccess)
+    /// Called before every insert, update, save and upsert; throw to cancel.
+    mutating func willSave(_ db: Database) throws
+    /// Called after every successful insert, update, save and upsert.
+    func didSave(_ saved: PersistenceSuccess)
+    /// Called before a delete; throw to cancel.
+    func willDelete(_ db: Database) throws
+    /// Called after a delete, telling whether a row was deleted.
+    func didDelete(deleted: Bool)
+}
+
+/// A record that can be written to its table: the protocol most records adopt.
+///
+/// It has the full API of ``MutablePersistableRecord``, which it refines.
+/// Unlike GRDB, Quarry keeps `insert` `mutating` here too, so that a `var`
+/// record gets its auto-incremented id back with no extra code:
+///
+/// ```swift
+/// struct Player: Codable, FetchableRecord, PersistableRecord {
+///     var id: Int64?
+///     var name: String
+/// }
+/// var player = Player(id: nil, name: "Arthur")
+/// try player.insert(db)   // player.id is now set
+/// ```
+public protocol PersistableRecord: MutablePersistableRecord {}
+
+extension MutablePersistableRecord {
+    /// Does nothing.
+    public mutating func willInsert(_ db: Database) throws {}
+    /// Does nothing.
+    public mutating func didInsert(_ inserted: InsertionSuccess) {}
+    /// Does nothing.
+    public func willUpdate(_ db: Database, columns: Set<String>) throws {}
+    /// Does nothing.
+    public func didUpdate(_ updated: PersistenceSuccess) {}
+    /// Does nothing.
+    public mutating func willSave(_ db: Database) throws {}
+    /// Does nothing.
+    public func didSave(_ saved: PersistenceSuccess) {}
+    /// Does nothing.
+    public func willDelete(_ db: Database) throws {}
+    /// Does nothing.
+    public func didDelete(deleted: Bool) {}
+}
+
+extension MutablePersistableRecord where Self: Decodable {
+    /// Writes the new rowid into the property of the rowid column, when the
+    /// record inserted `NULL` there (see ``MutablePersistableRecord``).
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        guard let rowIDColumn = inserted.rowIDColumn else { return }
+        var container = inserted.persistenceContainer
+        guard let index = container.index(ofColumn: rowIDColumn) else { return }
+        let newValue = DatabaseValue.integer(inserted.rowID)
+        guard container.databaseValues[index] != newValue else { return }
+        container.databaseValues[index] = newValue
+        guard let row = try? Row(columnNames: container.columns, databaseValues: container.databaseValues) else { return }
+        let dateStrategy: DatabaseDateDecodingStrategy =
+            Self.databaseDateEncodingStrategy == .millisecondsSince1970 ? .millisecondsSince1970 : .default
+        let decoder = RecordDecoder(
+            row: row, layout: DecodingLayout(columnNames: row.columnNames, naming: Self.databaseColumnEncodingStrategy),
+            recordType: Self.self, dateStrategy: dateStrategy)
+        if let record = try? Self(from: decoder) { self = record }
+    }
+}

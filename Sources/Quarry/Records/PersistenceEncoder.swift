@@ -1,0 +1,355 @@
+// PersistenceEncoder: the Encodable → column values path of records.
+//
+// Performance choices (see shared design notes, "Per-record SQL and
+// dictionaries on insert"):
+// - Values are appended to the container's array in coding-key order; no
+//   dictionary is built per record.
+// - One encoder per (record type, connection), kept in the connection's
+//   RecordCache and reused for every record, with one keyed container reused
+//   too (Codable would box a new one per record). Its mutable state sits behind
+//   a pointer, so the hot path pays no dynamic exclusivity check.
+// - The first record encoded learns the coding keys and column names. Later
+//   records only compare each key's `stringValue` with the learned one (a
+//   small-string comparison) and append the value; the container then shares
+//   the learned column array, so the persistence statement cache finds the
+//   INSERT/UPDATE by array identity, without building or hashing SQL. A record
+//   whose keys differ (a hand-made `encode(to:)` that skips keys) falls back to
+//   naming each column.
+// - Standard types are converted by the concrete `encode` overloads the
+//   synthesized code calls, with no dynamic cast; other types are cast once
+//   per value to DatabaseValueConvertible, and the rest become JSON text with
+//   one JSONEncoder kept in the layout.
+// - `nil` is encoded as NULL (`encodeIfPresent` does not skip it), so the
+//   column set of a record type does not vary with its values.
+
+import Foundation
+
+/// The reusable encoder of an Encodable record type on one connection, with
+/// the coding keys and column names learned from its first record.
+final class EncodingLayout {
+    /// Created by the first record encoded; reused by the next ones.
+    var encoder: PersistenceEncoder?
+    lazy var jsonEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+}
+
+/// Encodes an Encodable record into a PersistenceContainer.
+final class PersistenceEncoder: Encoder {
+    let recordType: Any.Type
+    let naming: DatabaseColumnNamingStrategy
+    let dateStrategy: DatabaseDateEncodingStrategy
+    let uuidStrategy: DatabaseUUIDEncodingStrategy
+    let jsonEncoder: () -> JSONEncoder
+
+    /// Mutable state behind a pointer: the hot path then pays no dynamic
+    /// exclusivity check, which class `var` properties would cost per access.
+    struct State {
+        /// The learned layout: coding keys and their columns, in order.
+        var keys: [String] = []
+        var columns: [String] = []
+        var isComplete = false
+        /// The values of the record being encoded.
+        var values: [DatabaseValue] = []
+        /// Column names, used only once the keys stopped matching the layout.
+        var slowColumns: [String] = []
+        var matchesLayout = true
+        var error: (any Error)?
+        var inUse = false
+        /// The keyed container handed to every record, and its key type.
+        var container: AnyObject?
+        var containerKeyType: Any.Type?
+    }
+    let state: UnsafeMutablePointer<State>
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init<Record: EncodableRecord>(_ type: Record.Type, jsonEncoder: @escaping () -> JSONEncoder) {
+        recordType = type
+        naming = Record.databaseColumnEncodingStrategy
+        dateStrategy = Record.databaseDateEncodingStrategy
+        uuidStrategy = Record.databaseUUIDEncodingStrategy
+        self.jsonEncoder = jsonEncoder
+        state = .allocate(capacity: 1)
+        state.initialize(to: State())
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// Encodes `record` into `container` (the default `encode(to:)` of Encodable records).
+    static func encode<Record: EncodableRecord & Encodable>(
+        _ record: Record, into container: inout PersistenceContainer
+    ) throws {
+        let encoder: PersistenceEncoder
+        if let layout = container.encodingLayout {
+            if let reusable = layout.encoder, !reusable.state.pointee.inUse {
+                encoder = reusable
+            } else if layout.encoder == nil {
+                encoder = PersistenceEncoder(Record.self, jsonEncoder: { [unowned layout] in layout.jsonEncoder })
+                layout.encoder = encoder
+            } else {
+                // Reentrant encoding of the same type: use a fresh encoder.
+                encoder = PersistenceEncoder(Record.self, jsonEncoder: { JSONEncoder.sortedKeys })
+            }
+        } else {
+            encoder = PersistenceEncoder(Record.self, jsonEncoder: { JSONEncoder.sortedKeys })
+        }
+        let state = encoder.state
+        state.pointee.inUse = true
+        defer { state.pointee.inUse = false }
+        state.pointee.values.removeAll(keepingCapacity: true)
+        state.pointee.matchesLayout = true
+        state.pointee.error = nil
+        try record.encode(to: encoder)
+        if let error = state.pointee.error { throw error }
+        let columns: [String]
+        if state.pointee.matchesLayout {
+            state.pointee.isComplete = true
+            let count = state.pointee.values.count
+            columns = count == state.pointee.columns.count
+                ? state.pointee.columns : Array(state.pointee.columns[..<count])
+        } else {
+            columns = state.pointee.slowColumns
+        }
+        if container.columns.isEmpty {
+            // Share the layout's array: the statement cache compares by identity.
+            container.columns = columns
+            container.databaseValues = state.pointee.values
+        } else {
+            for (column, value) in zip(columns, state.pointee.values) {
+                container.setDatabaseValue(value, forColumn: column)
+            }
+        }
+    }
+
+    /// Appends the value of one key (the hot path of every property).
+    @inline(__always)
+    func append(_ value: DatabaseValue, key: String) {
+        let position = state.pointee.values.count
+        if state.pointee.matchesLayout {
+            if state.pointee.isComplete {
+                if position < state.pointee.keys.count, state.pointee.keys[position] == key {
+                    state.pointee.values.append(value)
+                    return
+                }
+            } else if position == state.pointee.keys.count {
+                state.pointee.keys.append(key)
+                state.pointee.columns.append(naming.columnName(for: key))
+                state.pointee.values.append(value)
+                return
+            } else if state.pointee.keys[position] == key {
+                // A previous, unfinished encoding learned this key already.
+                state.pointee.values.append(value)
+                return
+            }
+            // Keys differ from the layout: name every column from now on.
+            state.pointee.matchesLayout = false
+            state.pointee.slowColumns = Array(state.pointee.columns[..<min(position, state.pointee.columns.count)])
+        }
+        state.pointee.slowColumns.append(naming.columnName(for: key))
+        state.pointee.values.append(value)
+    }
+
+    /// The database value of any Encodable value.
+    func databaseValue<T: Encodable>(for value: T, key: String) throws -> DatabaseValue {
+        if let date = value as? Date { return dateStrategy.databaseValue(for: date) }
+        if let uuid = value as? UUID { return uuidStrategy.databaseValue(for: uuid) }
+        if let convertible = value as? any DatabaseValueConvertible { return try convertible.databaseValue }
+        // Enums with raw values that are only Codable, and other single-value types.
+        if let single = try SingleDatabaseValueEncoder.databaseValue(
+            of: value, dateStrategy: dateStrategy, uuidStrategy: uuidStrategy)
+        {
+            return single
+        }
+        // Nested Codable values (structs, arrays, dictionaries) are stored as JSON text.
+        do {
+            let data = try jsonEncoder().encode(value)
+            return .text(String(decoding: data, as: UTF8.self))
+        } catch {
+            throw EncodingError.invalidValue(value, EncodingError.Context(
+                codingPath: [], debugDescription: "cannot encode \(T.self) as JSON for column \"\(naming.columnName(for: key))\" of \(recordType): \(error)",
+                underlyingError: error))
+        }
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if let cached = state.pointee.container, let keyType = state.pointee.containerKeyType, keyType == Key.self {
+            // Checked just above: the holder was made for this Key.
+            return unsafeDowncast(cached, to: EncodingContainerHolder<Key>.self).container
+        }
+        let container = KeyedEncodingContainer(RecordKeyedEncodingContainer<Key>(encoder: self))
+        state.pointee.container = EncodingContainerHolder(container)
+        state.pointee.containerKeyType = Key.self
+        return container
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        fail("records encode with a keyed container; \(recordType) asked for an unkeyed container")
+        return JSONFallbackUnkeyedContainer()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        fail("records encode with a keyed container; \(recordType) asked for a single value container")
+        return JSONFallbackSingleValueContainer()
+    }
+
+    func fail(_ message: String) {
+        if state.pointee.error == nil {
+            state.pointee.error = EncodingError.invalidValue(
+                recordType, EncodingError.Context(codingPath: [], debugDescription: message))
+        }
+    }
+}
+
+/// Keeps the keyed container an encoder reuses across records.
+final class EncodingContainerHolder<Key: CodingKey> {
+    let container: KeyedEncodingContainer<Key>
+    init(_ container: KeyedEncodingContainer<Key>) { self.container = container }
+}
+
+extension JSONEncoder {
+    /// A JSON encoder with sorted keys, for stable column contents.
+    static var sortedKeys: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
+}
+
+/// The keyed container of PersistenceEncoder: one method per value type, so
+/// that synthesized code reaches a concrete conversion without a dynamic cast.
+struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    /// Not retained: the encoder keeps this container for reuse across
+    /// records, and a container only lives inside the `encode(to:)` of a record
+    /// being encoded by this encoder (a strong reference would be a cycle).
+    unowned(unsafe) let encoder: PersistenceEncoder
+    var codingPath: [any CodingKey] { [] }
+
+    mutating func encodeNil(forKey key: Key) throws { encoder.append(.null, key: key.stringValue) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.append(.integer(value ? 1 : 0), key: key.stringValue) }
+    mutating func encode(_ value: String, forKey key: Key) throws { encoder.append(.text(value), key: key.stringValue) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { encoder.append(.real(value), key: key.stringValue) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { encoder.append(.real(Double(value)), key: key.stringValue) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { encoder.append(.integer(value), key: key.stringValue) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try encoder.append(value.databaseValue, key: key.stringValue) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try encoder.append(value.databaseValue, key: key.stringValue) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        let name = key.stringValue
+        encoder.append(try encoder.databaseValue(for: value, key: name), key: name)
+    }
+
+    // nil is NULL: the column set of a record type must not depend on its values.
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try encodeOptional(value, key) }
+
+    @inline(__always)
+    private mutating func encodeOptional<T: Encodable>(_ value: T?, _ key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        encoder.fail("nested containers are not supported for column \"\(key.stringValue)\"; use a Codable property, stored as JSON")
+        return KeyedEncodingContainer(RecordKeyedEncodingContainer<NestedKey>(encoder: PersistenceEncoder.discarding))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        encoder.fail("nested containers are not supported for column \"\(key.stringValue)\"; use a Codable property, stored as JSON")
+        return JSONFallbackUnkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        encoder.fail("superEncoder() is not supported by records")
+        return PersistenceEncoder.discarding
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        encoder.fail("superEncoder(forKey:) is not supported by records")
+        return PersistenceEncoder.discarding
+    }
+}
+
+extension PersistenceEncoder {
+    /// An encoder whose output is thrown away, returned after an error was recorded.
+    static var discarding: PersistenceEncoder {
+        PersistenceEncoder(DiscardedRecord.self, jsonEncoder: { JSONEncoder.sortedKeys })
+    }
+}
+
+private struct DiscardedRecord: EncodableRecord {
+    func encode(to container: inout PersistenceContainer) throws {}
+}
+
+/// Containers that swallow values after the encoder recorded an error.
+private struct JSONFallbackUnkeyedContainer: UnkeyedEncodingContainer {
+    var codingPath: [any CodingKey] { [] }
+    var count: Int { 0 }
+    mutating func encodeNil() throws {}
+    mutating func encode<T: Encodable>(_ value: T) throws {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(RecordKeyedEncodingContainer<NestedKey>(encoder: PersistenceEncoder.discarding))
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
+    mutating func superEncoder() -> any Encoder { PersistenceEncoder.discarding }
+}
+
+private struct JSONFallbackSingleValueContainer: SingleValueEncodingContainer {
+    var codingPath: [any CodingKey] { [] }
+    mutating func encodeNil() throws {}
+    mutating func encode<T: Encodable>(_ value: T) throws {}
+}

@@ -1,0 +1,197 @@
+// SQLExpression: an SQL expression as a value tree, turned into text and bound
+// arguments by SQLGenerationContext.
+//
+// This is the untyped core of the query interface. The typed layer
+// (QueryExpression<Root, Value>, in QueryInterface/) wraps it, so that the
+// compiler checks key paths and value types, while all SQL text is produced
+// here, in one place.
+
+import Foundation
+
+/// An SQL expression: a column, a bound value, an operation, a function call, a
+/// subquery, or raw SQL.
+///
+/// You rarely build one directly: the query interface makes them from key
+/// paths (`\.score > 10`). Use ``init(sql:arguments:)`` for SQL the query
+/// interface does not express.
+///
+/// Values inside an expression are always bound as statement arguments; they
+/// never appear in the SQL text.
+public struct SQLExpression: Sendable {
+    indirect enum Node: Sendable {
+        /// A column of the table the expression is evaluated on.
+        case column(String, SQLQualifier)
+        /// A bound value.
+        case value(DatabaseValue)
+        /// Raw SQL with `?` placeholders for `arguments`.
+        case literal(String, [DatabaseValue])
+        /// `NOT x`, `-x`.
+        case prefix(String, SQLExpression)
+        /// `x IS NULL`, `x IS NOT NULL`.
+        case postfix(SQLExpression, String)
+        /// `x op y`; `op` is an SQL operator such as `=`, `AND`, `+`, `||`.
+        case infix(String, SQLExpression, SQLExpression)
+        /// `name(arguments)`, `name(DISTINCT argument)`.
+        case function(String, [SQLExpression], distinct: Bool)
+        /// `COUNT(*)`.
+        case countAll
+        /// `x [NOT] IN (a, b, c)`.
+        case inList(SQLExpression, [SQLExpression], negated: Bool)
+        /// `x [NOT] IN (SELECT ...)`.
+        case inSubquery(SQLExpression, SQLSelectQuery, negated: Bool)
+        /// `[NOT] EXISTS (SELECT ...)`.
+        case exists(SQLSelectQuery, negated: Bool)
+        /// `(SELECT ...)`, a scalar subquery.
+        case subquery(SQLSelectQuery)
+        /// `x [NOT] BETWEEN a AND b`.
+        case between(SQLExpression, SQLExpression, SQLExpression, negated: Bool)
+        /// `x [NOT] LIKE pattern [ESCAPE e]`, or `GLOB` (without escape).
+        case match(String, SQLExpression, SQLExpression, escape: String?, negated: Bool)
+        /// `CASE [subject] WHEN a THEN b ... [ELSE c] END`.
+        case caseWhen(SQLExpression?, [SQLCaseBranch], SQLExpression?)
+        /// `x COLLATE name`.
+        case collate(SQLExpression, String)
+        /// `*` or `"alias".*`.
+        case allColumns(SQLQualifier)
+        /// An expression that could not be built (a key path that names no
+        /// column); generating SQL for it throws this error.
+        case invalid(any Error)
+    }
+
+    let node: Node
+
+    init(_ node: Node) { self.node = node }
+
+    /// Raw SQL, with `?` placeholders bound to `arguments`.
+    ///
+    /// ```swift
+    /// let expression = SQLExpression(sql: "julianday(?) - julianday(created_at)", arguments: [Date()])
+    /// ```
+    ///
+    /// The SQL is used as written: quote identifiers in it yourself (see
+    /// `String.quotedDatabaseIdentifier`), and never build it from user input.
+    public init(sql: String, arguments: [(any DatabaseValueConvertible)?] = []) {
+        var values: [DatabaseValue] = []
+        for argument in arguments {
+            guard let argument else {
+                values.append(.null)
+                continue
+            }
+            do {
+                values.append(try argument.databaseValue)
+            } catch {
+                self.init(.invalid(error))
+                return
+            }
+        }
+        self.init(.literal(sql, values))
+    }
+
+    /// The column named `name` of the table the expression applies to.
+    public static func column(_ name: String) -> SQLExpression {
+        SQLExpression(.column(name, .current))
+    }
+
+    /// A value, bound as a statement argument.
+    public static func value(_ value: DatabaseValue) -> SQLExpression {
+        SQLExpression(.value(value))
+    }
+
+    /// A value, bound as a statement argument; an unconvertible value gives an
+    /// expression that throws when SQL is generated.
+    static func value(of value: (any DatabaseValueConvertible)?) -> SQLExpression {
+        guard let value else { return SQLExpression(.value(.null)) }
+        do {
+            return SQLExpression(.value(try value.databaseValue))
+        } catch {
+            return SQLExpression(.invalid(error))
+        }
+    }
+
+    /// `COUNT(*)`.
+    public static let countAll = SQLExpression(.countAll)
+
+    /// A function call: `SQLExpression.function("lower", [.column("name")])`.
+    public static func function(_ name: String, _ arguments: [SQLExpression], distinct: Bool = false) -> SQLExpression {
+        SQLExpression(.function(name, arguments, distinct: distinct))
+    }
+
+    /// Whether the expression is the `NULL` literal value.
+    var isNullValue: Bool {
+        if case .value(.null) = node { return true }
+        return false
+    }
+
+    /// The same expression with every unqualified column qualified by `qualifier`.
+    func qualified(by qualifier: SQLQualifier) -> SQLExpression {
+        switch node {
+        case .column(let name, .current): return SQLExpression(.column(name, qualifier))
+        case .allColumns(.current): return SQLExpression(.allColumns(qualifier))
+        case .column, .value, .literal, .countAll, .allColumns, .invalid, .subquery, .exists:
+            return self
+        case .prefix(let op, let x): return SQLExpression(.prefix(op, x.qualified(by: qualifier)))
+        case .postfix(let x, let op): return SQLExpression(.postfix(x.qualified(by: qualifier), op))
+        case .infix(let op, let x, let y):
+            return SQLExpression(.infix(op, x.qualified(by: qualifier), y.qualified(by: qualifier)))
+        case .function(let name, let arguments, let distinct):
+            return SQLExpression(.function(name, arguments.map { $0.qualified(by: qualifier) }, distinct: distinct))
+        case .inList(let x, let list, let negated):
+            return SQLExpression(.inList(x.qualified(by: qualifier), list.map { $0.qualified(by: qualifier) }, negated: negated))
+        case .inSubquery(let x, let query, let negated):
+            return SQLExpression(.inSubquery(x.qualified(by: qualifier), query, negated: negated))
+        case .between(let x, let low, let high, let negated):
+            return SQLExpression(.between(
+                x.qualified(by: qualifier), low.qualified(by: qualifier), high.qualified(by: qualifier), negated: negated))
+        case .match(let op, let x, let pattern, let escape, let negated):
+            return SQLExpression(.match(
+                op, x.qualified(by: qualifier), pattern.qualified(by: qualifier), escape: escape, negated: negated))
+        case .caseWhen(let subject, let branches, let otherwise):
+            return SQLExpression(.caseWhen(
+                subject?.qualified(by: qualifier),
+                branches.map { SQLCaseBranch(when: $0.when.qualified(by: qualifier), then: $0.then.qualified(by: qualifier)) },
+                otherwise?.qualified(by: qualifier)))
+        case .collate(let x, let collation): return SQLExpression(.collate(x.qualified(by: qualifier), collation))
+        }
+    }
+}
+
+/// One `WHEN ... THEN ...` branch of a `CASE` expression.
+struct SQLCaseBranch: Sendable {
+    var when: SQLExpression
+    var then: SQLExpression
+}
+
+/// Which table a column belongs to.
+enum SQLQualifier: Sendable {
+    /// The table of the query or association the expression is attached to.
+    case current
+    /// A table alias chosen by the user (self-joins, references across joins).
+    case alias(TableAlias)
+}
+
+/// A name for one occurrence of a table in a query, for self-joins and for
+/// expressions that refer to a joined table.
+///
+/// ```swift
+/// let manager = TableAlias(name: "manager")
+/// let request = Employee
+///     .joining(required: Employee.manager.aliased(manager))
+///     .filter(manager[\.lastName] == "Adams")
+/// ```
+///
+/// Each alias is distinct, even when two have the same name: Quarry gives
+/// them different names in the SQL if needed.
+public final class TableAlias: Sendable {
+    /// The name asked for, if any.
+    public let name: String?
+
+    /// Creates an alias; `name` is used in the SQL when it is free.
+    public init(name: String? = nil) {
+        self.name = name
+    }
+
+    /// The column `name` of this occurrence of the table.
+    public subscript(_ columnName: String) -> SQLExpression {
+        SQLExpression(.column(columnName, .alias(self)))
+    }
+}

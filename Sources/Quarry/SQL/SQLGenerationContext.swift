@@ -1,0 +1,332 @@
+// SQLGenerationContext: turns SQLExpression and SQLSelectQuery values into SQL
+// text and the list of values bound to its `?` placeholders.
+//
+// This is the single place where the query interface writes SQL: identifier
+// quoting, placeholders, operator parentheses, aliases, joins, LIMIT. Values
+// are appended to `arguments` in the order their placeholders appear in the
+// text, and are never written into the text itself.
+
+/// Generates SQL text and its arguments.
+final class SQLGenerationContext {
+    /// The connection, needed to look up foreign keys and column counts for joins.
+    let db: Database?
+
+    /// The values for the `?` placeholders generated so far, in order.
+    private(set) var arguments: [DatabaseValue] = []
+
+    /// Names given to table aliases in this statement.
+    private var aliasNames: [ObjectIdentifier: String] = [:]
+    private var usedNames: Set<String> = []
+
+    /// The name that qualifies `.current` columns, or nil for unqualified columns.
+    private var currentQualifier: String?
+
+    init(db: Database?) {
+        self.db = db
+    }
+
+    // MARK: - Expressions
+
+    /// The SQL of an expression.
+    func sql(_ expression: SQLExpression) throws -> String {
+        switch expression.node {
+        case .column(let name, let qualifier):
+            return try qualifierPrefix(qualifier) + name.quotedDatabaseIdentifier
+        case .value(let value):
+            arguments.append(value)
+            return "?"
+        case .literal(let sql, let values):
+            arguments += values
+            return sql
+        case .prefix(let op, let operand):
+            return op + (try self.operand(operand))
+        case .postfix(let operand, let op):
+            return try self.operand(operand) + " " + op
+        case .infix(let op, let lhs, let rhs):
+            if op == "AND" || op == "OR" {
+                // Flatten chains of the same operator: (a) AND (b) AND (c).
+                return try flattened(op, expression).map(self.operand).joined(separator: " \(op) ")
+            }
+            return try self.operand(lhs) + " \(op) " + self.operand(rhs)
+        case .function(let name, let functionArguments, let distinct):
+            return name + "(" + (distinct ? "DISTINCT " : "") + (try functionArguments.map(sql).joined(separator: ", ")) + ")"
+        case .countAll:
+            return "COUNT(*)"
+        case .inList(let operand, let list, let negated):
+            return try self.operand(operand) + (negated ? " NOT IN (" : " IN (") + list.map(sql).joined(separator: ", ") + ")"
+        case .inSubquery(let operand, let query, let negated):
+            return try self.operand(operand) + (negated ? " NOT IN (" : " IN (") + selectSQL(query) + ")"
+        case .exists(let query, let negated):
+            return (negated ? "NOT EXISTS (" : "EXISTS (") + (try selectSQL(query)) + ")"
+        case .subquery(let query):
+            return "(" + (try selectSQL(query)) + ")"
+        case .between(let operand, let low, let high, let negated):
+            return try self.operand(operand) + (negated ? " NOT BETWEEN " : " BETWEEN ") + self.operand(low) + " AND " + self.operand(high)
+        case .match(let op, let operand, let pattern, let escape, let negated):
+            var text = try self.operand(operand) + (negated ? " NOT \(op) " : " \(op) ") + self.operand(pattern)
+            if let escape {
+                arguments.append(.text(escape))
+                text += " ESCAPE ?"
+            }
+            return text
+        case .caseWhen(let subject, let branches, let otherwise):
+            var text = "CASE"
+            if let subject { text += " " + (try operand(subject)) }
+            for branch in branches {
+                text += " WHEN " + (try sql(branch.when)) + " THEN " + (try sql(branch.then))
+            }
+            if let otherwise { text += " ELSE " + (try sql(otherwise)) }
+            return text + " END"
+        case .collate(let operand, let collation):
+            return try self.operand(operand) + " COLLATE " + collation.quotedDatabaseIdentifier
+        case .allColumns(let qualifier):
+            return try qualifierPrefix(qualifier) + "*"
+        case .invalid(let error):
+            throw error
+        }
+    }
+
+    /// The SQL of an operand, in parentheses unless it is a single term.
+    private func operand(_ expression: SQLExpression) throws -> String {
+        switch expression.node {
+        case .column, .value, .function, .countAll, .subquery, .allColumns, .invalid:
+            return try sql(expression)
+        default:
+            return "(" + (try sql(expression)) + ")"
+        }
+    }
+
+    private func flattened(_ op: String, _ expression: SQLExpression) -> [SQLExpression] {
+        if case .infix(let innerOp, let lhs, let rhs) = expression.node, innerOp == op {
+            return flattened(op, lhs) + flattened(op, rhs)
+        }
+        return [expression]
+    }
+
+    private func qualifierPrefix(_ qualifier: SQLQualifier) throws -> String {
+        switch qualifier {
+        case .current:
+            return currentQualifier.map { $0.quotedDatabaseIdentifier + "." } ?? ""
+        case .alias(let alias):
+            guard let name = aliasNames[ObjectIdentifier(alias)] else {
+                throw DatabaseError.misuse(
+                    "the table alias \(alias.name.map { "\"\($0)\"" } ?? "") is not used in this request: "
+                        + "give it to the request or association with aliased(_:)")
+            }
+            return name.quotedDatabaseIdentifier + "."
+        }
+    }
+
+    /// `"alias".*` for each selected join, depth first, in the order their
+    /// columns appear in the result.
+    private func selectedColumns(of joins: [SQLJoin]) -> [String] {
+        joins.flatMap { join -> [String] in
+            let own = join.isSelected ? [register(join.alias, preferred: join.alias.name ?? join.key).quotedDatabaseIdentifier + ".*"] : []
+            return own + selectedColumns(of: join.joins)
+        }
+    }
+
+    /// Names the aliases of joins (recursively) before any expression refers to them.
+    private func registerAliases(of joins: [SQLJoin]) {
+        for join in joins {
+            _ = register(join.alias, preferred: join.alias.name ?? join.key)
+            registerAliases(of: join.joins)
+        }
+    }
+
+    /// Gives `alias` a name unique in the statement, preferring `preferred`.
+    private func register(_ alias: TableAlias, preferred: String) -> String {
+        if let name = aliasNames[ObjectIdentifier(alias)] { return name }
+        var name = preferred
+        var counter = 1
+        while usedNames.contains(name.lowercased()) {
+            counter += 1
+            name = preferred + String(counter)
+        }
+        usedNames.insert(name.lowercased())
+        aliasNames[ObjectIdentifier(alias)] = name
+        return name
+    }
+
+    // MARK: - SELECT
+
+    /// The SQL of a SELECT statement (or a compound one).
+    func selectSQL(_ query: SQLSelectQuery) throws -> String {
+        let savedQualifier = currentQualifier
+        defer { currentQualifier = savedQualifier }
+
+        var text = try withClauseSQL(query.commonTableExpressions)
+
+        // A bare compound query is written as is, without a wrapping SELECT.
+        if case .compound(let op, let members) = query.source, query.isBare {
+            return text + (try compoundSQL(op, members))
+        }
+
+        let qualify = !query.joins.isEmpty || query.alias != nil
+        var mainName: String?
+        if case .table(let tableName) = query.source, qualify {
+            let alias = query.alias ?? TableAlias()
+            mainName = register(alias, preferred: alias.name ?? tableName)
+        }
+        currentQualifier = mainName
+        registerAliases(of: query.joins)
+
+        text += query.isDistinct ? "SELECT DISTINCT " : "SELECT "
+        var selected: [String] = []
+        if let selection = query.selection {
+            for item in selection {
+                var entry = try sql(item.expression)
+                if let alias = item.alias { entry += " AS " + alias.quotedDatabaseIdentifier }
+                selected.append(entry)
+            }
+        } else {
+            selected.append(mainName.map { $0.quotedDatabaseIdentifier + ".*" } ?? "*")
+        }
+        selected += selectedColumns(of: query.joins)
+        text += selected.joined(separator: ", ")
+        // The FROM and JOIN clauses come after the selection in the text, so
+        // their arguments are generated after the selection's.
+        text += " FROM " + (try sourceSQL(query.source, name: mainName))
+        let joinTexts = try joinsSQL(query.joins, parentName: mainName ?? query.tableName ?? "", parentTable: query.tableName ?? "")
+        text += joinTexts.joins
+
+        if let filter = query.filter {
+            text += " WHERE " + (try sql(filter))
+        }
+        if !query.groupBy.isEmpty {
+            text += " GROUP BY " + (try query.groupBy.map(sql).joined(separator: ", "))
+        }
+        if let having = query.having {
+            text += " HAVING " + (try sql(having))
+        }
+        var orderings = try query.ordering.map(orderingSQL)
+        for (qualifier, ordering) in joinTexts.orderings {
+            currentQualifier = qualifier
+            orderings.append(try orderingSQL(ordering))
+        }
+        currentQualifier = mainName
+        if !orderings.isEmpty {
+            text += " ORDER BY " + orderings.joined(separator: ", ")
+        }
+        if let limit = query.limit {
+            arguments.append(.integer(Int64(limit)))
+            text += " LIMIT ?"
+            if let offset = query.offset {
+                arguments.append(.integer(Int64(offset)))
+                text += " OFFSET ?"
+            }
+        } else if let offset = query.offset {
+            arguments.append(.integer(Int64(offset)))
+            text += " LIMIT -1 OFFSET ?"
+        }
+        return text
+    }
+
+    /// The FROM source: a table (with its alias name), a compound query, a
+    /// subquery, or a table-valued function.
+    private func sourceSQL(_ source: SQLSource, name: String?) throws -> String {
+        switch source {
+        case .table(let tableName):
+            var text = tableName.quotedDatabaseIdentifier
+            if let name, name != tableName { text += " " + name.quotedDatabaseIdentifier }
+            return text
+        case .compound(let op, let members):
+            return "(" + (try compoundSQL(op, members)) + ")"
+        case .subquery(let inner):
+            return "(" + (try selectSQL(inner)) + ")"
+        case .tableFunction(let name, let functionArguments):
+            return name + "(" + (try functionArguments.map(sql).joined(separator: ", ")) + ")"
+        }
+    }
+
+    /// `WITH [RECURSIVE] name(columns) AS (...), ... ` (with a trailing space),
+    /// or an empty string.
+    func withClauseSQL(_ commonTableExpressions: [SQLCommonTableExpression]) throws -> String {
+        guard !commonTableExpressions.isEmpty else { return "" }
+        var text = commonTableExpressions.contains(where: \.isRecursive) ? "WITH RECURSIVE " : "WITH "
+        text += try commonTableExpressions.map { cte in
+            var entry = cte.name.quotedDatabaseIdentifier
+            if let columns = cte.columns {
+                entry += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+            }
+            switch cte.body {
+            case .query(let cteQuery): return entry + " AS (" + (try selectSQL(cteQuery)) + ")"
+            case .literal(let literal): return entry + " AS (" + (try sql(literal)) + ")"
+            }
+        }.joined(separator: ", ")
+        return text + " "
+    }
+
+    func orderingSQL(_ ordering: SQLOrdering) throws -> String {
+        var text = try sql(ordering.expression)
+        if ordering.isDescending { text += " DESC" }
+        if let nulls = ordering.nulls { text += " " + nulls.rawValue }
+        return text
+    }
+
+    private func compoundSQL(_ op: SQLCompoundOperator, _ members: [SQLSelectQuery]) throws -> String {
+        try members.map { member in
+            // ORDER BY and LIMIT may only end a compound: wrap members that have them.
+            if member.ordering.isEmpty && member.limit == nil && member.offset == nil {
+                return try selectSQL(member)
+            }
+            return "SELECT * FROM (" + (try selectSQL(member)) + ")"
+        }.joined(separator: " \(op.rawValue) ")
+    }
+
+    /// The JOIN clauses of `joins` (and their nested joins), appending the
+    /// selected columns of `including` joins to `selected`.
+    private func joinsSQL(
+        _ joins: [SQLJoin], parentName: String, parentTable: String
+    ) throws -> (joins: String, orderings: [(qualifier: String, ordering: SQLOrdering)]) {
+        var text = ""
+        var orderings: [(qualifier: String, ordering: SQLOrdering)] = []
+        for join in joins {
+            let name = register(join.alias, preferred: join.alias.name ?? join.key)
+            text += " \(join.kind.rawValue) " + join.tableName.quotedDatabaseIdentifier
+            if name != join.tableName { text += " " + name.quotedDatabaseIdentifier }
+            let pairs = try columnPairs(of: join, parentTable: parentTable)
+            var conditions = pairs.map { pair in
+                name.quotedDatabaseIdentifier + "." + pair.child.quotedDatabaseIdentifier + " = "
+                    + parentName.quotedDatabaseIdentifier + "." + pair.parent.quotedDatabaseIdentifier
+            }
+            let savedQualifier = currentQualifier
+            currentQualifier = name
+            if let filter = join.filter { conditions.append("(" + (try sql(filter)) + ")") }
+            orderings += join.ordering.map { (name, $0) }
+            currentQualifier = savedQualifier
+            text += " ON " + conditions.joined(separator: " AND ")
+            let nested = try joinsSQL(join.joins, parentName: name, parentTable: join.tableName)
+            text += nested.joins
+            orderings += nested.orderings
+        }
+        return (text, orderings)
+    }
+
+    // MARK: - Join conditions
+
+    /// The (parent column, child column) pairs that link a joined table to its parent.
+    func columnPairs(of join: SQLJoin, parentTable: String) throws -> [(parent: String, child: String)] {
+        switch join.condition {
+        case .columns(let pairs):
+            return pairs
+        case .invalid(let error):
+            throw error
+        case .foreignKey(let childHoldsForeignKey, let foreignKeyColumns):
+            guard let db else {
+                throw DatabaseError.misuse("generating the SQL of a join on \(join.tableName) needs a database connection")
+            }
+            return try SQLSchemaLookup.joinColumns(
+                db, parentTable: parentTable, childTable: join.tableName,
+                childHoldsForeignKey: childHoldsForeignKey, foreignKeyColumns: foreignKeyColumns)
+        }
+    }
+}
+
+extension SQLSelectQuery {
+    /// Whether the query only reads its source, with nothing to add around it.
+    var isBare: Bool {
+        selection == nil && !isDistinct && filter == nil && groupBy.isEmpty && having == nil
+            && ordering.isEmpty && limit == nil && offset == nil && joins.isEmpty && alias == nil
+    }
+}

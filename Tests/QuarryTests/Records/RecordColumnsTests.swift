@@ -1,0 +1,169 @@
+// Tests of key path → column resolution: renamed keys, optionals, Booleans,
+// enums, nested values, computed properties, classes, generics.
+
+import Foundation
+import Quarry
+import Testing
+
+struct KPEverything: Codable, TableRecord, FetchableRecord {
+    enum Mood: String, Codable, CaseIterable { case happy, sad }
+    enum Level: Int, Codable { case low = 1, high = 5 }
+    enum Only: String, Codable, CaseIterable { case one }
+    struct Address: Codable { var street: String; var city: String }
+
+    var id: Int64
+    var name: String
+    var nickname: String?
+    var active: Bool
+    var verified: Bool
+    var admin: Bool?
+    var ratio: Double
+    var small: Int8
+    var big: UInt64
+    var date: Date
+    var uuid: UUID
+    var url: URL
+    var price: Decimal
+    var data: Data
+    var mood: Mood
+    var level: Level
+    var only: Only
+    var address: Address
+    var tags: [String]
+    var scores: [String: Int]
+    var teamID: Int64?
+    var notStored: Int = 7
+
+    var doubled: Int64 { id * 2 }
+    var same: Int64 { id }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, nickname, active, verified, admin, ratio, small, big, date, uuid, url, price, data
+        case mood, level, only, address, tags, scores
+        case teamID = "team_id"
+    }
+}
+
+@Suite struct RecordColumnsTests {
+    let dbQueue: DatabaseQueue
+
+    init() throws {
+        dbQueue = try DatabaseQueue()
+    }
+
+    func column<Root: Decodable & TableRecord, Value>(_ keyPath: KeyPath<Root, Value>) throws -> String {
+        try dbQueue.read { db throws in
+            let sql = try Root.select(keyPath).sql(db).sql
+            return String(sql.dropFirst("SELECT ".count).prefix { $0 != " " })
+        }
+    }
+
+    @Test func everyStoredPropertyMapsToItsCodingKey() throws {
+        #expect(try column(\KPEverything.id) == "\"id\"")
+        #expect(try column(\KPEverything.name) == "\"name\"")
+        #expect(try column(\KPEverything.nickname) == "\"nickname\"")
+        #expect(try column(\KPEverything.active) == "\"active\"")
+        #expect(try column(\KPEverything.verified) == "\"verified\"")
+        #expect(try column(\KPEverything.admin) == "\"admin\"")
+        #expect(try column(\KPEverything.ratio) == "\"ratio\"")
+        #expect(try column(\KPEverything.small) == "\"small\"")
+        #expect(try column(\KPEverything.big) == "\"big\"")
+        #expect(try column(\KPEverything.date) == "\"date\"")
+        #expect(try column(\KPEverything.uuid) == "\"uuid\"")
+        #expect(try column(\KPEverything.url) == "\"url\"")
+        #expect(try column(\KPEverything.price) == "\"price\"")
+        #expect(try column(\KPEverything.data) == "\"data\"")
+        #expect(try column(\KPEverything.mood) == "\"mood\"")
+        #expect(try column(\KPEverything.level) == "\"level\"")
+        #expect(try column(\KPEverything.address) == "\"address\"")
+        #expect(try column(\KPEverything.tags) == "\"tags\"")
+        #expect(try column(\KPEverything.scores) == "\"scores\"")
+        #expect(try column(\KPEverything.teamID) == "\"team_id\"")
+    }
+
+    @Test func computedPropertiesAreRefused() throws {
+        let error = try #require(throws: KeyPathColumnError.self) { try column(\KPEverything.doubled) }
+        #expect(error.description == "\\KPEverything.<computed property of type Int64> does not name a column of KPEverything: it is a computed property")
+        #expect(throws: KeyPathColumnError.self) { try column(\KPEverything.same) }
+    }
+
+    @Test func pathsIntoNestedValuesAndUncodedPropertiesAreRefused() throws {
+        let nested = try #require(throws: KeyPathColumnError.self) { try column(\KPEverything.address.city) }
+        #expect(nested.description.contains("no coding key fills it"))
+        #expect(throws: KeyPathColumnError.self) { try column(\KPEverything.notStored) }
+    }
+
+    @Test func singleCaseEnumsResolveByTypeButTwinsAreAmbiguous() throws {
+        // Only one property has this type, so its value need not vary.
+        #expect(try column(\KPEverything.only) == "\"only\"")
+        let error = try #require(throws: KeyPathColumnError.self) { try column(\Twins.first) }
+        #expect(error.description == "\\Twins.first does not name a column of Twins: it matches several columns (\"first\", \"second\"): their values cannot be told apart")
+    }
+
+    @Test func classesGenericsAndCustomDecodingOrder() throws {
+        try dbQueue.read { db throws in
+            #expect(try ClassRecordTable.select(\.title).sql(db).sql == "SELECT \"title\" FROM \"classRecordTable\"")
+            #expect(try BoxTable<[String]>.select(\.content).sql(db).sql == "SELECT \"content\" FROM \"boxTable\"")
+            #expect(try ReorderedTable.select(\.a, \.b).sql(db).sql == "SELECT \"col_a\", \"col_b\" FROM \"reorderedTable\"")
+            #expect(try SnakeTable.select(\.playerName, \.teamID).sql(db).sql == "SELECT \"player_name\", \"team_id\" FROM \"snakeTable\"")
+        }
+    }
+
+    @Test func stringEnumsThatAreNotCaseIterableExplainWhatToDo() throws {
+        let error = try #require(throws: KeyPathColumnError.self) { try dbQueue.read { db in try StringEnumTable.select(\.id).sql(db) } }
+        #expect(error.description.contains("at the coding key \"status\""))
+        #expect(error.description.contains("CaseIterable"))
+    }
+
+    @Test func concurrentFirstUseIsSafe() async throws {
+        let results = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<32 {
+                group.addTask { try self.column(\ConcurrentRecord.third) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: "\"third_column\"", count: 32))
+    }
+}
+
+// Table-backed wrappers of the private record shapes above (TableRecord conformances).
+final class ClassRecordTable: Codable, TableRecord {
+    var id: Int64 = 0
+    var title: String = ""
+}
+struct BoxTable<T: Codable>: Codable, TableRecord {
+    var id: Int64
+    var content: T
+}
+struct ReorderedTable: Codable, TableRecord {
+    var a: Int
+    var b: Int
+    enum CodingKeys: String, CodingKey { case a = "col_a", b = "col_b" }
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        b = try container.decode(Int.self, forKey: .b)
+        a = try container.decode(Int.self, forKey: .a)
+    }
+}
+struct SnakeTable: Codable, TableRecord, FetchableRecord {
+    static let databaseColumnDecodingStrategy = DatabaseColumnNamingStrategy.convertToSnakeCase
+    var playerName: String
+    var teamID: Int64
+}
+struct StringEnumTable: Codable, TableRecord {
+    enum Status: String, Codable { case open, closed }
+    var id: Int64
+    var status: Status
+}
+struct ConcurrentRecord: Codable, TableRecord {
+    var first: Int
+    var second: String
+    var third: Bool
+    enum CodingKeys: String, CodingKey { case first, second, third = "third_column" }
+}
+
+struct Twins: Codable, TableRecord {
+    enum Unit: String, Codable, CaseIterable { case only }
+    var first: Unit
+    var second: Unit
+}

@@ -1,0 +1,446 @@
+// Persistence of records: insert with id write-back, update, updateChanges,
+// save, upsert, delete, conflict policies, callbacks, record-not-found, and
+// fetching, counting and deleting by primary and unique keys.
+
+import Foundation
+import Quarry
+import Testing
+
+struct Player: Codable, FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var name: String
+    var email: String?
+    var score: Int
+    var teamID: Int64?
+
+    static let createTable = """
+        CREATE TABLE player (
+            id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT UNIQUE, score INTEGER NOT NULL, teamID INTEGER,
+            CHECK (score >= 0))
+        """
+}
+
+/// Counts its callbacks.
+final class CallbackLog: @unchecked Sendable {
+    var events: [String] = []
+}
+
+struct Tracked: Codable, FetchableRecord, MutablePersistableRecord {
+    var id: Int64?
+    var name: String
+    static let databaseTableName = "tracked"
+    nonisolated(unsafe) static var log = CallbackLog()
+    enum CodingKeys: String, CodingKey { case id, name }
+
+    mutating func willInsert(_ db: Database) throws {
+        Self.log.events.append("willInsert")
+        if name == "forbidden" { throw CancellationError() }
+        name += "!"
+    }
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        Self.log.events.append("didInsert \(inserted.rowID)")
+        id = inserted.rowID
+    }
+    func willUpdate(_ db: Database, columns: Set<String>) throws { Self.log.events.append("willUpdate \(columns.sorted())") }
+    func didUpdate(_ updated: PersistenceSuccess) { Self.log.events.append("didUpdate") }
+    mutating func willSave(_ db: Database) throws { Self.log.events.append("willSave") }
+    func didSave(_ saved: PersistenceSuccess) { Self.log.events.append("didSave") }
+    func willDelete(_ db: Database) throws { Self.log.events.append("willDelete") }
+    func didDelete(deleted: Bool) { Self.log.events.append("didDelete \(deleted)") }
+}
+
+@Suite("Record persistence", .serialized)
+struct RecordPersistenceTests {
+    func withPlayers(_ storage: Storage, _ body: (Database) throws -> Void) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: Player.createTable)
+            try body(db)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func insertWritesBackTheID(storage: Storage) throws {
+        try withPlayers(storage) { db in
+            var arthur = Player(id: nil, name: "Arthur", email: "a@x", score: 100, teamID: nil)
+            let recorder = SQLRecorder()
+            try recorder.record(db) { try arthur.insert(db) }
+            #expect(recorder.writes == [#"INSERT INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?)"#])
+            #expect(arthur.id == 1)
+            var barbara = Player(id: 10, name: "Barbara", email: nil, score: 5, teamID: 2)
+            try barbara.insert(db)
+            #expect(barbara.id == 10)
+            var craig = Player(id: nil, name: "Craig", email: nil, score: 0, teamID: nil)
+            try craig.insert(db)
+            #expect(craig.id == 11)
+            let copy = try Player(id: nil, name: "Dan", email: nil, score: 1, teamID: nil).inserted(db)
+            #expect(copy.id == 12)
+            #expect(try Player.fetchCount(db) == 4)
+            #expect(try Player.fetchAll(db).map(\.name) == ["Arthur", "Barbara", "Craig", "Dan"])
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func updateAllColumnsAndSubset(storage: Storage) throws {
+        try withPlayers(storage) { db in
+            var player = Player(id: nil, name: "Arthur", email: "a@x", score: 100, teamID: nil)
+            try player.insert(db)
+            player.score = 110
+            player.name = "Art"
+            let recorder = SQLRecorder()
+            try recorder.record(db) { try player.update(db) }
+            #expect(recorder.writes == [#"UPDATE "player" SET "name" = ?, "email" = ?, "score" = ?, "teamID" = ? WHERE "id" = ?"#])
+            #expect(try Player.fetchOne(db, key: 1) == player)
+
+            var changed = player
+            changed.name = "Ignored"
+            changed.score = 120
+            let subset = SQLRecorder()
+            try subset.record(db) { try changed.update(db, columns: ["SCORE"]) }
+            #expect(subset.writes == [#"UPDATE "player" SET "score" = ? WHERE "id" = ?"#])
+            let stored = try #require(try Player.fetchOne(db, key: 1))
+            #expect(stored.name == "Art" && stored.score == 120)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func updateOfMissingRowThrowsRecordNotFound(storage: Storage) throws {
+        try withPlayers(storage) { db in
+            let ghost = Player(id: 42, name: "Ghost", email: nil, score: 0, teamID: nil)
+            #expect(throws: RecordError.recordNotFound(databaseTableName: "player", key: ["id": .integer(42)])) {
+                try ghost.update(db)
+            }
+            do {
+                try ghost.update(db)
+            } catch {
+                #expect("\(error)" == #"record not found in table "player" with key [id: 42]"#)
+            }
+            let unsaved = Player(id: nil, name: "New", email: nil, score: 0, teamID: nil)
+            #expect(throws: RecordError.recordNotFound(databaseTableName: "player", key: ["id": .null])) {
+                try unsaved.update(db)
+            }
+            #expect(throws: RecordError.recordNotFound(databaseTableName: "player", key: ["id": .integer(42)])) {
+                _ = try ghost.updateAndFetch(db)
+            }
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func updateChangesIssuesNoUpdateWhenNothingChanged(storage: Storage) throws {
+        try withPlayers(storage) { db in
+            var player = Player(id: nil, name: "Arthur", email: nil, score: 100, teamID: nil)
+            try player.insert(db)
+            let old = player
+            let changesBefore = db.totalChangesCount
+            let recorder = SQLRecorder()
+            let updated = try recorder.record(db) { try player.updateChanges(db, from: old) }
+            #expect(updated == false)
+            #expect(recorder.statements.isEmpty)
+            #expect(db.totalChangesCount == changesBefore)
+
+            player.score = 150
+            let recorder2 = SQLRecorder()
+            #expect(try recorder2.record(db) { try player.updateChanges(db, from: old) })
+            #expect(recorder2.writes == [#"UPDATE "player" SET "score" = ? WHERE "id" = ?"#])
+            #expect(db.totalChangesCount == changesBefore + 1)
+
+            #expect(try player.updateChanges(db) { $0.teamID = 7 })
+            #expect(try player.updateChanges(db) { $0.teamID = 7 } == false)
+            #expect(try Player.fetchOne(db, key: 1)?.teamID == 7)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func saveInsertsThenUpdates(storage: Storage) throws {
+        try withPlayers(storage) { db in
+            var player = Player(id: nil, name: "Arthur", email: nil, score: 1, teamID: nil)
+            try player.save(db)
+            #expect(player.id == 1)
+            player.score = 2
+            let recorder = SQLRecorder()
+            try recorder.record(db) { try player.save(db) }
+            #expect(recorder.writes == [#"UPDATE "player" SET "name" = ?, "email" = ?, "score" = ?, "teamID" = ? WHERE "id" = ?"#])
+            var withUnknownID = Player(id: 99, name: "Zed", email: nil, score: 3, teamID: nil)
+            try withUnknownID.save(db)
+            #expect(withUnknownID.id == 99)
+            #expect(try Player.fetchAll(db).map(\.score) == [2, 3])
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func deleteAndKeyedDeletes(storage: Storage) throws {
+        try withPlayers(storage) { db in
+            for name in ["a", "b", "c", "d", "e"] {
+                var player = Player(id: nil, name: name, email: name + "@x", score: 0, teamID: nil)
+                try player.insert(db)
+            }
+            let first = try #require(try Player.fetchOne(db, key: 1))
+            let recorder = SQLRecorder()
+            #expect(try recorder.record(db) { try first.delete(db) })
+            #expect(recorder.writes == [#"DELETE FROM "player" WHERE "id" = ?"#])
+            #expect(try first.delete(db) == false)
+            #expect(try first.exists(db) == false)
+            #expect(try Player.deleteOne(db, key: 2))
+            #expect(try Player.deleteOne(db, key: 2) == false)
+            #expect(try Player.deleteOne(db, key: ["email": "c@x"]))
+            #expect(try Player.deleteAll(db, keys: [4, 5, 6]) == 2)
+            #expect(try Player.fetchCount(db) == 0)
+            var again = Player(id: nil, name: "z", email: nil, score: 0, teamID: nil)
+            try again.insert(db)
+            #expect(try Player.deleteAll(db) == 1)
+            #expect(try Player.fetchCount(db) == 0)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func fetchByKeys(storage: Storage) throws {
+        try withPlayers(storage) { db in
+            for name in ["a", "b", "c"] {
+                var player = Player(id: nil, name: name, email: name + "@x", score: 0, teamID: nil)
+                try player.insert(db)
+            }
+            let recorder = SQLRecorder()
+            let b = try recorder.record(db) { try Player.fetchOne(db, key: 2) }
+            #expect(b?.name == "b")
+            #expect(recorder.writes == [#"SELECT * FROM "player" WHERE "id" = ?"#])
+            #expect(try Player.fetchOne(db, key: 9) == nil)
+            #expect(try Player.fetchOne(db, key: Int64?.none) == nil)
+            #expect(try Player.fetchOne(db, key: ["email": "c@x"])?.id == 3)
+            #expect(try Player.fetchOne(db, key: ["EMAIL": "c@x"])?.id == 3)
+            #expect(try Player.fetchOne(db, key: ["email": nil]) == nil)
+            #expect(try Player.fetchAll(db, keys: [1, 3, 7]).map(\.name).sorted() == ["a", "c"])
+            #expect(try Player.fetchAll(db, keys: [Int]()).isEmpty)
+            #expect(try Player.exists(db, key: 1))
+            #expect(try Player.exists(db, key: 8) == false)
+            #expect(try Player.exists(db, key: ["email": "a@x"]))
+            #expect(try Player.exists(db, key: ["email": "zz"]) == false)
+            #expect(throws: RecordError.notUniqueKey(databaseTableName: "player", columns: ["name"])) {
+                _ = try Player.fetchOne(db, key: ["name": "a"])
+            }
+            #expect(throws: RecordError.notUniqueKey(databaseTableName: "player", columns: ["name"])) {
+                _ = try Player.deleteOne(db, key: ["name": "a"])
+            }
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func conflictPolicies(storage: Storage) throws {
+        try withPlayers(storage) { db in
+            var arthur = Player(id: nil, name: "Arthur", email: "a@x", score: 1, teamID: nil)
+            try arthur.insert(db)
+
+            var duplicate = Player(id: nil, name: "Other", email: "a@x", score: 2, teamID: nil)
+            do {
+                try duplicate.insert(db)
+                Issue.record("expected a unique constraint violation")
+            } catch let error as DatabaseError {
+                #expect(error.isUniqueConstraintViolation)
+            }
+            #expect(duplicate.id == nil)
+
+            let recorder = SQLRecorder()
+            try recorder.record(db) { try duplicate.insert(db, onConflict: .ignore) }
+            #expect(recorder.writes == [#"INSERT OR IGNORE INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?)"#])
+            #expect(duplicate.id == nil)  // nothing inserted: didInsert not called
+            #expect(try Player.fetchCount(db) == 1)
+
+            try duplicate.insert(db, onConflict: .replace)
+            #expect(duplicate.id == 2)
+            #expect(try Player.fetchAll(db).map(\.name) == ["Other"])
+
+            // FAIL keeps the changes already made by the statement; ABORT and ROLLBACK fail too.
+            var negative = Player(id: nil, name: "Neg", email: nil, score: -1, teamID: nil)
+            for policy in [ConflictResolution.abort, .fail] {
+                #expect(throws: DatabaseError.self) { try negative.insert(db, onConflict: policy) }
+            }
+            try db.execute(sql: "SAVEPOINT s")
+            #expect(throws: DatabaseError.self) { try negative.insert(db, onConflict: .rollback) }
+            #expect(db.isInsideTransaction == false)  // ROLLBACK ended the transaction
+            try db.execute(sql: "BEGIN")  // the writer's transaction is expected to be open at the end
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func upsert(storage: Storage) throws {
+        try withPlayers(storage) { db in
+            var arthur = Player(id: nil, name: "Arthur", email: "a@x", score: 1, teamID: nil)
+            let recorder = SQLRecorder()
+            try recorder.record(db) { try arthur.upsert(db) }
+            #expect(recorder.writes == [#"INSERT INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "name" = excluded."name", "email" = excluded."email", "score" = excluded."score", "teamID" = excluded."teamID" RETURNING rowid"#])
+            #expect(arthur.id == 1)
+            // Conflict on the unique email: the existing row is updated, and its id is written back.
+            var sameEmail = Player(id: nil, name: "Arthur II", email: "a@x", score: 50, teamID: nil)
+            try sameEmail.upsert(db)
+            #expect(sameEmail.id == 1)
+            #expect(try Player.fetchAll(db) == [Player(id: 1, name: "Arthur II", email: "a@x", score: 50, teamID: nil)])
+            // Conflict on the primary key.
+            var sameID = Player(id: 1, name: "Third", email: "t@x", score: 3, teamID: nil)
+            try sameID.upsert(db)
+            #expect(try Player.fetchAll(db) == [sameID])
+            let fetched = try sameID.upsertAndFetch(db)
+            #expect(fetched == sameID)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func callbacks(storage: Storage) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE tracked (id INTEGER PRIMARY KEY, name TEXT)")
+            Tracked.log = CallbackLog()
+            var record = Tracked(id: nil, name: "x")
+            try record.insert(db)
+            #expect(record.name == "x!" && record.id == 1)
+            #expect(try String.fetchOne(db, sql: "SELECT name FROM tracked") == "x!")
+            try record.update(db)
+            try record.save(db)
+            try record.delete(db)
+            #expect(Tracked.log.events == [
+                "willSave", "willInsert", "didInsert 1", "didSave",
+                "willSave", "willUpdate [\"name\"]", "didUpdate", "didSave",
+                "willSave", "willUpdate [\"name\"]", "didUpdate", "didSave",
+                "willDelete", "didDelete true",
+            ])
+            var forbidden = Tracked(id: nil, name: "forbidden")
+            #expect(throws: CancellationError.self) { try forbidden.insert(db) }
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM tracked") == 0)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func compositeAndHiddenPrimaryKeys(storage: Storage) throws {
+        struct Membership: Codable, FetchableRecord, PersistableRecord, Equatable {
+            var teamID: Int64
+            var playerID: Int64
+            var role: String
+        }
+        struct Note: Codable, FetchableRecord, PersistableRecord, Equatable {
+            var text: String
+        }
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: """
+                CREATE TABLE membership (teamID INTEGER, playerID INTEGER, role TEXT, PRIMARY KEY (teamID, playerID)) WITHOUT ROWID;
+                CREATE TABLE note (text TEXT);
+                """)
+            var membership = Membership(teamID: 1, playerID: 2, role: "captain")
+            try membership.insert(db)
+            membership.role = "coach"
+            let recorder = SQLRecorder()
+            try recorder.record(db) { try membership.update(db) }
+            #expect(recorder.writes == [#"UPDATE "membership" SET "role" = ? WHERE "teamID" = ? AND "playerID" = ?"#])
+            #expect(try Membership.fetchOne(db, key: ["teamID": 1, "playerID": 2]) == membership)
+            #expect(throws: RecordError.self) { _ = try Membership.fetchOne(db, key: 1) }
+            do {
+                _ = try Membership.fetchOne(db, key: 1)
+            } catch {
+                #expect("\(error)".contains("the primary key has 2 columns (teamID, playerID)"))
+            }
+            #expect(try membership.deleteAndFetch(db) == membership)
+            #expect(try Membership.fetchCount(db) == 0)
+
+            var note = Note(text: "hello")
+            try note.insert(db)
+            #expect(try Note.fetchOne(db, key: 1) == note)  // the hidden rowid is the key
+            #expect(throws: RecordError.missingPrimaryKey(databaseTableName: "note", column: "rowid")) {
+                try note.update(db)
+            }
+        }
+    }
+
+    @Test func defaultTableNames() {
+        struct PlaylistTrack: TableRecord {}
+        struct HTTPRequest: TableRecord {}
+        struct URL: TableRecord {}
+        struct Box<T>: TableRecord {}
+        #expect(Player.databaseTableName == "player")
+        #expect(PlaylistTrack.databaseTableName == "playlistTrack")
+        #expect(HTTPRequest.databaseTableName == "httpRequest")
+        #expect(URL.databaseTableName == "url")
+        #expect(Box<Int>.databaseTableName == "box")
+    }
+
+    @Test(arguments: Storage.allCases)
+    func encodingErrorsAreThrown(storage: Storage) throws {
+        struct Big: Codable, PersistableRecord {
+            var id: Int64?
+            var value: UInt64
+        }
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE big (id INTEGER PRIMARY KEY, value INTEGER)")
+            var big = Big(id: nil, value: UInt64.max)
+            #expect(throws: DatabaseError.self) { try big.insert(db) }
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM big") == 0)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func schemaChangesAreSeen(storage: Storage) throws {
+        struct Item: Codable, FetchableRecord, PersistableRecord {
+            var code: String
+            var label: String
+        }
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE item (code TEXT, label TEXT)")
+            var item = Item(code: "a", label: "x")
+            try item.insert(db)
+            #expect(throws: RecordError.self) { try item.update(db) }  // key is the hidden rowid
+            try db.execute(sql: "DROP TABLE item; CREATE TABLE item (code TEXT PRIMARY KEY, label TEXT)")
+            try item.insert(db)
+            item.label = "y"
+            try item.update(db)
+            #expect(try Item.fetchOne(db, key: "a")?.label == "y")
+        }
+    }
+}
+
+/// Encodable by hand, skipping `nickname` when nil: its column set varies.
+struct VaryingRecord: Codable, FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var name: String
+    var nickname: String?
+    static let databaseTableName = "varying"
+    enum CodingKeys: String, CodingKey { case id, name, nickname }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        if let nickname { try container.encode(nickname, forKey: .nickname) }
+        try container.encode(name, forKey: .name)
+    }
+}
+
+@Suite("Record encoding layouts")
+struct RecordEncodingLayoutTests {
+    @Test(arguments: Storage.allCases)
+    func recordsWhoseKeysVary(storage: Storage) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE varying (id INTEGER PRIMARY KEY, name TEXT, nickname TEXT DEFAULT 'none')")
+            let recorder = SQLRecorder()
+            try recorder.record(db) {
+                for (name, nickname) in [("a", "x"), ("b", nil), ("c", "z"), ("d", nil)] {
+                    var record = VaryingRecord(id: nil, name: name, nickname: nickname)
+                    try record.insert(db)
+                    #expect(record.id != nil)
+                }
+            }
+            #expect(recorder.writes == [
+                #"INSERT INTO "varying" ("id", "nickname", "name") VALUES (?, ?, ?)"#,
+                #"INSERT INTO "varying" ("id", "name") VALUES (?, ?)"#,
+                #"INSERT INTO "varying" ("id", "nickname", "name") VALUES (?, ?, ?)"#,
+                #"INSERT INTO "varying" ("id", "name") VALUES (?, ?)"#,
+            ])
+            #expect(try VaryingRecord.fetchAll(db).map(\.nickname) == ["x", "none", "z", "none"])
+            #expect(try VaryingRecord.fetchAll(db).map(\.name) == ["a", "b", "c", "d"])
+            #expect(try VaryingRecord.fetchAll(db).map(\.id) == [1, 2, 3, 4])
+        }
+    }
+}

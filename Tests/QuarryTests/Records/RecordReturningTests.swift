@@ -1,0 +1,153 @@
+// RETURNING variants: each returns what the database stored — a column
+// DEFAULT, a generated column, and a value set by an AFTER trigger (which
+// SQLite's RETURNING does not see, so Quarry reads the row again).
+
+import Foundation
+import Quarry
+import Testing
+
+/// A record that does not write `created` (DEFAULT) nor `doubled` (generated),
+/// and reads them back. `audit` is set by an AFTER trigger in the trigger table.
+struct Stamped: Codable, FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var name: String
+    var score: Int
+    var created: String?
+    var doubled: Int?
+    var audit: String?
+
+    static let schema = """
+        CREATE TABLE stamped (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            score INTEGER NOT NULL,
+            created TEXT NOT NULL DEFAULT 'the-default',
+            doubled INTEGER GENERATED ALWAYS AS (score * 2) VIRTUAL,
+            audit TEXT)
+        """
+    static let trigger = """
+        CREATE TRIGGER stamped_audit AFTER INSERT ON stamped BEGIN
+            UPDATE stamped SET audit = 'inserted ' || NEW.name WHERE id = NEW.id;
+        END;
+        CREATE TRIGGER stamped_audit_update AFTER UPDATE OF score ON stamped BEGIN
+            UPDATE stamped SET audit = 'updated to ' || NEW.score WHERE id = NEW.id;
+        END;
+        """
+}
+
+@Suite("Record RETURNING")
+struct RecordReturningTests {
+    func withTable(_ storage: Storage, triggers: Bool, _ body: (Database) throws -> Void) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: Stamped.schema)
+            if triggers { try db.execute(sql: Stamped.trigger) }
+            try body(db)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func insertAndFetchWithoutTriggersUsesOneStatement(storage: Storage) throws {
+        try withTable(storage, triggers: false) { db in
+            var record = Stamped(id: nil, name: "a", score: 21)
+            let recorder = SQLRecorder()
+            let stored = try recorder.record(db) { try record.insertAndFetch(db) }
+            #expect(recorder.writes == [#"INSERT INTO "stamped" ("id", "name", "score", "audit") VALUES (?, ?, ?, ?) RETURNING *"#])
+            #expect(stored == Stamped(id: 1, name: "a", score: 21, created: "the-default", doubled: 42, audit: nil))
+            #expect(record.id == 1)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func insertAndFetchWithTriggersRereads(storage: Storage) throws {
+        try withTable(storage, triggers: true) { db in
+            var record = Stamped(id: nil, name: "a", score: 21)
+            let recorder = SQLRecorder()
+            let stored = try recorder.record(db) { try record.insertAndFetch(db) }
+            #expect(recorder.writes == [
+                #"INSERT INTO "stamped" ("id", "name", "score", "audit") VALUES (?, ?, ?, ?)"#,
+                #"SELECT * FROM "stamped" WHERE "rowid" = ?"#,
+            ])
+            #expect(stored == Stamped(id: 1, name: "a", score: 21, created: "the-default", doubled: 42, audit: "inserted a"))
+        }
+    }
+
+    @Test(arguments: Storage.allCases, [false, true])
+    func everyVariantReturnsStoredValues(storage: Storage, triggers: Bool) throws {
+        try withTable(storage, triggers: triggers) { db in
+            var record = Stamped(id: nil, name: "a", score: 1)
+            let inserted = try record.insertAndFetch(db)
+            #expect(inserted.created == "the-default")
+            #expect(inserted.doubled == 2)
+            #expect(inserted.audit == (triggers ? "inserted a" : nil))
+
+            var changed = inserted
+            changed.score = 5
+            let updated = try changed.updateAndFetch(db)
+            #expect(updated.doubled == 10)
+            #expect(updated.created == "the-default")
+            #expect(updated.audit == (triggers ? "updated to 5" : nil))
+
+            var saved = updated
+            saved.score = 6
+            let savedFetched = try saved.saveAndFetch(db)
+            #expect(savedFetched.doubled == 12)
+            #expect(savedFetched.audit == (triggers ? "updated to 6" : nil))
+
+            var newByUpsert = Stamped(id: nil, name: "b", score: 7)
+            let upserted = try newByUpsert.upsertAndFetch(db)
+            #expect(newByUpsert.id == 2)
+            #expect(upserted.id == 2 && upserted.doubled == 14 && upserted.created == "the-default")
+            #expect(upserted.audit == (triggers ? "inserted b" : nil))
+
+            // Upsert that conflicts on the unique name updates row 2.
+            var conflicting = Stamped(id: nil, name: "b", score: 8)
+            let upsertedAgain = try conflicting.upsertAndFetch(db)
+            #expect(conflicting.id == 2)
+            #expect(upsertedAgain.id == 2 && upsertedAgain.doubled == 16)
+            #expect(upsertedAgain.audit == (triggers ? "updated to 8" : nil))
+
+            let deleted = try upsertedAgain.deleteAndFetch(db)
+            #expect(deleted == upsertedAgain)
+            #expect(try upsertedAgain.deleteAndFetch(db) == nil)
+            #expect(try Stamped.fetchCount(db) == 1)
+        }
+    }
+
+    @Test(arguments: Storage.allCases, [false, true])
+    func chosenSelection(storage: Storage, triggers: Bool) throws {
+        try withTable(storage, triggers: triggers) { db in
+            var record = Stamped(id: nil, name: "a", score: 4)
+            let row = try record.insertAndFetch(db, selection: ["id", "created", "doubled", "audit"], as: Row.self)
+            #expect(row.columnNames == ["id", "created", "doubled", "audit"])
+            #expect(row.databaseValues == [.integer(1), .text("the-default"), .integer(8), triggers ? .text("inserted a") : .null])
+
+            record = try #require(try Stamped.fetchOne(db, key: 1))
+            record.score = 9
+            let updated = try record.updateAndFetch(db, selection: ["doubled"], as: Row.self)
+            #expect(updated.databaseValues == [.integer(18)])
+
+            let saved = try record.saveAndFetch(db, selection: ["score"], as: Row.self)
+            #expect(saved.databaseValues == [.integer(9)])
+
+            var other = Stamped(id: nil, name: "a", score: 10)
+            let upserted = try other.upsertAndFetch(db, selection: ["id", "doubled"], as: Row.self)
+            #expect(upserted.databaseValues == [.integer(1), .integer(20)])
+
+            let deleted = try record.deleteAndFetch(db, selection: ["name"], as: Row.self)
+            #expect(deleted?.databaseValues == [.text("a")])
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func insertAndFetchIgnoredThrows(storage: Storage) throws {
+        try withTable(storage, triggers: false) { db in
+            var first = Stamped(id: nil, name: "a", score: 1)
+            try first.insert(db)
+            var duplicate = Stamped(id: nil, name: "a", score: 2)
+            #expect(throws: RecordError.self) { _ = try duplicate.insertAndFetch(db, onConflict: .ignore) }
+            #expect(duplicate.id == nil)
+        }
+    }
+}

@@ -1,0 +1,352 @@
+// Round trips of records through the database: every supported property type,
+// NULLs, nested JSON, custom CodingKeys, naming and storage strategies, and the
+// equivalence of the Codable and hand-written paths.
+
+import Foundation
+import Quarry
+import Testing
+
+enum Mood: String, Codable, DatabaseValueConvertible, Equatable {
+    case happy, grumpy
+}
+
+/// Only Codable: stored through its raw value.
+enum Level: Int, Codable, Equatable {
+    case low = 1, high = 2
+}
+
+struct Address: Codable, Equatable {
+    var street: String
+    var zip: Int?
+}
+
+struct AllTypes: Codable, FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var bool: Bool
+    var int: Int
+    var int8: Int8
+    var int16: Int16
+    var int32: Int32
+    var uint8: UInt8
+    var uint32: UInt32
+    var uint64: UInt64
+    var double: Double
+    var float: Float
+    var string: String
+    var data: Data
+    var date: Date
+    var uuid: UUID
+    var url: URL
+    var decimal: Decimal
+    var mood: Mood
+    var level: Level
+    var address: Address
+    var tags: [String]
+    var scores: [String: Int]
+    var optionalString: String?
+    var optionalInt: Int?
+    var optionalDate: Date?
+    var optionalAddress: Address?
+    var optionalMood: Mood?
+
+    static let databaseTableName = "allTypes"
+
+    static let createTable = """
+        CREATE TABLE allTypes (
+            id INTEGER PRIMARY KEY, bool, int, int8, int16, int32, uint8, uint32, uint64, double, float,
+            string, data, date, uuid, url, decimal, mood, level, address, tags, scores,
+            optionalString, optionalInt, optionalDate, optionalAddress, optionalMood)
+        """
+
+    static func sample(nils: Bool) -> AllTypes {
+        AllTypes(
+            id: nil, bool: true, int: -42, int8: -8, int16: 1600, int32: -32000, uint8: 255, uint32: 4_000_000_000,
+            uint64: 9_000_000_000_000_000_000, double: 3.25, float: 1.5, string: "héllo \"world\" 🌍",
+            data: Data([0, 1, 2, 255]), date: Date(timeIntervalSince1970: 1_700_000_000.123),
+            uuid: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") ?? UUID(), url: URL(string: "https://example.com/a?b=c") ?? URL(fileURLWithPath: "/"),
+            decimal: Decimal(string: "12345.6789") ?? 0, mood: .grumpy, level: .high,
+            address: Address(street: "1 Main St", zip: nil), tags: ["a", "b"], scores: ["x": 1, "y": 2],
+            optionalString: nils ? nil : "present", optionalInt: nils ? nil : 7,
+            optionalDate: nils ? nil : Date(timeIntervalSince1970: 0),
+            optionalAddress: nils ? nil : Address(street: "2 Side St", zip: 75001), optionalMood: nils ? nil : .happy)
+    }
+}
+
+@Suite("Record round trips")
+struct RecordRoundTripTests {
+    @Test(arguments: Storage.allCases)
+    func everyPropertyTypeRoundTrips(storage: Storage) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: AllTypes.createTable)
+            for nils in [false, true] {
+                var record = AllTypes.sample(nils: nils)
+                try record.insert(db)
+                let id = try #require(record.id)
+                let fetched = try #require(try AllTypes.fetchOne(db, key: id))
+                #expect(fetched == record)
+                let all = try AllTypes.fetchAll(db, sql: "SELECT * FROM allTypes WHERE id = ?", arguments: [id])
+                #expect(all == [record])
+            }
+            // What the database stores (storage formats are documented).
+            let row = try #require(try Row.fetchOne(db, sql: """
+                SELECT typeof(bool), date, hex(uuid), address, tags, scores, mood, level, typeof(decimal), decimal,
+                       optionalString, optionalAddress, typeof(data) FROM allTypes WHERE id = 1
+                """))
+            #expect(try row[0] as String == "integer")
+            #expect(try row[1] as String == "2023-11-14 22:13:20.123")
+            #expect(try row[2] as String == "E621E1F8C36C495A93FC0C247A3E6E5F")
+            #expect(try row[3] as String == #"{"street":"1 Main St"}"#)
+            #expect(try row[4] as String == #"["a","b"]"#)
+            #expect(try row[5] as String == #"{"x":1,"y":2}"#)
+            #expect(try row[6] as String == "grumpy")
+            #expect(try row[7] as Int == 2)
+            #expect(try row[8] as String == "text")
+            #expect(try row[9] as String == "12345.6789")
+            #expect(try row[10] as String == "present")
+            #expect(try row[11] as String == #"{"street":"2 Side St","zip":75001}"#)
+            #expect(try row[12] as String == "blob")
+            let nullRow = try #require(try Row.fetchOne(db, sql: "SELECT optionalString, optionalInt, optionalDate, optionalAddress, optionalMood FROM allTypes WHERE id = 2"))
+            #expect(nullRow.databaseValues == [.null, .null, .null, .null, .null])
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func cursorAndStatementForms(storage: Storage) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: AllTypes.createTable)
+            for _ in 0..<3 {
+                var record = AllTypes.sample(nils: false)
+                try record.insert(db)
+            }
+            let cursor = try AllTypes.fetchCursor(db)
+            var ids: [Int64?] = []
+            while let record = try cursor.next() { ids.append(record.id) }
+            #expect(ids == [1, 2, 3])
+            let statement = try db.makeStatement(sql: "SELECT * FROM allTypes WHERE id > ?")
+            #expect(try AllTypes.fetchAll(statement, arguments: [1]).map(\.id) == [2, 3])
+            #expect(try AllTypes.fetchOne(statement, arguments: [2])?.id == 3)
+            #expect(try AllTypes.fetchOne(statement, arguments: [3]) == nil)
+            #expect(try AllTypes.fetchOne(db)?.id == 1)
+            #expect(try Array(AllTypes.fetchCursor(db, sql: "SELECT * FROM allTypes ORDER BY id DESC")).map(\.id) == [3, 2, 1])
+        }
+    }
+}
+
+// MARK: - Custom CodingKeys and strategies
+
+struct RenamedPlayer: Codable, FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var name: String
+    var teamID: Int64?
+    static let databaseTableName = "player"
+    enum CodingKeys: String, CodingKey {
+        case id = "player_id", name = "player_name", teamID = "team_id"
+    }
+}
+
+struct SnakePlayer: Codable, FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var playerName: String
+    var teamID: Int64?
+    var createdAt: Date
+    var externalID: UUID
+    static let databaseTableName = "snake"
+    static let databaseColumnDecodingStrategy = DatabaseColumnNamingStrategy.convertToSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnNamingStrategy.convertToSnakeCase
+    static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.millisecondsSince1970
+    static let databaseDateDecodingStrategy = DatabaseDateDecodingStrategy.millisecondsSince1970
+    static let databaseUUIDEncodingStrategy = DatabaseUUIDEncodingStrategy.lowercaseString
+}
+
+struct IsoEvent: Codable, FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var at: Date
+    var uid: UUID
+    static let databaseTableName = "event"
+    static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.iso8601
+    static let databaseUUIDEncodingStrategy = DatabaseUUIDEncodingStrategy.uppercaseString
+}
+
+struct SecondsEvent: Codable, FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var at: Date
+    var uid: UUID
+    static let databaseTableName = "event"
+    static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.secondsSince1970
+}
+
+@Suite("Record coding keys and strategies")
+struct RecordStrategyTests {
+    @Test(arguments: Storage.allCases)
+    func customCodingKeys(storage: Storage) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE player (player_id INTEGER PRIMARY KEY, player_name TEXT NOT NULL, team_id INTEGER)")
+            var player = RenamedPlayer(id: nil, name: "Arthur", teamID: 3)
+            let recorder = SQLRecorder()
+            try recorder.record(db) { try player.insert(db) }
+            #expect(recorder.writes == [#"INSERT INTO "player" ("player_id", "player_name", "team_id") VALUES (?, ?, ?)"#])
+            #expect(player.id == 1)
+            #expect(try String.fetchOne(db, sql: "SELECT player_name FROM player WHERE team_id = 3") == "Arthur")
+            #expect(try RenamedPlayer.fetchOne(db, key: 1) == player)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func snakeCaseAndMillisecondsAndLowercaseUUID(storage: Storage) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE snake (id INTEGER PRIMARY KEY, player_name TEXT, team_id INTEGER, created_at INTEGER, external_id TEXT)")
+            let uuid = try #require(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+            var player = SnakePlayer(id: nil, playerName: "Barbara", teamID: nil, createdAt: Date(timeIntervalSince1970: 1.5), externalID: uuid)
+            try player.insert(db)
+            #expect(player.id == 1)
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT player_name, created_at, typeof(created_at), external_id FROM snake"))
+            #expect(try row[0] as String == "Barbara")
+            #expect(try row[1] as Int == 1500)
+            #expect(try row[2] as String == "integer")
+            #expect(try row[3] as String == "e621e1f8-c36c-495a-93fc-0c247a3e6e5f")
+            #expect(try SnakePlayer.fetchAll(db) == [player])
+        }
+    }
+
+    @Test func snakeCaseRule() {
+        let strategy = DatabaseColumnNamingStrategy.convertToSnakeCase
+        #expect(strategy.columnName(for: "teamID") == "team_id")
+        #expect(strategy.columnName(for: "playerName") == "player_name")
+        #expect(strategy.columnName(for: "myURLValue") == "my_url_value")
+        #expect(strategy.columnName(for: "id") == "id")
+        #expect(strategy.columnName(for: "address2Line") == "address2_line")
+        #expect(DatabaseColumnNamingStrategy.custom { $0.uppercased() }.columnName(for: "name") == "NAME")
+    }
+
+    @Test(arguments: Storage.allCases)
+    func iso8601AndSecondsDates(storage: Storage) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE event (id INTEGER PRIMARY KEY, at, uid)")
+            let uuid = try #require(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+            var iso = IsoEvent(id: nil, at: Date(timeIntervalSince1970: 86_400.25), uid: uuid)
+            try iso.insert(db)
+            var seconds = SecondsEvent(id: nil, at: Date(timeIntervalSince1970: 86_400.25), uid: uuid)
+            try seconds.insert(db)
+            let rows = try Row.fetchAll(db, sql: "SELECT at, typeof(at), typeof(uid), CASE typeof(uid) WHEN 'text' THEN uid ELSE hex(uid) END FROM event ORDER BY id")
+            #expect(try rows[0][0] as String == "1970-01-02T00:00:00.250Z")
+            #expect(try rows[0][3] as String == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+            #expect(try rows[1][0] as Double == 86_400.25)
+            #expect(try rows[1][1] as String == "real")
+            #expect(try rows[1][2] as String == "blob")
+            #expect(try IsoEvent.fetchOne(db, key: 1) == iso)
+            #expect(try SecondsEvent.fetchOne(db, key: 2) == seconds)
+        }
+    }
+}
+
+// MARK: - Hand-written and Codable paths agree
+
+struct CodablePlayer: Codable, FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var name: String
+    var score: Int
+    var bonus: Double?
+    var joined: Date
+    var address: Address?
+    static let databaseTableName = "player"
+}
+
+struct HandPlayer: FetchableRecord, PersistableRecord, Equatable {
+    var id: Int64?
+    var name: String
+    var score: Int
+    var bonus: Double?
+    var joined: Date
+    var address: Address?
+    static let databaseTableName = "player"
+
+    init(id: Int64?, name: String, score: Int, bonus: Double?, joined: Date, address: Address?) {
+        self.id = id; self.name = name; self.score = score; self.bonus = bonus; self.joined = joined; self.address = address
+    }
+
+    init(row: Row) throws {
+        id = try row["id"]
+        name = try row["name"]
+        score = try row["score"]
+        bonus = try row["bonus"]
+        joined = try row["joined"]
+        let json: String? = try row["address"]
+        address = try json.map { try JSONDecoder().decode(Address.self, from: Data($0.utf8)) }
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container["id"] = id
+        container["name"] = name
+        container["score"] = score
+        container["bonus"] = bonus
+        container["joined"] = joined
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        container["address"] = try address.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// Decodable, but with its own init(row:): Quarry must call it.
+struct CustomInitPlayer: Codable, FetchableRecord, TableRecord {
+    var name: String
+    static let databaseTableName = "player"
+    init(row: Row) throws {
+        let name: String = try row["name"]
+        self.name = "custom:" + name
+    }
+}
+
+@Suite("Hand-written and Codable records")
+struct HandWrittenRecordTests {
+    @Test(arguments: Storage.allCases)
+    func bothPathsGiveIdenticalResults(storage: Storage) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL, bonus REAL, joined TEXT, address TEXT)")
+            let joined = Date(timeIntervalSince1970: 1_000_000.5)
+            var codable = CodablePlayer(id: nil, name: "Arthur", score: 10, bonus: nil, joined: joined, address: Address(street: "x", zip: 1))
+            var hand = HandPlayer(id: nil, name: "Arthur", score: 10, bonus: nil, joined: joined, address: Address(street: "x", zip: 1))
+            #expect(try PersistenceContainer(codable).databaseValues == PersistenceContainer(hand).databaseValues)
+            #expect(try PersistenceContainer(codable).columns == PersistenceContainer(hand).columns)
+            try codable.insert(db)
+            try hand.insert(db)
+            #expect(codable.id == 1 && hand.id == 2)
+            let rows = try Row.fetchAll(db, sql: "SELECT name, score, bonus, joined, address FROM player ORDER BY id")
+            #expect(rows[0] == rows[1])
+            let codables = try CodablePlayer.fetchAll(db)
+            let hands = try HandPlayer.fetchAll(db)
+            #expect(codables.map(\.name) == hands.map(\.name))
+            #expect(codables.map(\.joined) == hands.map(\.joined))
+            #expect(codables.map(\.address) == hands.map(\.address))
+            #expect(codables.map(\.bonus) == hands.map(\.bonus))
+            // The Row path of Decodable records gives the same as the statement path.
+            let fullRows = try Row.fetchAll(db, sql: "SELECT * FROM player ORDER BY id")
+            #expect(try fullRows.map(CodablePlayer.init(row:)) == codables)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func handWrittenInitRowOfDecodableRecordIsUsed(storage: Storage) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO player (name) VALUES ('a'), ('b')")
+            #expect(try CustomInitPlayer.fetchAll(db).map(\.name) == ["custom:a", "custom:b"])
+            #expect(try CustomInitPlayer.fetchAll(db).map(\.name) == ["custom:a", "custom:b"])
+            #expect(try CustomInitPlayer.fetchOne(db, key: 2)?.name == "custom:b")
+        }
+    }
+}
