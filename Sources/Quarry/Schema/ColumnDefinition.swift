@@ -122,6 +122,12 @@ public final class ColumnDefinition {
         return self
     }
 
+    /// `COLLATE name` with a ``Collation``: `.collate(.nocase)`.
+    @discardableResult
+    public func collate(_ collation: Collation) -> Self {
+        collate(collation.name)
+    }
+
     /// `REFERENCES table(column)`: a foreign key to `table`
     /// (<https://www.sqlite.org/foreignkeys.html>). Without `column`, the
     /// key refers to the primary key of `table`.

@@ -83,7 +83,7 @@ func schemaSQL(_ db: Database, _ name: String) throws -> String? {
         try dbQueue.write { db throws in
             try db.create(table: "item") { t in
                 t.column("id", .integer).primaryKey()
-                t.column("code", .text).notNull().unique().collate("NOCASE")
+                t.column("code", .text).notNull().unique().collate(.nocase)
                 t.column("price", .real).check(sql: "price >= 0")
                 t.column("createdAt", .datetime).notNull().defaults(sql: "CURRENT_TIMESTAMP")
                 t.column("doubled", .real).generatedAs(sql: "price * 2")
