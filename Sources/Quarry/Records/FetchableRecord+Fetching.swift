@@ -64,7 +64,7 @@ extension FetchableRecord {
 
 extension FetchableRecord where Self: TableRecord {
     /// `SELECT <selection> FROM "table"`.
-    static var selectAllSQL: String { "SELECT \(selectionSQL) FROM \(quotedTableName)" }
+    static var selectAllSQL: String { RecordStatementSQL.select(selectionSQL, from: databaseTableName) }
 
     /// A cursor over all records of the table.
     ///
@@ -129,7 +129,7 @@ extension FetchableRecord where Self: TableRecord {
     /// ```
     public static func fetchAll<Key: DatabaseValueConvertible>(_ db: Database, keys: some Sequence<Key>) throws -> [Self] {
         let resolved = try resolveKey(db, Key?.none)
-        let column = resolved.columns[0].quotedDatabaseIdentifier
+        let column = resolved.columns[0]
         var values: [DatabaseValue] = []
         for key in keys {
             let value = try key.databaseValue
@@ -141,7 +141,7 @@ extension FetchableRecord where Self: TableRecord {
         var start = 0
         while start < values.count {
             let chunk = Array(values[start..<min(start + chunkSize, values.count)])
-            let sql = selectAllSQL + " WHERE \(column) IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")"
+            let sql = RecordStatementSQL.select(selectionSQL, from: databaseTableName, column: column, valueCount: chunk.count)
             records += try fetchAll(db.makeStatement(sql: sql), arguments: StatementArguments(databaseValues: chunk))
             start += chunkSize
         }
@@ -150,7 +150,7 @@ extension FetchableRecord where Self: TableRecord {
 
     static func fetchOne(_ db: Database, resolved: ResolvedKey) throws -> Self? {
         guard let values = resolved.values else { return nil }
-        let plan = try keyPlan(db, .fetchByKey, resolved.columns) { "\(selectAllSQL) WHERE \($0)" }
+        let plan = try keyPlan(db, .fetchByKey, resolved.columns) { RecordStatementSQL.select(selectionSQL, from: databaseTableName, keyColumns: $0) }
         try plan.bind(values)
         let read = reader(for: plan.statement)
         return try plan.statement.firstRow { try read(plan.statement) }

@@ -82,28 +82,16 @@ extension MutablePersistableRecord {
         let cacheColumns = writtenIndexes.map { $0.map { container.columns[$0] } } ?? container.columns
         return try db.recordCache.plan(key, columns: cacheColumns, db: db) {
             let indexes = writtenIndexes ?? Array(container.columns.indices)
-            let table = Self.databaseTableName.quotedDatabaseIdentifier
             let columns = indexes.map { container.columns[$0] }
-            var sql = "INSERT \(conflict.sqlPrefix)INTO \(table) "
-            if columns.isEmpty {
-                sql += "DEFAULT VALUES"
-            } else {
-                sql += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ") VALUES ("
-                    + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-            }
+            var upsertUpdating: [String]?
             if kind == .upsert {
                 let keyColumns = Set(schema.primaryKey.map { $0.lowercased() })
-                var updated = columns.filter { !keyColumns.contains($0.lowercased()) }
-                if updated.isEmpty { updated = columns }
-                if columns.isEmpty {
-                    sql += ""
-                } else {
-                    sql += " ON CONFLICT DO UPDATE SET "
-                        + updated.map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
-                        .joined(separator: ", ")
-                }
+                let updated = columns.filter { !keyColumns.contains($0.lowercased()) }
+                upsertUpdating = updated.isEmpty ? columns : updated
             }
-            if !returning.isEmpty { sql += " RETURNING " + returning }
+            let sql = RecordStatementSQL.insert(
+                into: Self.databaseTableName, columns: columns, conflict: conflict, upsertUpdating: upsertUpdating,
+                returning: returning.isEmpty ? nil : returning)
             return PlanSource(sql: sql, bindings: indexes)
         }
     }
@@ -165,11 +153,10 @@ extension MutablePersistableRecord {
             // Nothing to set but the key: set the key to itself, which still
             // tells whether the row exists.
             if setIndexes.isEmpty { setIndexes = keyIndexes }
-            let table = Self.databaseTableName.quotedDatabaseIdentifier
-            var sql = "UPDATE \(conflict.sqlPrefix)\(table) SET "
-                + setIndexes.map { "\(container.columns[$0].quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
-                + " WHERE " + Self.whereKeySQL(keyIndexes.map { container.columns[$0] })
-            if !returning.isEmpty { sql += " RETURNING " + returning }
+            let sql = RecordStatementSQL.update(
+                Self.databaseTableName, setting: setIndexes.map { container.columns[$0] },
+                keyColumns: keyIndexes.map { container.columns[$0] }, conflict: conflict,
+                returning: returning.isEmpty ? nil : returning)
             return PlanSource(sql: sql, bindings: setIndexes + keyIndexes, keyIndexes: keyIndexes)
         }
     }
@@ -185,11 +172,6 @@ extension MutablePersistableRecord {
             }
             return index
         }
-    }
-
-    /// `"a" = ? AND "b" = ?`.
-    static func whereKeySQL(_ columns: [String]) -> String {
-        columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
     }
 
     /// Throws recordNotFound when a key value is NULL: no row can match it.
@@ -299,9 +281,9 @@ extension MutablePersistableRecord {
         key.returning = returning
         return try db.recordCache.plan(key, columns: container.columns, db: db) {
             let keyIndexes = try Self.keyIndexes(container, schema)
-            var sql = "DELETE FROM \(Self.databaseTableName.quotedDatabaseIdentifier) WHERE "
-                + Self.whereKeySQL(keyIndexes.map { container.columns[$0] })
-            if !returning.isEmpty { sql += " RETURNING " + returning }
+            let sql = RecordStatementSQL.delete(
+                from: Self.databaseTableName, keyColumns: keyIndexes.map { container.columns[$0] },
+                returning: returning.isEmpty ? nil : returning)
             return PlanSource(sql: sql, bindings: keyIndexes, keyIndexes: keyIndexes)
         }
     }

@@ -14,7 +14,7 @@ import Foundation
 extension MutablePersistableRecord {
     /// `*` or the quoted columns.
     static func returningSQL(_ selection: [String]) -> String {
-        selection.isEmpty ? "*" : selection.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        RecordStatementSQL.selectionList(selection)
     }
 
     /// Reads the row again after a write, for tables with triggers.
@@ -32,8 +32,7 @@ extension MutablePersistableRecord {
             columns = indexes.map { container.columns[$0] }
             values = indexes.map { container.databaseValues[$0] }
         }
-        let sql = "SELECT \(returningSQL(selection)) FROM \(databaseTableName.quotedDatabaseIdentifier) WHERE "
-            + whereKeySQL(columns)
+        let sql = RecordStatementSQL.select(returningSQL(selection), from: databaseTableName, keyColumns: columns)
         let statement = try db.cachedStatement(sql: sql)
         guard let record = try T.fetchOne(statement, arguments: StatementArguments(databaseValues: values)) else {
             throw RecordError.recordNotFound(

@@ -54,27 +54,28 @@ extension TableRecord {
 
     /// The cached statement of a by-key operation.
     static func keyPlan(
-        _ db: Database, _ kind: RecordStatementKey.Kind, _ columns: [String], sql: (String) -> String
+        _ db: Database, _ kind: RecordStatementKey.Kind, _ columns: [String], sql: ([String]) -> String
     ) throws -> StatementPlan {
         let key = RecordStatementKey(type: ObjectIdentifier(Self.self), kind: kind, conflict: .abort)
         return try db.recordCache.plan(key, columns: columns, db: db) {
-            let condition = columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
-            return PlanSource(sql: sql(condition), bindings: Array(columns.indices))
+            PlanSource(sql: sql(columns), bindings: Array(columns.indices))
         }
     }
 
-    static var quotedTableName: String { databaseTableName.quotedDatabaseIdentifier }
-
     static func exists(_ db: Database, keyColumns: [String], values: [DatabaseValue]) throws -> Bool {
         if values.contains(where: \.isNull) { return false }
-        let plan = try keyPlan(db, .existsByKey, keyColumns) { "SELECT 1 FROM \(quotedTableName) WHERE \($0) LIMIT 1" }
+        let plan = try keyPlan(db, .existsByKey, keyColumns) {
+            RecordStatementSQL.select("1", from: databaseTableName, keyColumns: $0, limitOne: true)
+        }
         try plan.bind(values)
         return try plan.statement.firstRow { true } ?? false
     }
 
     static func deleteOne(_ db: Database, resolved: ResolvedKey) throws -> Bool {
         guard let values = resolved.values else { return false }
-        let plan = try keyPlan(db, .deleteByKey, resolved.columns) { "DELETE FROM \(quotedTableName) WHERE \($0)" }
+        let plan = try keyPlan(db, .deleteByKey, resolved.columns) {
+            RecordStatementSQL.delete(from: databaseTableName, keyColumns: $0, returning: nil)
+        }
         try plan.execute(values)
         return db.changesCount > 0
     }
@@ -87,7 +88,7 @@ extension TableRecord {
     /// let count = try Player.fetchCount(db)   // SELECT COUNT(*) FROM "player"
     /// ```
     public static func fetchCount(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quotedTableName)") ?? 0
+        try Int.fetchOne(db, sql: RecordStatementSQL.select("COUNT(*)", from: databaseTableName)) ?? 0
     }
 
     /// Whether a row has this primary key.
@@ -125,7 +126,7 @@ extension TableRecord {
     /// ```
     @discardableResult
     public static func deleteAll(_ db: Database) throws -> Int {
-        try db.execute(sql: "DELETE FROM \(quotedTableName)")
+        try db.execute(sql: RecordStatementSQL.delete(from: databaseTableName, keyColumns: [], returning: nil))
         return db.changesCount
     }
 

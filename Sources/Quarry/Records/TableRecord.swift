@@ -39,10 +39,7 @@ extension TableRecord {
     public static var databaseSelection: [String] { [] }
 
     /// `"col1", "col2"` or `*`.
-    static var selectionSQL: String {
-        let selection = databaseSelection
-        return selection.isEmpty ? "*" : selection.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-    }
+    static var selectionSQL: String { RecordStatementSQL.selectionList(databaseSelection) }
 }
 
 /// The default table name of a type (see ``TableRecord``).

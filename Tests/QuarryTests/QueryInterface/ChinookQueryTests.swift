@@ -42,7 +42,6 @@ extension Track {
 }
 
 extension PlaylistTrack {
-    static let databaseTableName = "PlaylistTrack"
     static let track = belongsTo(Track.self)
 }
 
