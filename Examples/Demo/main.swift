@@ -1,4 +1,4 @@
-// quarry-demo: opens a database file, creates a table, writes rows and reads them back.
+// quarry-demo: opens a database file, migrates its schema, writes rows and reads them back.
 //
 //     swift run quarry-demo [path]      (default: ./quarry-demo.sqlite)
 
@@ -9,15 +9,21 @@ let path = CommandLine.arguments.dropFirst().first ?? "quarry-demo.sqlite"
 
 do {
     let dbQueue = try DatabaseQueue(path: path)
+
+    // At startup, every time: applies the migrations the file does not have yet.
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("createPlayer") { db in
+        // IF NOT EXISTS: adopts files made by earlier versions of the demo.
+        try db.create(table: "player", options: .ifNotExists) { t in
+            t.primaryKey("id", .integer)
+            t.column("name", .text).notNull()
+            t.column("score", .integer).notNull()
+            t.column("joined", .text).notNull()
+        }
+    }
+    try migrator.migrate(dbQueue)
+
     try dbQueue.write { db in
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS player (
-                id INTEGER PRIMARY KEY,
-                name TEXT NOT NULL,
-                score INTEGER NOT NULL,
-                joined TEXT NOT NULL
-            )
-            """)
         for (name, score) in [("Arthur", 100), ("Barbara", 250), ("Cheng", 175)] {
             try db.execute(
                 sql: "INSERT INTO player (name, score, joined) VALUES (?, ?, ?)",

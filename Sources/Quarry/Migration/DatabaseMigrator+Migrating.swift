@@ -1,0 +1,161 @@
+// DatabaseMigrator+Migrating: applying the registered migrations.
+//
+// Each pending migration runs in its own BEGIN IMMEDIATE transaction
+// (https://www.sqlite.org/lang_transaction.html), which first takes the write
+// lock and then checks that the migration is still unrecorded: concurrent
+// migrators on one file wait for each other instead of applying a migration
+// twice. Foreign keys are checked with PRAGMA foreign_key_check before commit
+// (https://www.sqlite.org/pragma.html#pragma_foreign_key_check); deferred
+// migrations run with PRAGMA foreign_keys = OFF, which only takes effect
+// outside a transaction (https://www.sqlite.org/foreignkeys.html#fk_enable).
+
+import Logging
+
+extension DatabaseMigrator {
+    /// Applies the registered migrations that are not applied yet, in order.
+    ///
+    /// ```swift
+    /// let dbPool = try DatabasePool(path: "/var/lib/app/db.sqlite")
+    /// try migrator.migrate(dbPool)
+    /// ```
+    ///
+    /// - throws: ``MigrationError`` when a migration fails (it is rolled back,
+    ///   earlier ones stay applied), when the database records unknown
+    ///   migrations (nothing is applied, see ``unknownMigrationPolicy``), or
+    ///   when the registrations are invalid.
+    public func migrate(_ writer: any DatabaseWriter) throws {
+        let target = try targetIndex(upTo: nil)
+        try writer.writeWithoutTransaction { db in try migrate(db, upTo: target) }
+    }
+
+    /// Applies the registered migrations that are not applied yet, up to and
+    /// including the migration named `name`.
+    ///
+    /// - throws: ``MigrationError/unregisteredMigration(_:)`` if no migration
+    ///   has that name, and the errors of ``migrate(_:)``.
+    public func migrate(_ writer: any DatabaseWriter, upTo name: String) throws {
+        let target = try targetIndex(upTo: name)
+        try writer.writeWithoutTransaction { db in try migrate(db, upTo: target) }
+    }
+
+    /// The async variant of ``migrate(_:)``: waits for the writer without
+    /// blocking the calling task's thread.
+    ///
+    /// ```swift
+    /// try await migrator.migrate(dbPool)
+    /// ```
+    public func migrate(_ writer: any DatabaseWriter) async throws {
+        let target = try targetIndex(upTo: nil)
+        try await writer.writeWithoutTransaction { db in try self.migrate(db, upTo: target) }
+    }
+
+    /// The async variant of ``migrate(_:upTo:)``.
+    public func migrate(_ writer: any DatabaseWriter, upTo name: String) async throws {
+        let target = try targetIndex(upTo: name)
+        try await writer.writeWithoutTransaction { db in try self.migrate(db, upTo: target) }
+    }
+
+    /// Validates the registrations and returns the index of the last migration to apply.
+    private func targetIndex(upTo name: String?) throws -> Int {
+        var seen: Set<String> = []
+        for migration in registered where !seen.insert(migration.name).inserted {
+            throw MigrationError.duplicateMigration(migration.name)
+        }
+        guard let name else { return registered.count - 1 }
+        guard let index = registered.firstIndex(where: { $0.name == name }) else {
+            throw MigrationError.unregisteredMigration(name)
+        }
+        return index
+    }
+
+    /// Migrates the connection, outside of any transaction, up to `target`.
+    func migrate(_ db: Database, upTo target: Int, logs: Bool = true) throws {
+        if db.isInsideTransaction {
+            throw DatabaseError.misuse("the migrator cannot run inside a transaction")
+        }
+        if eraseDatabaseOnSchemaChange {
+            try eraseIfSchemaChanged(db, logs: logs)
+        }
+        var recorded: [String] = []
+        try db.inTransaction(.immediate) {
+            try createMigrationsTable(db)
+            recorded = try recordedMigrations(db)
+            return .commit
+        }
+        if unknownMigrationPolicy == .refuse {
+            let known = Set(migrations)
+            let unknown = recorded.filter { !known.contains($0) }
+            if !unknown.isEmpty { throw MigrationError.unknownMigrations(unknown) }
+        }
+        let recordedNames = Set(recorded)
+        guard target >= 0 else { return }
+        for migration in registered[...target] where !recordedNames.contains(migration.name) {
+            try apply(migration, db, logs: logs)
+        }
+    }
+
+    private func createMigrationsTable(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedDatabaseIdentifier) (
+                name TEXT NOT NULL PRIMARY KEY,
+                applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)
+            """)
+    }
+
+    /// Applies one migration in its own transaction, unless another connection
+    /// recorded it in the meantime.
+    private func apply(_ migration: Migration, _ db: Database, logs: Bool) throws {
+        let foreignKeysEnabled = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
+        let disablesForeignKeys = migration.foreignKeyChecks == .deferred && foreignKeysEnabled
+        if disablesForeignKeys {
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var didApply = false
+        do {
+            try db.inTransaction(.immediate) {
+                let isRecorded = try Int.fetchOne(
+                    db, sql: "SELECT 1 FROM \(Self.migrationsTableName.quotedDatabaseIdentifier) WHERE name = ?",
+                    arguments: [migration.name]) != nil
+                if isRecorded { return .commit }  // applied by a concurrent migrator
+                try migration.migrate(db)
+                if foreignKeysEnabled {
+                    let violations = try db.foreignKeyViolations()
+                    if !violations.isEmpty {
+                        throw MigrationError.foreignKeyViolations(migration: migration.name, violations: violations)
+                    }
+                }
+                try db.execute(
+                    sql: "INSERT INTO \(Self.migrationsTableName.quotedDatabaseIdentifier) (name) VALUES (?)",
+                    arguments: [migration.name])
+                didApply = true
+                return .commit
+            }
+        } catch {
+            if disablesForeignKeys {
+                // Best effort: the migration error matters more than a failure
+                // to restore the pragma, which the next migration retries.
+                do { try db.execute(sql: "PRAGMA foreign_keys = ON") } catch {}
+            }
+            if error is MigrationError { throw error }
+            throw MigrationError.migrationFailed(migration: migration.name, underlyingError: error)
+        }
+        if disablesForeignKeys {
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        if didApply, logs {
+            let elapsed = clock.now - start
+            let milliseconds = Double(elapsed.components.seconds) * 1000
+                + Double(elapsed.components.attoseconds) / 1e15
+            let rounded = (milliseconds * 10).rounded() / 10
+            logger.info(
+                "Applied migration \(migration.name) in \(rounded) ms",
+                metadata: [
+                    "migration": .string(migration.name),
+                    "duration_ms": .stringConvertible(rounded),
+                    "database": .string(db.path),
+                ])
+        }
+    }
+}

@@ -1,0 +1,169 @@
+// DatabaseMigrator: named schema migrations, applied once each, in order, at
+// application startup. This file holds the registration and the queries about
+// applied migrations; DatabaseMigrator+Migrating.swift applies them, and
+// DatabaseMigrator+SchemaChange.swift holds the development-only erase option.
+
+import Logging
+
+/// Applies named migrations to a database, once each, in registration order.
+///
+/// Call it at startup, every time the application starts, on every replica
+/// that shares the database file:
+///
+/// ```swift
+/// var migrator = DatabaseMigrator()
+/// migrator.registerMigration("createPlayer") { db in
+///     try db.create(table: "player") { t in
+///         t.autoIncrementedPrimaryKey("id")
+///         t.column("name", .text).notNull()
+///     }
+/// }
+/// migrator.registerMigration("addPlayerEmail") { db in
+///     try db.alter(table: "player") { t in t.add(column: "email", .text) }
+/// }
+/// try migrator.migrate(dbPool)
+/// ```
+///
+/// Each migration runs in its own `IMMEDIATE` transaction, and its name is
+/// recorded in the table `quarry_migrations` in the same transaction: a
+/// migration that throws leaves no trace, and the migrations before it stay
+/// applied. Once shipped, a migration must never change: add a new one instead.
+///
+/// Several processes (or pools) can migrate the same file at the same time:
+/// the write lock is taken before the list of applied migrations is read, so
+/// each migration is applied exactly once.
+public struct DatabaseMigrator: Sendable {
+    /// How a migration treats foreign keys (<https://www.sqlite.org/foreignkeys.html>).
+    ///
+    /// Either way, when foreign keys are enabled on the connection
+    /// (``Configuration/foreignKeysEnabled``, the default), `PRAGMA
+    /// foreign_key_check` runs at the end of the migration, before it
+    /// commits, and a violation fails the migration.
+    public enum ForeignKeyChecks: Sendable {
+        /// Foreign keys stay enforced while the migration runs: each statement
+        /// that breaks one fails at once. The default.
+        case immediate
+        /// Foreign keys are turned off while the migration runs
+        /// (`PRAGMA foreign_keys = OFF`, outside its transaction) and checked
+        /// when it ends. Use it to rebuild a table, which drops a table that
+        /// other tables refer to (<https://www.sqlite.org/lang_altertable.html#otheralter>).
+        case deferred
+    }
+
+    /// What ``migrate(_:)`` does when the database records migrations that
+    /// are not registered, as when an older version of the application opens
+    /// a database migrated by a newer one.
+    public enum UnknownMigrationPolicy: Sendable {
+        /// Throw ``MigrationError/unknownMigrations(_:)`` without applying
+        /// anything. The default: an older binary must not write to a schema
+        /// it does not know.
+        case refuse
+        /// Apply the registered migrations that are not applied yet, and leave
+        /// the unknown ones recorded.
+        case proceed
+    }
+
+    struct Migration: Sendable {
+        let name: String
+        let foreignKeyChecks: ForeignKeyChecks
+        let migrate: @Sendable (Database) throws -> Void
+    }
+
+    /// The name of the table where applied migrations are recorded.
+    public static let migrationsTableName = "quarry_migrations"
+
+    var registered: [Migration] = []
+
+    /// What to do with migrations recorded in the database but not registered.
+    /// Default: ``UnknownMigrationPolicy/refuse``.
+    public var unknownMigrationPolicy: UnknownMigrationPolicy = .refuse
+
+    /// **Development only.** When true, ``migrate(_:)`` erases the database
+    /// and applies all migrations again if the applied migrations no longer
+    /// produce the schema on disk: a migration was edited, renamed or removed.
+    ///
+    /// The check migrates a fresh in-memory database up to the last applied
+    /// migration and compares its `sqlite_master` with the file's.
+    ///
+    /// - warning: This deletes all data. Never enable it in production:
+    ///   guard it with `#if DEBUG`.
+    public var eraseDatabaseOnSchemaChange = false
+
+    /// Receives one `.info` message per applied migration, with its name and
+    /// duration, and a `.notice` when the database is erased.
+    public var logger = Logger(label: "quarry.migrator")
+
+    /// Creates a migrator without migrations.
+    public init() {}
+
+    /// The names of the registered migrations, in registration order.
+    public var migrations: [String] { registered.map(\.name) }
+
+    /// Registers a migration, applied after the ones registered before it.
+    ///
+    /// ```swift
+    /// migrator.registerMigration("createTeam") { db in
+    ///     try db.create(table: "team") { t in
+    ///         t.autoIncrementedPrimaryKey("id")
+    ///         t.column("name", .text).notNull().unique()
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The closure runs inside the migration's transaction: do not commit or
+    /// roll back in it. Registering two migrations with the same name makes
+    /// ``migrate(_:)`` throw ``MigrationError/duplicateMigration(_:)``.
+    ///
+    /// - parameters:
+    ///   - name: the migration's permanent name, recorded in the database.
+    ///   - foreignKeyChecks: `.deferred` for migrations that rebuild tables;
+    ///     see ``ForeignKeyChecks``.
+    ///   - migrate: the schema and data changes.
+    public mutating func registerMigration(
+        _ name: String, foreignKeyChecks: ForeignKeyChecks = .immediate,
+        migrate: @escaping @Sendable (Database) throws -> Void
+    ) {
+        registered.append(Migration(name: name, foreignKeyChecks: foreignKeyChecks, migrate: migrate))
+    }
+
+    // MARK: - Applied migrations
+
+    /// All migration names recorded in the database, in the order they were
+    /// applied, including those this migrator does not know.
+    public func recordedMigrations(_ db: Database) throws -> [String] {
+        guard try db.tableExists(Self.migrationsTableName) else { return [] }
+        return try String.fetchAll(
+            db, sql: "SELECT name FROM \(Self.migrationsTableName.quotedDatabaseIdentifier) ORDER BY rowid")
+    }
+
+    /// The registered migrations that are applied, in registration order.
+    public func appliedMigrations(_ db: Database) throws -> [String] {
+        let recorded = Set(try recordedMigrations(db))
+        return migrations.filter { recorded.contains($0) }
+    }
+
+    /// The registered migrations that are applied along with all the ones
+    /// registered before them, in registration order.
+    public func completedMigrations(_ db: Database) throws -> [String] {
+        let recorded = Set(try recordedMigrations(db))
+        return Array(migrations.prefix { recorded.contains($0) })
+    }
+
+    /// Whether every registered migration is applied.
+    public func hasCompletedMigrations(_ db: Database) throws -> Bool {
+        try completedMigrations(db).count == registered.count
+    }
+
+    /// The migrations recorded in the database that are not registered, in
+    /// the order they were applied.
+    public func unknownMigrations(_ db: Database) throws -> [String] {
+        let known = Set(migrations)
+        return try recordedMigrations(db).filter { !known.contains($0) }
+    }
+
+    /// Whether the database records migrations that are not registered: it
+    /// was likely migrated by a newer version of the application.
+    public func hasBeenSuperseded(_ db: Database) throws -> Bool {
+        try !unknownMigrations(db).isEmpty
+    }
+}

@@ -1,0 +1,106 @@
+// Database+SchemaDefinition: creating, altering and dropping tables and indexes.
+//
+// Views and triggers are created with SQL (`db.execute(sql: "CREATE VIEW …")`):
+// their bodies are SQL anyway. Every identifier is quoted with
+// `quotedDatabaseIdentifier`; SQL fragments (checks, defaults, conditions)
+// come from the application's code.
+
+extension Database {
+    /// Creates a table (<https://www.sqlite.org/lang_createtable.html>).
+    ///
+    /// ```swift
+    /// try db.create(table: "player") { t in
+    ///     t.autoIncrementedPrimaryKey("id")
+    ///     t.column("name", .text).notNull()
+    ///     t.column("score", .integer).notNull().defaults(to: 0)
+    /// }
+    /// // CREATE TABLE "player" ("id" INTEGER PRIMARY KEY AUTOINCREMENT,
+    /// //   "name" TEXT NOT NULL, "score" INTEGER NOT NULL DEFAULT 0)
+    /// ```
+    ///
+    /// The table and the indexes of ``ColumnDefinition/indexed()`` and
+    /// ``TableDefinition/belongsTo(_:inTable:onDelete:onUpdate:deferred:indexed:)``
+    /// columns are created together: if one statement fails, none is kept.
+    public func create(
+        table name: String, options: TableOptions = [], body: (TableDefinition) throws -> Void
+    ) throws {
+        let definition = TableDefinition(name: name, options: options)
+        try body(definition)
+        try executeAtomically(try definition.statements(self))
+    }
+
+    /// Changes the columns of a table (<https://www.sqlite.org/lang_altertable.html>);
+    /// see ``AlterTableDefinition``. The changes are applied together, or not at all.
+    public func alter(table name: String, body: (AlterTableDefinition) throws -> Void) throws {
+        let definition = AlterTableDefinition(name: name)
+        try body(definition)
+        try executeAtomically(try definition.statements())
+    }
+
+    /// Renames a table: `ALTER TABLE "name" RENAME TO "newName"`.
+    public func rename(table name: String, to newName: String) throws {
+        try execute(sql: "ALTER TABLE \(name.quotedDatabaseIdentifier) RENAME TO \(newName.quotedDatabaseIdentifier)")
+    }
+
+    /// Drops a table and its indexes and triggers: `DROP TABLE "name"`
+    /// (<https://www.sqlite.org/lang_droptable.html>).
+    ///
+    /// With foreign keys enabled, dropping a table deletes its rows first, so
+    /// it fails if other tables still refer to them.
+    public func drop(table name: String) throws {
+        try execute(sql: "DROP TABLE \(name.quotedDatabaseIdentifier)")
+    }
+
+    /// Creates an index (<https://www.sqlite.org/lang_createindex.html>).
+    ///
+    /// ```swift
+    /// try db.create(index: "player_on_email", on: "player", columns: ["email"],
+    ///               unique: true, condition: "email IS NOT NULL")
+    /// // CREATE UNIQUE INDEX "player_on_email" ON "player"("email") WHERE email IS NOT NULL
+    /// ```
+    ///
+    /// - parameters:
+    ///   - unique: `UNIQUE`: no two rows share the same values of `columns`.
+    ///   - condition: the SQL condition of a partial index
+    ///     (<https://www.sqlite.org/partialindex.html>); it must come from
+    ///     your code, never from user input.
+    public func create(
+        index name: String, on table: String, columns: [String], options: IndexOptions = [],
+        unique: Bool = false, condition: String? = nil
+    ) throws {
+        guard !columns.isEmpty else {
+            throw DatabaseError.misuse("index \(name) on \(table) must have at least one column")
+        }
+        try execute(sql: Database.createIndexSQL(
+            name: name, table: table, columns: columns, ifNotExists: options.contains(.ifNotExists),
+            unique: unique, condition: condition))
+    }
+
+    /// Drops an index: `DROP INDEX "name"`.
+    public func drop(index name: String) throws {
+        try execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
+    }
+
+    static func createIndexSQL(
+        name: String, table: String, columns: [String], ifNotExists: Bool, unique: Bool, condition: String?
+    ) -> String {
+        var sql = unique ? "CREATE UNIQUE INDEX " : "CREATE INDEX "
+        if ifNotExists { sql += "IF NOT EXISTS " }
+        sql += name.quotedDatabaseIdentifier + " ON " + table.quotedDatabaseIdentifier
+        sql += "(" + TableDefinition.columnList(columns) + ")"
+        if let condition { sql += " WHERE " + condition }
+        return sql
+    }
+
+    /// Runs statements in a savepoint, so that they apply together or not at all.
+    private func executeAtomically(_ statements: [String]) throws {
+        if statements.count == 1 {
+            try execute(sql: statements[0])
+            return
+        }
+        try inSavepoint {
+            for sql in statements { try execute(sql: sql) }
+            return .commit
+        }
+    }
+}

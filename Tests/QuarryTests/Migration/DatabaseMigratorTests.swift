@@ -1,0 +1,233 @@
+// Tests of DatabaseMigrator: order, once-only application, upTo, queries,
+// rollback of failing migrations, unknown migrations, logging.
+
+import Foundation
+import Logging
+import Quarry
+import Testing
+
+@Suite struct DatabaseMigratorTests {
+    /// Three migrations that each append their name to the `log` table.
+    private func loggingMigrator(_ names: [String] = ["a", "b", "c"]) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for name in names {
+            migrator.registerMigration(name) { db in
+                try db.execute(sql: "CREATE TABLE IF NOT EXISTS log (name TEXT NOT NULL)")
+                try db.execute(sql: "INSERT INTO log (name) VALUES (?)", arguments: [name])
+            }
+        }
+        return migrator
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func appliesInOrderOnce(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        let migrator = loggingMigrator()
+        #expect(migrator.migrations == ["a", "b", "c"])
+        try writer.read { db throws in
+            #expect(try migrator.appliedMigrations(db) == [])
+            #expect(try !migrator.hasCompletedMigrations(db))
+        }
+        try migrator.migrate(writer)
+        try migrator.migrate(writer)
+        #expect(try migrationLog(writer) == ["a", "b", "c"])
+        try writer.read { db throws in
+            #expect(try migrator.appliedMigrations(db) == ["a", "b", "c"])
+            #expect(try migrator.completedMigrations(db) == ["a", "b", "c"])
+            #expect(try migrator.recordedMigrations(db) == ["a", "b", "c"])
+            #expect(try migrator.hasCompletedMigrations(db))
+            #expect(try !migrator.hasBeenSuperseded(db))
+            #expect(try db.columns(in: DatabaseMigrator.migrationsTableName).map(\.name) == ["name", "applied_at"])
+        }
+        // A later version registers one more: only it runs.
+        try loggingMigrator(["a", "b", "c", "d"]).migrate(writer)
+        #expect(try migrationLog(writer) == ["a", "b", "c", "d"])
+    }
+
+    @Test func upTo() throws {
+        let dbQueue = try DatabaseQueue()
+        let migrator = loggingMigrator()
+        try migrator.migrate(dbQueue, upTo: "b")
+        #expect(try migrationLog(dbQueue) == ["a", "b"])
+        try dbQueue.read { db throws in
+            #expect(try migrator.appliedMigrations(db) == ["a", "b"])
+            #expect(try migrator.completedMigrations(db) == ["a", "b"])
+            #expect(try !migrator.hasCompletedMigrations(db))
+        }
+        try migrator.migrate(dbQueue, upTo: "a")  // already there: nothing to do
+        #expect(try migrationLog(dbQueue) == ["a", "b"])
+        let error = #expect(throws: MigrationError.self) { try migrator.migrate(dbQueue, upTo: "z") }
+        #expect(error?.migration == "z")
+        #expect(error?.description == #"no migration named "z" is registered"#)
+        try migrator.migrate(dbQueue)
+        #expect(try migrationLog(dbQueue) == ["a", "b", "c"])
+    }
+
+    @Test func completedMigrationsStopAtTheFirstGap() throws {
+        let dbQueue = try DatabaseQueue()
+        try loggingMigrator(["a", "c"]).migrate(dbQueue)
+        let migrator = loggingMigrator(["a", "b", "c"])
+        try dbQueue.read { db throws in
+            #expect(try migrator.appliedMigrations(db) == ["a", "c"])
+            #expect(try migrator.completedMigrations(db) == ["a"])
+        }
+        try migrator.migrate(dbQueue)
+        #expect(try migrationLog(dbQueue) == ["a", "c", "b"])
+    }
+
+    struct Boom: Error, CustomStringConvertible {
+        var description: String { "boom" }
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func failingMigrationRollsBackCompletely(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("createPlayer") { db in
+            try db.create(table: "player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull()
+            }
+            try db.execute(sql: "INSERT INTO player (name) VALUES ('Arthur'), ('Barbara')")
+        }
+        migrator.registerMigration("broken") { db in
+            try db.create(table: "team") { t in t.autoIncrementedPrimaryKey("id") }
+            try db.alter(table: "player") { t in t.add(column: "email", .text) }
+            try db.execute(sql: "DELETE FROM player WHERE name = 'Arthur'")
+            try db.execute(sql: "UPDATE player SET email = 'b@example.com'")
+            throw Boom()
+        }
+        migrator.registerMigration("after") { db in
+            try db.create(table: "never") { t in t.column("x") }
+        }
+        let schemaBefore: [String?]
+        do {
+            try migrator.migrate(writer, upTo: "createPlayer")
+            schemaBefore = try writer.read { db throws in try Optional<String>.fetchAll(db, sql: "SELECT sql FROM sqlite_master ORDER BY name") }
+        }
+        let error = #expect(throws: MigrationError.self) { try migrator.migrate(writer) }
+        #expect(error?.migration == "broken")
+        guard case .migrationFailed(let name, let underlying)? = error else {
+            Issue.record("unexpected error \(String(describing: error))")
+            return
+        }
+        #expect(name == "broken")
+        #expect(underlying is Boom)
+        #expect(error?.description == #"migration "broken" failed and was rolled back: boom"#)
+        try writer.read { db throws in
+            #expect(try Optional<String>.fetchAll(db, sql: "SELECT sql FROM sqlite_master ORDER BY name") == schemaBefore)
+            #expect(try !db.tableExists("team"))
+            #expect(try !db.tableExists("never"))
+            #expect(try db.columns(in: "player").map(\.name) == ["id", "name"])
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id") == ["Arthur", "Barbara"])
+            #expect(try migrator.appliedMigrations(db) == ["createPlayer"])
+        }
+        // The same failure again: still consistent, and usable afterwards.
+        #expect(throws: MigrationError.self) { try migrator.migrate(writer) }
+        try writer.write { db throws in try db.execute(sql: "INSERT INTO player (name) VALUES ('Craig')") }
+    }
+
+    @Test func sqlErrorIsWrappedWithTheMigrationName() throws {
+        let dbQueue = try DatabaseQueue()
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("typo") { db in
+            try db.execute(sql: "CREATE TABLE t (a); SELEC 1")
+        }
+        let error = #expect(throws: MigrationError.self) { try migrator.migrate(dbQueue) }
+        guard case .migrationFailed("typo", let underlying as DatabaseError)? = error else {
+            Issue.record("unexpected error \(String(describing: error))")
+            return
+        }
+        #expect(underlying.message.contains("syntax error"))
+        #expect(error?.description.hasPrefix(#"migration "typo" failed and was rolled back: SQLite error 1"#) == true)
+        try dbQueue.read { db throws in #expect(try !db.tableExists("t")) }
+    }
+
+    @Test func duplicateNamesAreRefused() throws {
+        let dbQueue = try DatabaseQueue()
+        let migrator = loggingMigrator(["a", "b", "a"])
+        let error = #expect(throws: MigrationError.self) { try migrator.migrate(dbQueue) }
+        #expect(error?.migration == "a")
+        #expect(error?.description == #"the migration "a" is registered twice"#)
+        #expect(try migrationLog(dbQueue) == [])
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func unknownMigrationsAreRefusedByDefault(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try loggingMigrator(["a", "b", "c"]).migrate(writer)
+        // An older build knows only "a", and has its own new "x".
+        var older = loggingMigrator(["a", "x"])
+        try writer.read { db throws in
+            #expect(try older.hasBeenSuperseded(db))
+            #expect(try older.unknownMigrations(db) == ["b", "c"])
+            #expect(try older.appliedMigrations(db) == ["a"])
+        }
+        let error = #expect(throws: MigrationError.self) { try older.migrate(writer) }
+        guard case .unknownMigrations(let names)? = error else {
+            Issue.record("unexpected error \(String(describing: error))")
+            return
+        }
+        #expect(names == ["b", "c"])
+        #expect(error?.migration == nil)
+        #expect(error?.description.contains(#"("b", "c")"#) == true)
+        #expect(error?.description.contains("newer version") == true)
+        #expect(try migrationLog(writer) == ["a", "b", "c"])
+
+        older.unknownMigrationPolicy = .proceed
+        try older.migrate(writer)
+        #expect(try migrationLog(writer) == ["a", "b", "c", "x"])
+    }
+
+    @Test func logsEachAppliedMigrationWithItsDuration() throws {
+        let recorder = MigratorLogRecorder()
+        var migrator = loggingMigrator(["first", "second"])
+        migrator.logger = recorder.logger
+        let dbQueue = try DatabaseQueue()
+        try migrator.migrate(dbQueue)
+        try migrator.migrate(dbQueue)  // nothing applied: nothing logged
+        let entries = recorder.entries
+        #expect(entries.count == 2)
+        #expect(entries.map(\.level) == [.info, .info])
+        #expect(entries.map { $0.metadata["migration"]?.description } == ["first", "second"])
+        #expect(entries[0].message.hasPrefix("Applied migration first in "))
+        #expect(entries[0].message.hasSuffix(" ms"))
+        let duration = try #require(entries[0].metadata["duration_ms"]?.description)
+        #expect(Double(duration).map { $0 >= 0 } == true)
+    }
+
+    @Test func asyncMigrate() async throws {
+        let directory = try TemporaryDirectory()
+        let dbPool = try DatabasePool(path: directory.path())
+        let migrator = loggingMigrator()
+        try await migrator.migrate(dbPool, upTo: "a")
+        #expect(try migrationLog(dbPool) == ["a"])
+        try await migrator.migrate(dbPool)
+        #expect(try migrationLog(dbPool) == ["a", "b", "c"])
+        await #expect(throws: MigrationError.self) { try await migrator.migrate(dbPool, upTo: "nope") }
+        let applied = try await dbPool.read { db in try migrator.appliedMigrations(db) }
+        #expect(applied == ["a", "b", "c"])
+    }
+
+    @Test func emptyMigratorCreatesOnlyItsTable() throws {
+        let dbQueue = try DatabaseQueue()
+        try DatabaseMigrator().migrate(dbQueue)
+        try dbQueue.read { db throws in
+            #expect(try db.tableExists("quarry_migrations"))
+            #expect(try DatabaseMigrator().hasCompletedMigrations(db))
+        }
+    }
+
+    @Test func readOnlyDatabaseFails() throws {
+        let directory = try TemporaryDirectory()
+        _ = try DatabaseQueue(path: directory.path())
+        var configuration = Configuration()
+        configuration.readonly = true
+        let readonly = try DatabaseQueue(path: directory.path(), configuration: configuration)
+        let error = #expect(throws: DatabaseError.self) { try loggingMigrator().migrate(readonly) }
+        #expect(error?.resultCode == .SQLITE_READONLY)
+    }
+}
