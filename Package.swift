@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // The system SQLite library (Debian: `apt-get install libsqlite3-dev`).
@@ -28,7 +29,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "QuarryDemo",
-            dependencies: ["Quarry"],
+            dependencies: [
+                "Quarry",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Examples/Demo"
         ),
         .testTarget(

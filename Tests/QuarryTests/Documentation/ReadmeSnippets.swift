@@ -83,4 +83,32 @@ struct ReadmeSnippets {
             return lines
         }
     }
+
+    // README: Migrations
+    /// Opens the database and brings its schema up to date: call it at startup.
+    func openDatabase(path: String) async throws -> DatabasePool {
+        let dbPool = try DatabasePool(path: path)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("createTeam") { db in
+            try db.create(table: "team") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull().unique()
+            }
+        }
+        migrator.registerMigration("createPlayer") { db in
+            try db.create(table: "player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull()
+                t.column("score", .integer).notNull().defaults(to: 0)
+                t.belongsTo("team", onDelete: .setNull)  // team_id, a foreign key to team(id), indexed
+            }
+        }
+        migrator.registerMigration("addPlayerEmail") { db in
+            try db.alter(table: "player") { t in t.add(column: "email", .text) }
+        }
+        // Applies what the file lacks, each migration once, even when several
+        // replicas start together.
+        try await migrator.migrate(dbPool)
+        return dbPool
+    }
 }
