@@ -97,12 +97,20 @@ extension DatabaseValue: CustomStringConvertible {
             let shown = value.count > 64 ? String(value.prefix(64)) + "…" : value
             return "'" + shown.replacingOccurrences(of: "'", with: "''") + "'"
         case .blob(let data):
-            let hex = data.prefix(32).map { byte in
-                let digits = String(byte, radix: 16, uppercase: true)
-                return byte < 16 ? "0" + digits : digits
-            }.joined()
-            return "X'" + hex + (data.count > 32 ? "…" : "") + "'"
+            return "X'" + DatabaseValue.hexDigits(data.prefix(32)) + (data.count > 32 ? "…" : "") + "'"
         }
+    }
+
+    /// The bytes in uppercase hexadecimal: `[0xAB, 1]` gives `AB01`.
+    static func hexDigits(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }
 

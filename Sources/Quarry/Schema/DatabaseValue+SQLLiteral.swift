@@ -47,14 +47,6 @@ extension DatabaseValue {
 
     /// `X'…'` for `data`.
     private static func hexLiteral(_ data: Data) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = [UInt8(ascii: "X"), UInt8(ascii: "'")]
-        bytes.reserveCapacity(data.count * 2 + 3)
-        for byte in data {
-            bytes.append(digits[Int(byte >> 4)])
-            bytes.append(digits[Int(byte & 0x0F)])
-        }
-        bytes.append(UInt8(ascii: "'"))
-        return String(decoding: bytes, as: UTF8.self)
+        "X'" + hexDigits(data) + "'"
     }
 }
