@@ -2,8 +2,6 @@
 // columns, primary key, generated columns, unique keys and triggers — read
 // from the schema once and cached per connection by RecordCache.
 
-import CSQLite
-
 /// The schema facts of one table that persistence depends on.
 struct TableSchema {
     /// The table name, as the user spelled it.
@@ -31,44 +29,27 @@ struct TableSchema {
 
     /// Reads the schema of `table` (<https://www.sqlite.org/pragma.html#pragma_table_xinfo>).
     init(table: String, db: Database) throws {
-        var columns: [String] = []
-        var generated: Set<String> = []
-        var withDefault: Set<String> = []
-        var keyColumns: [(position: Int64, name: String, type: String)] = []
-        let info = try db.makeStatement(
-            sql: "SELECT name, type, dflt_value IS NOT NULL, pk, hidden FROM pragma_table_xinfo(?)")
-        try info.setArguments([table])
-        try info.forEachRow {
-            let name = try info.decode(String.self, at: 0)
-            let type = try info.decodeIfPresent(String.self, at: 1) ?? ""
-            columns.append(name)
-            if try info.decode(Bool.self, at: 2) { withDefault.insert(name.lowercased()) }
-            let position = try info.decode(Int64.self, at: 3)
-            if position > 0 { keyColumns.append((position, name, type)) }
-            let hidden = try info.decode(Int64.self, at: 4)
-            if hidden == 2 || hidden == 3 { generated.insert(name.lowercased()) }
-        }
-        guard !columns.isEmpty else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table)")
-        }
+        let columnInfos = try db.columns(in: table)
         let hasRowID: Bool
         do {
-            _ = try db.makeStatement(sql: "SELECT rowid FROM \(table.quotedDatabaseIdentifier)")
+            _ = try db.makeStatement(sql: RecordStatementSQL.select("rowid", from: table))
             hasRowID = true
         } catch {
             hasRowID = false
         }
-        keyColumns.sort { $0.position < $1.position }
+        let keyColumns = columnInfos.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
         self.name = table
-        self.columns = columns
-        self.generatedColumns = generated
-        self.columnsWithDefault = withDefault
+        self.columns = columnInfos.map(\.name)
+        self.generatedColumns = Set(columnInfos.filter(\.isGenerated).map { $0.name.lowercased() })
+        self.columnsWithDefault = Set(columnInfos.filter { $0.defaultValueSQL != nil }.map { $0.name.lowercased() })
         self.hasRowID = hasRowID
         if keyColumns.isEmpty {
             primaryKey = hasRowID ? ["rowid"] : []
             rowIDColumn = hasRowID ? "rowid" : nil
         } else {
             primaryKey = keyColumns.map(\.name)
+            // Only a column declared exactly INTEGER is an alias of the rowid
+            // (https://www.sqlite.org/lang_createtable.html#rowid).
             if hasRowID, keyColumns.count == 1, keyColumns[0].type.uppercased() == "INTEGER" {
                 rowIDColumn = keyColumns[0].name
             } else {
@@ -76,32 +57,12 @@ struct TableSchema {
             }
         }
         var uniqueKeys: [Set<String>] = [Set(primaryKey.map { $0.lowercased() })]
-        let indexes = try db.makeStatement(
-            sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND partial = 0")
-        try indexes.setArguments([table])
-        var indexNames: [String] = []
-        try indexes.forEachRow { indexNames.append(try indexes.decode(String.self, at: 0)) }
-        let indexInfo = try db.makeStatement(sql: "SELECT name FROM pragma_index_info(?)")
-        for indexName in indexNames {
-            try indexInfo.setArguments([indexName])
-            var indexColumns: Set<String> = []
-            var hasExpression = false
-            try indexInfo.forEachRow {
-                if let column = try indexInfo.decodeIfPresent(String.self, at: 0) {
-                    indexColumns.insert(column.lowercased())
-                } else {
-                    hasExpression = true
-                }
-            }
-            if !hasExpression { uniqueKeys.append(indexColumns) }
+        for index in try db.indexes(on: table) where index.isUnique && !index.isPartial {
+            // An index on an expression has an empty column name: it is no key of columns.
+            if !index.columns.contains("") { uniqueKeys.append(Set(index.columns.map { $0.lowercased() })) }
         }
         self.uniqueKeys = uniqueKeys
-        let triggers = try db.makeStatement(sql: """
-            SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
-            UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
-            """)
-        try triggers.setArguments([table, table])
-        hasTriggers = try triggers.firstRow { true } ?? false
+        hasTriggers = try db.hasTriggers(on: table)
     }
 
     /// Whether a column is written by INSERT and UPDATE.

@@ -40,6 +40,18 @@ extension Database {
             arguments: [type, name, type, name]) != nil
     }
 
+    /// Whether triggers exist on a table, in the main or the temporary schema
+    /// (<https://www.sqlite.org/schematab.html>).
+    public func hasTriggers(on table: String) throws -> Bool {
+        try Int.fetchOne(
+            self,
+            sql: """
+                SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
+                UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
+                """,
+            arguments: [table, table]) != nil
+    }
+
     /// The columns of a table or view, in order, generated columns included
     /// (<https://www.sqlite.org/pragma.html#pragma_table_xinfo>).
     ///

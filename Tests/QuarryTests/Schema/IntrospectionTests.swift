@@ -72,4 +72,19 @@ import Testing
             #expect(try db.foreignKeyViolations(in: "author").isEmpty)
         }
     }
+
+    @Test func triggersOnATable() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.write { db throws in
+            try db.execute(sql: """
+                CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT);
+                CREATE TABLE log (message TEXT);
+                CREATE TRIGGER item_insert AFTER INSERT ON "ITEM" BEGIN INSERT INTO log VALUES (new.name); END;
+                CREATE TEMP TRIGGER log_insert AFTER INSERT ON log BEGIN SELECT 1; END;
+                """)
+            #expect(try db.hasTriggers(on: "item"))
+            #expect(try db.hasTriggers(on: "log"))
+            #expect(try !db.hasTriggers(on: "other"))
+        }
+    }
 }
