@@ -52,6 +52,20 @@ public struct QueryExpression<Root, Value>: Sendable {
     }
 }
 
+extension QueryExpression {
+    /// The expression under a column name, for ``QueryRequest/select(named:)``.
+    public func forKey(_ name: String) -> NamedExpression<Root> {
+        NamedExpression(name: name, expression: sqlExpression)
+    }
+}
+
+/// An expression selected under a column name: `sum(\Player.score).forKey("total")`.
+public struct NamedExpression<Root>: Sendable {
+    /// The column name in the result.
+    public let name: String
+    let expression: SQLExpression
+}
+
 /// A column by name, typed by the record and value it is used with:
 /// `Player.filter(Column("score") > 10)`.
 public typealias Column<Root, Value> = QueryExpression<Root, Value>

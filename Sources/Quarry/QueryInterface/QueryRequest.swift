@@ -210,10 +210,19 @@ public struct QueryRequest<Root, Result>: Sendable {
         return selecting(selection, decoder: .columns(repeat (each Value).self))
     }
 
-    /// Selects named expressions, for decoding into a type by column name
-    /// (see ``asRequest(of:)``): `select([("total", sum(\.score))])`.
-    public func select<Value>(named expressions: [(String, QueryExpression<Root, Value>)]) -> QueryRequest<Root, Row> {
-        selecting(expressions.map { SQLSelectable(expression: $0.1.sqlExpression, alias: $0.0) }, decoder: .row)
+    /// Selects named expressions, for decoding into another `Decodable` type
+    /// by column name with ``asRequest(of:)``.
+    ///
+    /// ```swift
+    /// struct Stats: Decodable { var best: Int?; var players: Int }
+    /// let stats = try Player.all()
+    ///     .select(named: [max(\Player.score).forKey("best"), count(\Player.id).forKey("players")])
+    ///     .asRequest(of: Stats.self)
+    ///     .fetchOne(db)
+    /// // SELECT MAX("score") AS "best", COUNT("id") AS "players" FROM "player"
+    /// ```
+    public func select(named expressions: [NamedExpression<Root>]) -> QueryRequest<Root, Row> {
+        selecting(expressions.map { SQLSelectable(expression: $0.expression, alias: $0.name) }, decoder: .row)
     }
 
     func selecting<Other>(_ selection: [SQLSelectable], decoder: ResultDecoder<Other>) -> QueryRequest<Root, Other> {

@@ -204,3 +204,58 @@ import Testing
         }
     }
 }
+
+/// Aggregates as fetch shortcuts, and selections decoded into other types.
+@Suite struct QueryAggregateTests {
+    struct TeamStats: Decodable, Equatable {
+        var teamID: Int64?
+        var total: Int
+        var players: Int
+    }
+
+    @Test func aggregateShortcuts() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.write { db in try makeQueryFixtures(db) }
+        try dbQueue.read { db throws in
+            let all = QPlayer.all()
+            #expect(try all.fetchCount(db, distinct: \.teamID) == 2)
+            #expect(try all.fetchSum(db, \.score) == 575)
+            #expect(try all.fetchSum(db, \.teamID) == 4)
+            #expect(try all.fetchTotal(db, \.bonus) == 35)
+            #expect(try all.fetchAverage(db, \.score) == 115)
+            #expect(try all.fetchMin(db, \.score) == 0)
+            #expect(try all.fetchMax(db, \.score) == 250)
+            #expect(try all.fetchMin(db, \.teamID) == 1)
+            #expect(try all.fetchMax(db, \.teamID) == 2)
+            let none = QPlayer.filter(\.score > 1000)
+            #expect(try none.fetchSum(db, \.score) == nil)
+            #expect(try none.fetchTotal(db, \.score) == 0)
+            #expect(try none.fetchAverage(db, \.score) == nil)
+            #expect(try none.fetchMax(db, \.teamID) == nil)
+            #expect(try none.fetchCount(db, distinct: \.name) == 0)
+        }
+    }
+
+    @Test func namedSelectionsDecodeIntoDecodableTypes() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.write { db in try makeQueryFixtures(db) }
+        try dbQueue.read { db throws in
+            let teamID = Column<QPlayer, Int64?>("team_id")
+            let stats = try QPlayer.all()
+                .select(named: [teamID.forKey("teamID"), (sum(\QPlayer.score) ?? 0).forKey("total"), count(\QPlayer.id).forKey("players")])
+                .group(teamID)
+                .order(teamID)
+                .asRequest(of: TeamStats.self)
+                .fetchAll(db)
+            #expect(stats == [
+                TeamStats(teamID: nil, total: 50, players: 2),
+                TeamStats(teamID: 1, total: 350, players: 2),
+                TeamStats(teamID: 2, total: 175, players: 1),
+            ])
+            let error = try #require(throws: RowDecodingError.self) {
+                try QPlayer.all().select(named: [teamID.forKey("teamID")]).asRequest(of: TeamStats.self).fetchAll(db)
+            }
+            #expect(error.description.contains("\"total\""))
+        }
+    }
+}
