@@ -38,10 +38,11 @@ public struct PersistenceSuccess {
 /// `AndFetch` forms) are `mutating`. After an insert, ``didInsert(_:)``
 /// receives the rowid. Its default implementation, for a `Decodable` record,
 /// writes the rowid into the property of the `INTEGER PRIMARY KEY` column when
-/// the record inserted `NULL` there: it decodes the record again from the
-/// inserted values with the new id (a record whose encoding cannot be decoded
-/// back is left unchanged; implement `didInsert(_:)` then). Other records
-/// implement it:
+/// the record inserted `NULL` there: for a struct whose property is an
+/// `Int64`, `Int` or an optional of them, it stores the rowid into that
+/// property directly; otherwise it decodes the record again from the inserted
+/// values with the new id (a record whose encoding cannot be decoded back is
+/// left unchanged; implement `didInsert(_:)` then). Other records implement it:
 ///
 /// ```swift
 /// mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -117,6 +118,8 @@ extension MutablePersistableRecord where Self: Decodable {
         guard let index = container.index(ofColumn: rowIDColumn) else { return }
         let newValue = DatabaseValue.integer(inserted.rowID)
         guard container.databaseValues[index] != newValue else { return }
+        // Fast path: store the rowid into the property directly (structs).
+        if RecordIDWriter.write(inserted.rowID, into: &self, column: rowIDColumn) { return }
         container.databaseValues[index] = newValue
         guard let row = try? Row(columnNames: container.columns, databaseValues: container.databaseValues) else { return }
         let dateStrategy: DatabaseDateDecodingStrategy =

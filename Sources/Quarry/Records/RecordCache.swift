@@ -51,10 +51,11 @@ final class RecordCache {
     /// The schema of `table`, read once per schema version.
     func schema(for table: String, in db: Database) throws -> TableSchema {
         try checkSchemaVersion(db)
-        let key = table.lowercased()
-        if let schema = tables[key] { return schema }
+        // Keyed by the name as spelled: a record type always spells it the same
+        // way, and this avoids lowercasing (an allocation) on every call.
+        if let schema = tables[table] { return schema }
         let schema = try TableSchema(table: table, db: db)
-        tables[key] = schema
+        tables[table] = schema
         return schema
     }
 

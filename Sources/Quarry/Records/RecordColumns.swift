@@ -63,7 +63,7 @@ enum RecordColumns {
         try probe(Root.self).columns
     }
 
-    private static func probe<Root: Decodable>(_ type: Root.Type) throws -> Probe<Root> {
+    static func probe<Root: Decodable>(_ type: Root.Type) throws -> Probe<Root> {
         let id = ObjectIdentifier(Root.self)
         if let probe = lock.withLock({ probes[id] }) as? Probe<Root> { return probe }
         let probe = try makeProbe(Root.self)

@@ -1,5 +1,7 @@
 // TableRecord: a type tied to a database table, with its name and selection.
 
+import Synchronization
+
 /// A type tied to a database table.
 ///
 /// ```swift
@@ -42,8 +44,20 @@ extension TableRecord {
     static var selectionSQL: String { RecordStatementSQL.selectionList(databaseSelection) }
 }
 
-/// The default table name of a type (see ``TableRecord``).
+/// Default table names already computed, by type: deriving one from the type
+/// name takes reflection, and persistence methods ask for it on every call.
+private let defaultTableNames = Mutex<[ObjectIdentifier: String]>([:])
+
+/// The default table name of a type (see ``TableRecord``), computed once per type.
 func defaultDatabaseTableName(for type: Any.Type) -> String {
+    let id = ObjectIdentifier(type)
+    if let name = defaultTableNames.withLock({ $0[id] }) { return name }
+    let name = computeDefaultTableName(for: type)
+    defaultTableNames.withLock { $0[id] = name }
+    return name
+}
+
+private func computeDefaultTableName(for type: Any.Type) -> String {
     var name = String(describing: type)
     if let generic = name.firstIndex(of: "<") { name = String(name[..<generic]) }
     if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }
