@@ -69,6 +69,34 @@ extension QueryRequest {
         return try fetchReturning(db, sql, context.arguments, ResultDecoder<(repeat each Value)>.columns(repeat (each Value).self))
     }
 
+    /// Deletes the rows the request matches and returns them as records:
+    /// `DELETE ... RETURNING *`.
+    ///
+    /// ```swift
+    /// let deleted: [Player] = try Player.filter(\.score < 0).deleteAndFetchAll(db)
+    /// // DELETE FROM "player" WHERE "score" < ? RETURNING *
+    /// ```
+    public func deleteAndFetchAll(_ db: Database) throws -> [Root] where Root: FetchableRecord {
+        let context = SQLGenerationContext(db: db)
+        let sql = try context.deleteSQL(query, returning: [])
+        return try fetchReturning(db, sql, context.arguments, .record(recordType: Root.self, tableName: query.tableName))
+    }
+
+    /// Updates the rows the request matches and returns them, with their new
+    /// values, as records: `UPDATE ... RETURNING *`.
+    ///
+    /// ```swift
+    /// let promoted: [Player] = try Player.filter(\.score > 100).updateAndFetchAll(db, \.teamID <- 1)
+    /// // UPDATE "player" SET "team_id" = ? WHERE "score" > ? RETURNING *
+    /// ```
+    public func updateAndFetchAll(_ db: Database, _ assignments: ColumnAssignment<Root>...) throws -> [Root]
+    where Root: FetchableRecord {
+        let context = SQLGenerationContext(db: db)
+        let sql = try context.updateSQL(
+            query, assignments: assignments.map { $0.assignment }, conflictResolution: nil, returning: [])
+        return try fetchReturning(db, sql, context.arguments, .record(recordType: Root.self, tableName: query.tableName))
+    }
+
     static func selection<each Value>(_ keyPaths: repeat KeyPath<Root, each Value>) -> [SQLSelectable] where Root: Decodable {
         var selection: [SQLSelectable] = []
         for keyPath in repeat each keyPaths {

@@ -73,6 +73,23 @@ import Testing
         }
     }
 
+    @Test(arguments: WriterKind.allCases)
+    func deleteAndUpdateFetchingRecords(_ kind: WriterKind) throws {
+        try withFixtures(kind) { db throws in
+            let recorder = SQLRecorder()
+            let deleted = try recorder.record(db) { try QPlayer.filter(\.score < 60).deleteAndFetchAll(db) }
+            #expect(recorder.writes == ["DELETE FROM \"player\" WHERE \"score\" < ? RETURNING *"])
+            #expect(deleted.map(\.name).sorted() == ["Dora", "Eve_%"])
+            #expect(deleted.allSatisfy { $0.teamID == nil })
+            let promoted = try QPlayer.filter(\.score > 150).updateAndFetchAll(db, \.teamID <- 3, \.bonus += 1)
+            #expect(promoted.map(\.name).sorted() == ["Barbara", "Cheng"])
+            #expect(promoted.allSatisfy { $0.teamID == 3 })
+            #expect(promoted.map(\.bonus).sorted() == [1, 21])
+            #expect(try QPlayer.filter(\.teamID == 3).fetchCount(db) == 2)
+            #expect(try QPlayer.filter(\.score > 1000).deleteAndFetchAll(db).isEmpty)
+        }
+    }
+
     @Test func writesOnCompoundRequestsAreRefused() throws {
         let dbQueue = try DatabaseQueue()
         try dbQueue.write { db throws in
