@@ -10,6 +10,36 @@
 
 import Foundation
 
+/// What the rows of one statement share: the column layout of each scope's
+/// slice, and the record readers built for them, so that no per-row work goes
+/// into resolving column names.
+final class ScopeCache {
+    private var layouts: [Range<Int>: RowLayout] = [:]
+    private var readers: [ReaderKey: Any] = [:]
+
+    private struct ReaderKey: Hashable {
+        let type: ObjectIdentifier
+        let range: Range<Int>
+    }
+
+    /// The layout of the columns `range` of `row`.
+    func layout(of row: Row, range: Range<Int>) -> RowLayout {
+        if let layout = layouts[range] { return layout }
+        let layout = RowLayout(columnNames: Array(row.columnNames[range]))
+        layouts[range] = layout
+        return layout
+    }
+
+    /// The reader of `type` records from slices of `range`.
+    func reader<T: FetchableRecord>(_ type: T.Type, range: Range<Int>, columnNames: [String]) -> (Row) throws -> T {
+        let key = ReaderKey(type: ObjectIdentifier(T.self), range: range)
+        if let reader = readers[key] as? (Row) throws -> T { return reader }
+        let reader = T.rowReader(columnNames: columnNames)
+        readers[key] = reader
+        return reader
+    }
+}
+
 /// A row, or part of a row, seen through the scopes of its associations.
 struct ScopedRow {
     /// All the values of the row.
@@ -23,26 +53,48 @@ struct ScopedRow {
     /// The record type of the main table, and its table name.
     let recordType: Any.Type?
     let tableName: String?
-
+    /// Layouts and readers shared by the rows of one statement.
+    let cache: ScopeCache
     /// The columns of this scope, as a row of their own.
-    var slice: Row {
-        if range.lowerBound == 0 && range.upperBound == row.count { return row }
-        return Row(layout: RowLayout(columnNames: Array(row.columnNames[range])), databaseValues: Array(row.databaseValues[range]))
+    let slice: Row
+
+    init(
+        row: Row, range: Range<Int>, children: [SelectionScope], prefetched: [String: [ScopedRow]],
+        recordType: Any.Type?, tableName: String?, cache: ScopeCache
+    ) {
+        self.row = row
+        self.range = range
+        self.children = children
+        self.prefetched = prefetched
+        self.recordType = recordType
+        self.tableName = tableName
+        self.cache = cache
+        if range.lowerBound == 0 && range.upperBound == row.count {
+            slice = row
+        } else {
+            slice = Row(layout: cache.layout(of: row, range: range), databaseValues: Array(row.databaseValues[range]))
+        }
     }
 
     /// Whether every column of the scope is NULL: a LEFT JOIN that matched no row.
-    var isNull: Bool { row.databaseValues[range].allSatisfy(\.isNull) }
+    var isNull: Bool { slice.databaseValues.allSatisfy(\.isNull) }
 
     func child(_ key: String) -> ScopedRow? {
         guard let scope = children.first(where: { $0.key == key }) else { return nil }
         return ScopedRow(
-            row: row, range: scope.range, children: scope.children, prefetched: [:], recordType: nil, tableName: nil)
+            row: row, range: scope.range, children: scope.children, prefetched: [:], recordType: nil, tableName: nil,
+            cache: cache)
+    }
+
+    /// This scope without its associations: the main record's columns.
+    var mainOnly: ScopedRow {
+        ScopedRow(row: row, range: range, children: [], prefetched: [:], recordType: nil, tableName: nil, cache: cache)
     }
 
     /// Decodes `T`, a type known only at run time to be Decodable.
     func decode<T>(as type: T.Type) throws -> T {
         if let fetchable = T.self as? any FetchableRecord.Type, children.isEmpty, prefetched.isEmpty {
-            return try cast(fetchable.init(row: slice), to: T.self)
+            return try cast(readRecord(fetchable), to: T.self)
         }
         guard let decodable = T.self as? any Decodable.Type else {
             throw DatabaseError.misuse("\(T.self) is neither Decodable nor a FetchableRecord: it cannot be fetched")
@@ -50,15 +102,19 @@ struct ScopedRow {
         return try cast(decode(decodable), to: T.self)
     }
 
-    /// Decodes `type` from this scope: through `init(row:)` for records, else
-    /// through `Decodable`.
+    /// Decodes `type` from this scope: through the record readers for
+    /// records, else through `Decodable`.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let fetchable = T.self as? any FetchableRecord.Type,
             (children.isEmpty && prefetched.isEmpty) || T.self == recordType
         {
-            return try cast(fetchable.init(row: slice), to: T.self)
+            return try cast(readRecord(fetchable), to: T.self)
         }
         return try T(from: AssociatedRowDecoder(scope: self))
+    }
+
+    private func readRecord<R: FetchableRecord>(_ type: R.Type) throws -> R {
+        try cache.reader(R.self, range: range, columnNames: slice.columnNames)(slice)
     }
 }
 
@@ -118,9 +174,7 @@ struct AssociatedRowDecoder: Decoder {
             if T.self == scope.recordType || key.stringValue == scope.tableName
                 || (!scope.slice.hasColumn(key.stringValue) && T.self is any FetchableRecord.Type)
             {
-                let main = ScopedRow(
-                    row: scope.row, range: scope.range, children: [], prefetched: [:], recordType: nil, tableName: nil)
-                return try main.decode(T.self)
+                return try scope.mainOnly.decode(T.self)
             }
             return try decodeColumn(T.self, key)
         }

@@ -129,10 +129,11 @@ extension QueryRequest {
                 prefetched[index][prefetch.key] = children[row.databaseValues[keyIndex]] ?? []
             }
         }
+        let cache = ScopeCache()
         return try rows.enumerated().map { index, row in
             try decodeScoped(ScopedRow(
                 row: row, range: 0..<mainCount, children: layout.scopes, prefetched: prefetched[index],
-                recordType: Root.self, tableName: table))
+                recordType: Root.self, tableName: table, cache: cache))
         }
     }
 
@@ -153,11 +154,13 @@ extension QueryRequest {
         let (statement, layout) = try statement(db, query: query)
         guard let scope = layout.scopes.first else { return [:] }
         let rowLayout = RowLayout(columnNames: statement.columnNames)
+        let cache = ScopeCache()
         var children: [DatabaseValue: [ScopedRow]] = [:]
         try statement.forEachRow {
             let row = Row(statement: statement, layout: rowLayout)
             children[row.databaseValues[0], default: []].append(ScopedRow(
-                row: row, range: scope.range, children: scope.children, prefetched: [:], recordType: nil, tableName: nil))
+                row: row, range: scope.range, children: scope.children, prefetched: [:], recordType: nil, tableName: nil,
+                cache: cache))
         }
         return children
     }

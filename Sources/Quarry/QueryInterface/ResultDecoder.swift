@@ -41,11 +41,12 @@ extension ResultDecoder {
                     return box.read
                 }
                 let rowLayout = RowLayout(columnNames: statement.columnNames)
+                let cache = ScopeCache()
                 return { statement in
                     let row = Row(statement: statement, layout: rowLayout)
                     return try ScopedRow(
                         row: row, range: 0..<(layout.mainColumnCount ?? row.count), children: layout.scopes,
-                        prefetched: [:], recordType: recordType, tableName: tableName
+                        prefetched: [:], recordType: recordType, tableName: tableName, cache: cache
                     ).decode(as: Result.self)
                 }
             },
