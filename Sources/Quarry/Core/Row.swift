@@ -43,11 +43,17 @@ public struct Row: Sendable, Equatable, CustomStringConvertible {
 
     /// Copies the current row of `statement`.
     init(statement: Statement, layout: RowLayout) {
+        self.init(statement: statement, columns: 0..<layout.columnNames.count, layout: layout)
+    }
+
+    /// Copies the columns `columns` of the current row of `statement`;
+    /// `layout` names them.
+    init(statement: Statement, columns: Range<Int>, layout: RowLayout) {
         let sqliteStatement = statement.sqliteStatement
         var values: [DatabaseValue] = []
-        values.reserveCapacity(layout.columnNames.count)
-        for index in 0..<Int32(layout.columnNames.count) {
-            values.append(DatabaseValue(sqliteStatement: sqliteStatement, index: index))
+        values.reserveCapacity(columns.count)
+        for index in columns {
+            values.append(DatabaseValue(sqliteStatement: sqliteStatement, index: Int32(index)))
         }
         self.init(layout: layout, databaseValues: values)
     }

@@ -8,43 +8,72 @@
 // record type, or whose key is the main table name, decodes from the main
 // columns. Any other property reads the main column of the same name.
 
+import CSQLite
 import Foundation
 
-/// What the rows of one statement share: the column layout of each scope's
-/// slice, and the record readers built for them, so that no per-row work goes
-/// into resolving column names.
+/// What the rows of one statement share: the column names of each scope, and
+/// the record readers built for them, so that no per-row work goes into
+/// resolving column names.
 final class ScopeCache {
     private var layouts: [Range<Int>: RowLayout] = [:]
-    private var readers: [ReaderKey: Any] = [:]
+    private var readers: [ReaderKey: AnyObject] = [:]
 
     private struct ReaderKey: Hashable {
         let type: ObjectIdentifier
         let range: Range<Int>
     }
 
-    /// The layout of the columns `range` of `row`.
-    func layout(of row: Row, range: Range<Int>) -> RowLayout {
+    /// The names of the columns `range`, indexed.
+    func layout(_ range: Range<Int>, columnNames: @autoclosure () -> [String]) -> RowLayout {
         if let layout = layouts[range] { return layout }
-        let layout = RowLayout(columnNames: Array(row.columnNames[range]))
+        let layout = RowLayout(columnNames: Array(columnNames()[range]))
         layouts[range] = layout
         return layout
     }
 
-    /// The reader of `type` records from slices of `range`.
-    func reader<T: FetchableRecord>(_ type: T.Type, range: Range<Int>, columnNames: [String]) -> (Row) throws -> T {
+    /// The reader of `T` records from the columns `range` of a statement.
+    func statementReader<T: FetchableRecord>(_ type: T.Type, _ statement: Statement, _ range: Range<Int>) -> (Statement) throws -> T {
         let key = ReaderKey(type: ObjectIdentifier(T.self), range: range)
-        if let reader = readers[key] as? (Row) throws -> T { return reader }
-        let reader = T.rowReader(columnNames: columnNames)
-        readers[key] = reader
-        return reader
+        if let box = readers[key] as? ReaderBox<T> { return box.read }
+        let box = ReaderBox(T.reader(for: statement, columns: range), columns: range, layout: nil)
+        readers[key] = box
+        return box.read
+    }
+
+    /// Records already decoded, by scope and identity value (belongs-to
+    /// destinations shared by many rows decode once per fetch).
+    private var identified: [Range<Int>: [DatabaseValue: Any]] = [:]
+
+    /// The record of `range` whose identity is `identity`, decoded by `decode` the first time.
+    func identifiedRecord<T>(_ range: Range<Int>, _ identity: DatabaseValue, _ decode: () throws -> T) throws -> T {
+        if let record = identified[range]?[identity] as? T { return record }
+        let record = try decode()
+        identified[range, default: [:]][identity] = record
+        return record
+    }
+
+    /// The reader of `T` records from rows with the columns of `layout`.
+    func rowReader<T: FetchableRecord>(_ type: T.Type, _ range: Range<Int>, _ layout: RowLayout) -> (Row) throws -> T {
+        let key = ReaderKey(type: ObjectIdentifier(T.self), range: range)
+        if let box = readers[key] as? RowReaderBox<T> { return box.read }
+        let box = RowReaderBox(T.rowReader(columnNames: layout.columnNames))
+        readers[key] = box
+        return box.read
     }
 }
 
-/// A row, or part of a row, seen through the scopes of its associations.
+/// A row — the current row of a statement, or a copied one — seen through
+/// the scopes of its associations: a range of columns, the included
+/// associations within it, and the prefetched rows of `including(all:)`.
 struct ScopedRow {
-    /// All the values of the row.
-    let row: Row
-    /// The columns of this scope in `row`.
+    /// Where the values are read from.
+    enum Source {
+        case statement(Statement)
+        case row(Row)
+    }
+
+    let source: Source
+    /// The columns of this scope.
     let range: Range<Int>
     /// The included associations of this scope.
     let children: [SelectionScope]
@@ -53,42 +82,62 @@ struct ScopedRow {
     /// The record type of the main table, and its table name.
     let recordType: Any.Type?
     let tableName: String?
-    /// Layouts and readers shared by the rows of one statement.
+    /// Column names and readers shared by the rows of one statement.
     let cache: ScopeCache
-    /// The columns of this scope, as a row of their own.
-    let slice: Row
+    /// A column that identifies the record of this scope (see ``SelectionScope``).
+    var identityColumn: Int? = nil
 
-    init(
-        row: Row, range: Range<Int>, children: [SelectionScope], prefetched: [String: [ScopedRow]],
-        recordType: Any.Type?, tableName: String?, cache: ScopeCache
-    ) {
-        self.row = row
-        self.range = range
-        self.children = children
-        self.prefetched = prefetched
-        self.recordType = recordType
-        self.tableName = tableName
-        self.cache = cache
-        if range.lowerBound == 0 && range.upperBound == row.count {
-            slice = row
-        } else {
-            slice = Row(layout: cache.layout(of: row, range: range), databaseValues: Array(row.databaseValues[range]))
+    /// The column names of this scope.
+    var layout: RowLayout {
+        switch source {
+        case .statement(let statement): return cache.layout(range, columnNames: statement.columnNames)
+        case .row(let row): return cache.layout(range, columnNames: row.columnNames)
+        }
+    }
+
+    /// The statement index of the column named `name` in this scope.
+    func columnIndex(_ name: String) -> Int? {
+        layout.index(of: name).map { $0 + range.lowerBound }
+    }
+
+    /// The value of the column at statement index `index`.
+    func value(at index: Int) -> DatabaseValue {
+        switch source {
+        case .statement(let statement): return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: Int32(index))
+        case .row(let row): return row.databaseValues[index]
         }
     }
 
     /// Whether every column of the scope is NULL: a LEFT JOIN that matched no row.
-    var isNull: Bool { slice.databaseValues.allSatisfy(\.isNull) }
+    var isNull: Bool {
+        switch source {
+        case .statement(let statement):
+            return range.allSatisfy { sqlite3_column_type(statement.sqliteStatement, Int32($0)) == SQLITE_NULL }
+        case .row(let row):
+            return row.databaseValues[range].allSatisfy(\.isNull)
+        }
+    }
+
+    /// The columns of this scope, copied into a row of their own.
+    var slice: Row {
+        switch source {
+        case .statement(let statement): return Row(statement: statement, columns: range, layout: layout)
+        case .row(let row):
+            if range.lowerBound == 0 && range.upperBound == row.count { return row }
+            return Row(layout: layout, databaseValues: Array(row.databaseValues[range]))
+        }
+    }
 
     func child(_ key: String) -> ScopedRow? {
         guard let scope = children.first(where: { $0.key == key }) else { return nil }
         return ScopedRow(
-            row: row, range: scope.range, children: scope.children, prefetched: [:], recordType: nil, tableName: nil,
-            cache: cache)
+            source: source, range: scope.range, children: scope.children, prefetched: [:], recordType: nil,
+            tableName: nil, cache: cache, identityColumn: scope.identityColumn)
     }
 
     /// This scope without its associations: the main record's columns.
     var mainOnly: ScopedRow {
-        ScopedRow(row: row, range: range, children: [], prefetched: [:], recordType: nil, tableName: nil, cache: cache)
+        ScopedRow(source: source, range: range, children: [], prefetched: [:], recordType: nil, tableName: nil, cache: cache)
     }
 
     /// Decodes `T`, a type known only at run time to be Decodable.
@@ -114,7 +163,22 @@ struct ScopedRow {
     }
 
     private func readRecord<R: FetchableRecord>(_ type: R.Type) throws -> R {
-        try cache.reader(R.self, range: range, columnNames: slice.columnNames)(slice)
+        // Value types shared by many rows decode once; class instances are
+        // never shared between rows.
+        if let identityColumn, !(R.self is AnyClass) {
+            let identity = value(at: identityColumn)
+            if !identity.isNull {
+                return try cache.identifiedRecord(range, identity) { try readUnidentifiedRecord(R.self) }
+            }
+        }
+        return try readUnidentifiedRecord(R.self)
+    }
+
+    private func readUnidentifiedRecord<R: FetchableRecord>(_ type: R.Type) throws -> R {
+        switch source {
+        case .statement(let statement): return try cache.statementReader(R.self, statement, range)(statement)
+        case .row: return try cache.rowReader(R.self, range, layout)(slice)
+        }
     }
 }
 
@@ -149,18 +213,18 @@ struct AssociatedRowDecoder: Decoder {
         let scope: ScopedRow
         var codingPath: [any CodingKey]
         var allKeys: [Key] {
-            (scope.children.map(\.key) + scope.prefetched.keys + scope.slice.columnNames).compactMap(Key.init(stringValue:))
+            (scope.children.map(\.key) + scope.prefetched.keys + scope.layout.columnNames).compactMap(Key.init(stringValue:))
         }
 
         func contains(_ key: Key) -> Bool {
             scope.child(key.stringValue) != nil || scope.prefetched[key.stringValue] != nil
-                || scope.slice.hasColumn(key.stringValue) || key.stringValue == scope.tableName
+                || scope.columnIndex(key.stringValue) != nil || key.stringValue == scope.tableName
         }
 
         func decodeNil(forKey key: Key) throws -> Bool {
             if let child = scope.child(key.stringValue) { return child.isNull }
             if scope.prefetched[key.stringValue] != nil { return false }
-            if scope.slice.hasColumn(key.stringValue) { return try scope.slice[key.stringValue].isNull }
+            if let index = scope.columnIndex(key.stringValue) { return scope.value(at: index).isNull }
             return key.stringValue != scope.tableName
         }
 
@@ -172,7 +236,7 @@ struct AssociatedRowDecoder: Decoder {
                 return try T(from: PrefetchedRowsDecoder(rows: rows, codingPath: codingPath + [key]))
             }
             if T.self == scope.recordType || key.stringValue == scope.tableName
-                || (!scope.slice.hasColumn(key.stringValue) && T.self is any FetchableRecord.Type)
+                || (scope.columnIndex(key.stringValue) == nil && T.self is any FetchableRecord.Type)
             {
                 return try scope.mainOnly.decode(T.self)
             }
@@ -180,7 +244,12 @@ struct AssociatedRowDecoder: Decoder {
         }
 
         private func decodeColumn<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
-            let value: DatabaseValue = try scope.slice[key.stringValue]
+            guard let index = scope.columnIndex(key.stringValue) else {
+                throw RowDecodingError(
+                    reason: .columnNotFound, column: key.stringValue, expectedType: "\(T.self)",
+                    availableColumns: scope.layout.columnNames)
+            }
+            let value = scope.value(at: index)
             if let convertible = T.self as? any DatabaseValueConvertible.Type {
                 guard let decoded = convertible.fromDatabaseValue(value) else {
                     throw RowDecodingError(

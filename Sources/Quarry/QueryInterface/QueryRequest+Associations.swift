@@ -132,7 +132,7 @@ extension QueryRequest {
         let cache = ScopeCache()
         return try rows.enumerated().map { index, row in
             try decodeScoped(ScopedRow(
-                row: row, range: 0..<mainCount, children: layout.scopes, prefetched: prefetched[index],
+                source: .row(row), range: 0..<mainCount, children: layout.scopes, prefetched: prefetched[index],
                 recordType: Root.self, tableName: table, cache: cache))
         }
     }
@@ -159,8 +159,8 @@ extension QueryRequest {
         try statement.forEachRow {
             let row = Row(statement: statement, layout: rowLayout)
             children[row.databaseValues[0], default: []].append(ScopedRow(
-                row: row, range: scope.range, children: scope.children, prefetched: [:], recordType: nil, tableName: nil,
-                cache: cache))
+                source: .row(row), range: scope.range, children: scope.children, prefetched: [:], recordType: nil,
+                tableName: nil, cache: cache))
         }
         return children
     }

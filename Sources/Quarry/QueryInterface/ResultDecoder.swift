@@ -40,15 +40,13 @@ extension ResultDecoder {
                 {
                     return box.read
                 }
-                let rowLayout = RowLayout(columnNames: statement.columnNames)
-                let cache = ScopeCache()
-                return { statement in
-                    let row = Row(statement: statement, layout: rowLayout)
-                    return try ScopedRow(
-                        row: row, range: 0..<(layout.mainColumnCount ?? row.count), children: layout.scopes,
-                        prefetched: [:], recordType: recordType, tableName: tableName, cache: cache
-                    ).decode(as: Result.self)
-                }
+                // Records with included associations decode straight from the
+                // statement, each scope's record through a cached reader.
+                let scope = ScopedRow(
+                    source: .statement(statement), range: 0..<(layout.mainColumnCount ?? statement.columnCount),
+                    children: layout.scopes, prefetched: [:], recordType: recordType, tableName: tableName,
+                    cache: ScopeCache())
+                return { _ in try scope.decode(as: Result.self) }
             },
             decodeScoped: { scoped in try scoped.decode(as: Result.self) })
     }
@@ -57,7 +55,8 @@ extension ResultDecoder {
 /// The records reader of a fetchable type known only at run time, in a box
 /// that casts back to its exact type once per statement.
 func readerBox<R: FetchableRecord>(_ type: R.Type, _ statement: Statement, _ count: Int?) -> AnyObject {
-    ReaderBox(R.reader(for: statement, columnCount: count), columnCount: count ?? statement.columnCount, layout: nil)
+    let columns = 0..<min(count ?? statement.columnCount, statement.columnCount)
+    return ReaderBox(R.reader(for: statement, columns: columns), columns: columns, layout: nil)
 }
 
 extension ResultDecoder where Result == Row {
@@ -66,7 +65,7 @@ extension ResultDecoder where Result == Row {
         ResultDecoder(prepare: { statement, _ in
             let layout = RowLayout(columnNames: statement.columnNames)
             return { Row(statement: $0, layout: layout) }
-        }, decodeScoped: { $0.row })
+        }, decodeScoped: { $0.slice })
     }
 }
 

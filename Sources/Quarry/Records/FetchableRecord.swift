@@ -63,14 +63,16 @@ extension FetchableRecord where Self: Decodable {
     }
 
     /// A function that decodes records from the current row of `statement`,
-    /// reading its first `columnCount` columns.
-    static func statementReader(_ statement: Statement, columnCount: Int) -> ReaderBox<Self> {
-        let columnNames = Array(statement.columnNames.prefix(columnCount))
-        let layout = DecodingLayout(columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy)
+    /// reading the columns `columns` (the first ones, or those of an included
+    /// association).
+    static func statementReader(_ statement: Statement, columns: Range<Int>) -> ReaderBox<Self> {
+        let columnNames = Array(statement.columnNames[columns])
+        let layout = DecodingLayout(
+            columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy, offset: Int32(columns.lowerBound))
         let decoder = RecordDecoder(
             statement: statement, columnNames: columnNames, layout: layout, recordType: Self.self,
             dateStrategy: Self.databaseDateDecodingStrategy)
-        return ReaderBox({ _ in try Self(from: decoder) }, columnCount: columnCount, layout: layout)
+        return ReaderBox({ _ in try Self(from: decoder) }, columns: columns, layout: layout)
     }
 }
 
@@ -83,21 +85,26 @@ extension FetchableRecord {
     /// fetch by primary key, say) builds its decoder and resolves its column
     /// layout once, not at each call.
     static func reader(for statement: Statement, columnCount: Int? = nil) -> (Statement) throws -> Self {
-        let count = min(columnCount ?? statement.columnCount, statement.columnCount)
+        reader(for: statement, columns: 0..<min(columnCount ?? statement.columnCount, statement.columnCount))
+    }
+
+    /// A function that decodes records from the columns `columns` of the
+    /// current row of `statement` (see ``reader(for:columnCount:)``).
+    static func reader(for statement: Statement, columns: Range<Int>) -> (Statement) throws -> Self {
         let key = ObjectIdentifier(Self.self)
-        // A Statement's column names never change: the count identifies the columns.
-        if let cached = statement.recordReaders[key] as? ReaderBox<Self>, cached.columnCount == count {
+        // A Statement's column names never change: the range identifies the columns.
+        if let cached = statement.recordReaders[key] as? ReaderBox<Self>, cached.columns == columns {
             return cached.read
         }
         func keep(_ read: @escaping (Statement) throws -> Self, layout: DecodingLayout? = nil) -> (Statement) throws -> Self {
-            statement.recordReaders[key] = ReaderBox(read, columnCount: count, layout: layout)
+            statement.recordReaders[key] = ReaderBox(read, columns: columns, layout: layout)
             return read
         }
         func makeRowReader() -> (Statement) throws -> Self {
-            let rowLayout = RowLayout(columnNames: Array(statement.columnNames.prefix(count)))
+            let rowLayout = RowLayout(columnNames: Array(statement.columnNames[columns]))
             return { statement in
                 do {
-                    return try Self(row: Row(statement: statement, layout: rowLayout))
+                    return try Self(row: Row(statement: statement, columns: columns, layout: rowLayout))
                 } catch var error as RowDecodingError where error.sql == nil {
                     // init(row:) does not know the SQL: add it.
                     error.sql = statement.sql
@@ -108,7 +115,7 @@ extension FetchableRecord {
         guard let decodable = Self.self as? any (FetchableRecord & Decodable).Type,
             // A closure returned by the opened generic function would be erased
             // to `any FetchableRecord & Decodable`: a generic class casts back exactly.
-            let fastBox = openStatementReader(decodable, statement, count) as? ReaderBox<Self>
+            let fastBox = openStatementReader(decodable, statement, columns) as? ReaderBox<Self>
         else { return keep(makeRowReader()) }
         let fastReader = fastBox.read
         switch DefaultRowInitializerProbe.usesDefault(Self.self) {
@@ -132,9 +139,9 @@ extension FetchableRecord {
 }
 
 private func openStatementReader<R: FetchableRecord & Decodable>(
-    _ type: R.Type, _ statement: Statement, _ count: Int
+    _ type: R.Type, _ statement: Statement, _ columns: Range<Int>
 ) -> AnyObject {
-    R.statementReader(statement, columnCount: count)
+    R.statementReader(statement, columns: columns)
 }
 
 /// A reader closure with the number of columns it reads, and the column
@@ -142,11 +149,11 @@ private func openStatementReader<R: FetchableRecord & Decodable>(
 /// existential with its exact type, and is kept on the statement.
 final class ReaderBox<Record> {
     let read: (Statement) throws -> Record
-    let columnCount: Int
+    let columns: Range<Int>
     let layout: DecodingLayout?
-    init(_ read: @escaping (Statement) throws -> Record, columnCount: Int, layout: DecodingLayout?) {
+    init(_ read: @escaping (Statement) throws -> Record, columns: Range<Int>, layout: DecodingLayout?) {
         self.read = read
-        self.columnCount = columnCount
+        self.columns = columns
         self.layout = layout
     }
 }

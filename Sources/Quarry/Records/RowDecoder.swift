@@ -35,11 +35,15 @@ final class DecodingLayout {
     private var fallback: [String: Int32] = [:]
     private let naming: DatabaseColumnNamingStrategy
     lazy var jsonDecoder = JSONDecoder()
+    /// The statement column index of `columnNames[0]`: non-zero for the
+    /// columns of an included association, which follow other columns.
+    let offset: Int32
 
-    init(columnNames: [String], naming: DatabaseColumnNamingStrategy) {
+    init(columnNames: [String], naming: DatabaseColumnNamingStrategy, offset: Int32 = 0) {
         self.columnNames = columnNames
         self.nameIndex = RowLayout(columnNames: columnNames)
         self.naming = naming
+        self.offset = offset
     }
 
     /// The column name a key maps to.
@@ -48,7 +52,7 @@ final class DecodingLayout {
     /// The column index of a key, through the dictionary (slow path).
     func resolve(_ key: String) -> Int32 {
         if let index = fallback[key] { return index }
-        let index = nameIndex.index(of: naming.columnName(for: key)).map(Int32.init) ?? -1
+        let index = nameIndex.index(of: naming.columnName(for: key)).map { Int32($0) + offset } ?? -1
         fallback[key] = index
         return index
     }
@@ -196,7 +200,7 @@ final class RecordDecoder: Decoder {
     }
 
     func columnError(_ reason: RowDecodingError.Reason, _ index: Int32, _ type: Any.Type) -> RowDecodingError {
-        error(reason, column: columnNames[Int(index)], expectedType: type)
+        error(reason, column: columnNames[Int(index - layout.offset)], expectedType: type)
     }
 
     // MARK: Reading values

@@ -17,6 +17,10 @@ struct SelectionScope: Sendable {
     var key: String
     var range: Range<Int>
     var children: [SelectionScope]
+    /// The statement index of a column that identifies the joined row (the
+    /// primary key of a belongs-to destination), so that rows joined to the
+    /// same record decode it once; nil when there is none.
+    var identityColumn: Int? = nil
 }
 
 extension SQLGenerationContext {
@@ -36,7 +40,7 @@ extension SQLGenerationContext {
             throw DatabaseError.misuse("included associations need a request on a table")
         }
         var offset = mainCount
-        let scopes = try scopes(of: query.joins, db: db, offset: &offset)
+        let scopes = try scopes(of: query.joins, parentTable: query.tableName ?? "", db: db, offset: &offset)
         return SelectionLayout(mainColumnCount: mainCount, scopes: scopes)
     }
 
@@ -44,17 +48,27 @@ extension SQLGenerationContext {
         joins.contains { $0.isSelected || containsSelectedJoin($0.joins) }
     }
 
-    private func scopes(of joins: [SQLJoin], db: Database, offset: inout Int) throws -> [SelectionScope] {
+    private func scopes(of joins: [SQLJoin], parentTable: String, db: Database, offset: inout Int) throws -> [SelectionScope] {
         var result: [SelectionScope] = []
         for join in joins {
             if join.isSelected {
-                let count = try SQLSchemaLookup.selectedColumnCount(db, table: join.tableName)
-                let range = offset..<(offset + count)
-                offset += count
-                result.append(SelectionScope(key: join.key, range: range, children: try scopes(of: join.joins, db: db, offset: &offset)))
+                let columns = try db.columns(in: join.tableName).map { $0.name.lowercased() }
+                let range = offset..<(offset + columns.count)
+                offset += columns.count
+                var identityColumn: Int?
+                if case .foreignKey(childHoldsForeignKey: false, _) = join.condition, join.joins.isEmpty,
+                    let pairs = try? columnPairs(of: join, parentTable: parentTable), pairs.count == 1,
+                    let position = columns.firstIndex(of: pairs[0].child.lowercased())
+                {
+                    // A belongs-to join matches the destination's primary key.
+                    identityColumn = range.lowerBound + position
+                }
+                result.append(SelectionScope(
+                    key: join.key, range: range, children: try scopes(of: join.joins, parentTable: join.tableName, db: db, offset: &offset),
+                    identityColumn: identityColumn))
             } else {
                 // The selected joins of an unselected join belong to the current level.
-                result += try scopes(of: join.joins, db: db, offset: &offset)
+                result += try scopes(of: join.joins, parentTable: join.tableName, db: db, offset: &offset)
             }
         }
         return result
