@@ -1,0 +1,28 @@
+// swift-tools-version: 6.0
+// Quarry's benchmarks: raw SQLite C code, GRDB and Quarry, side by side.
+// A separate package, so that Quarry itself never depends on GRDB.
+
+import PackageDescription
+
+let package = Package(
+    name: "QuarryBenchmarks",
+    dependencies: [
+        .package(name: "Quarry", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The system SQLite, for the hand-written C-API contender.
+        .systemLibrary(name: "CSQLiteBench", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .executableTarget(
+            name: "quarry-bench",
+            dependencies: [
+                "CSQLiteBench",
+                .product(name: "Quarry", package: "Quarry"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

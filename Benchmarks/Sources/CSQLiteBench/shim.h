@@ -1,0 +1,2 @@
+// The system SQLite C API, for the raw contender.
+#include <sqlite3.h>

@@ -1,0 +1,126 @@
+// The `quarry-codable` contender: Codable records and the key-path query
+// interface, used the way Quarry's README shows. No hand-tuned SQL.
+
+import Foundation
+import Quarry
+
+struct QItem: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "item"
+    var id: Int64?
+    var i1: Int, i2: Int, i3: Int
+    var d1: Double, d2: Double
+    var s1: String, s2: String, s3: String
+    var b1: Bool
+    var categoryID: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case id, i1, i2, i3, d1, d2, s1, s2, s3, b1, categoryID = "category_id"
+    }
+
+    static let category = belongsTo(QCategory.self, using: \.categoryID)
+
+    init(_ k: Int, id: Int64? = nil) {
+        self.id = id
+        i1 = ItemData.i1(k); i2 = ItemData.i2(k); i3 = ItemData.i3(k)
+        d1 = ItemData.d1(k); d2 = ItemData.d2(k)
+        s1 = ItemData.s1(k); s2 = ItemData.s2(k); s3 = ItemData.s3(k)
+        b1 = ItemData.b1(k); categoryID = ItemData.categoryID(k)
+    }
+
+    var checksum: Int64 { Int64(i2) &+ Int64(d1) &+ Int64(s1.utf8.count) &+ (b1 ? 1 : 0) &+ categoryID }
+}
+
+struct QCategory: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "category"
+    var id: Int64
+    var name: String
+}
+
+struct QItemWithCategory: Decodable, FetchableRecord {
+    var item: QItem
+    var category: QCategory
+}
+
+struct QuarryContender: Contender {
+    let name = "quarry-codable"
+
+    func prepare(_ workload: Workload, path: String, sizes: Sizes) throws -> PreparedRun {
+        var configuration = Configuration()
+        configuration.prepareDatabase = { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        let run: () throws -> Int64
+        switch workload {
+        case .insert:
+            run = {
+                try pool.write { db in
+                    var checksum: Int64 = 0
+                    for k in 1...sizes.insert {
+                        var item = QItem(k)
+                        try item.insert(db)
+                        checksum &+= item.id ?? 0
+                    }
+                    return checksum
+                }
+            }
+        case .fetchAll:
+            run = { try pool.read { db in try QItem.fetchAll(db).reduce(0) { $0 &+ $1.checksum } } }
+        case .fetchByKey:
+            let keys = ItemData.keys(count: sizes.byKey, rows: workload.seedCount(sizes))
+            run = {
+                try pool.read { db in
+                    var items: [QItem] = []
+                    for key in keys { if let item = try QItem.fetchOne(db, key: key) { items.append(item) } }
+                    return items.reduce(0) { $0 &+ $1.checksum }
+                }
+            }
+        case .filterOrderLimit:
+            run = {
+                try pool.read { db in
+                    var total: Int64 = 0
+                    for query in 0..<sizes.filterQueries {
+                        let items = try QItem.filter(\.i1 > query % 990).order(\.d1).limit(100).fetchAll(db)
+                        total &+= items.reduce(0) { $0 &+ $1.checksum }
+                    }
+                    return total
+                }
+            }
+        case .update:
+            run = {
+                try pool.write { db in
+                    for k in 1...sizes.update {
+                        var item = QItem(k, id: Int64(k))
+                        item.i3 += 1
+                        try item.update(db)
+                    }
+                    return Int64(sizes.update)
+                }
+            }
+        case .delete:
+            run = {
+                try pool.write { db in
+                    for k in stride(from: 1, through: sizes.delete, by: 2) {
+                        try QItem.deleteOne(db, key: Int64(k))
+                    }
+                    return Int64(sizes.delete / 2)
+                }
+            }
+        case .eagerLoad:
+            run = {
+                try pool.read { db in
+                    try QItem.including(required: QItem.category).asRequest(of: QItemWithCategory.self).fetchAll(db)
+                        .reduce(0) { $0 &+ Int64($1.item.i2) &+ $1.category.id &+ Int64($1.category.name.utf8.count) }
+                }
+            }
+        case .cursor:
+            run = {
+                try pool.read { db in
+                    var sum: Int64 = 0
+                    let cursor = try QItem.fetchCursor(db)
+                    while let item = try cursor.next() { sum &+= Int64(item.i2) }
+                    return sum
+                }
+            }
+        }
+        return PreparedRun(run: run, close: { pool.close() })
+    }
+}
