@@ -167,3 +167,68 @@ struct Twins: Codable, TableRecord {
     var first: Unit
     var second: Unit
 }
+
+/// A tree node: a recursive type, which the probe must stop decoding.
+struct ProbeNode: Codable, Equatable {
+    var name: String
+    var children: [ProbeNode]
+    var attributes: [String: Int]
+    var parent: ProbeParent?
+}
+
+final class ProbeParent: Codable, Equatable {
+    var node: ProbeNode?
+    static func == (lhs: ProbeParent, rhs: ProbeParent) -> Bool { lhs.node == rhs.node }
+}
+
+/// A record whose init(from:) reads nested containers and a super decoder.
+struct HandDecoded: Codable, TableRecord {
+    var id: Int64
+    var x: Double
+    var y: Double
+    var list: [Int]
+    var tree: ProbeNode
+
+    enum CodingKeys: String, CodingKey { case id, point, list, tree }
+    enum PointKeys: String, CodingKey { case x, y }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        let point = try container.nestedContainer(keyedBy: PointKeys.self, forKey: .point)
+        x = try point.decode(Double.self, forKey: .x)
+        y = try point.decode(Double.self, forKey: .y)
+        var items = try container.nestedUnkeyedContainer(forKey: .list)
+        var list: [Int] = []
+        while !items.isAtEnd { list.append(try items.decode(Int.self)) }
+        self.list = list
+        tree = try ProbeNode(from: try container.superDecoder(forKey: .tree))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(list, forKey: .list)
+    }
+}
+
+@Suite struct RecordColumnsNestedTests {
+    @Test func recursiveTypesAndNestedContainersAreProbed() throws {
+        // A recursive type stored as one JSON column resolves: the probe stops at a fixed depth.
+        struct Forest: Codable, TableRecord { var id: Int64; var root: ProbeNode }
+        let forestQueue = try DatabaseQueue()
+        try forestQueue.read { db throws in
+            #expect(try Forest.select(\.root).sql(db).sql == "SELECT \"root\" FROM \"forest\"")
+        }
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.read { db throws in
+            #expect(try HandDecoded.select(\.id).sql(db).sql == "SELECT \"id\" FROM \"handDecoded\"")
+            // Values read through nested containers or a super decoder are
+            // built by init(from:) itself: the probe cannot tie them to one
+            // column, and refuses them rather than guess.
+            #expect(throws: KeyPathColumnError.self) { try HandDecoded.select(\.x).sql(db) }
+            #expect(throws: KeyPathColumnError.self) { try HandDecoded.select(\.list).sql(db) }
+            #expect(throws: KeyPathColumnError.self) { try HandDecoded.select(\.tree).sql(db) }
+        }
+    }
+}
