@@ -36,9 +36,16 @@ let package = Package(
             ],
             path: "Examples/Demo"
         ),
+        // Started as a separate process by the reliability tests (crash kills,
+        // a second process on one file); not a product.
+        .executableTarget(
+            name: "QuarryProcessHelper",
+            dependencies: ["Quarry"],
+            path: "Tests/ProcessHelper"
+        ),
         .testTarget(
             name: "QuarryTests",
-            dependencies: ["Quarry"]
+            dependencies: ["Quarry", "QuarryProcessHelper"]
         ),
     ],
     swiftLanguageModes: [.v6]
