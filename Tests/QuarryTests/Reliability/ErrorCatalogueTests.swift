@@ -5,6 +5,7 @@
 // examples of Sources/Quarry/Quarry.docc/Errors.md were produced.
 
 import Foundation
+import Logging
 import Quarry
 import Testing
 
@@ -650,6 +651,14 @@ struct ErrorCatalogueTests {
             Self.show("arguments public=\(isPublic)", raw)
             Self.show("record arguments public=\(isPublic)", record)
             if isPublic {
+                // A statement reused from the cache reports the values of its last execution.
+                let again = try #require(throws: DatabaseError.self) {
+                    try writer.write { db in
+                        var player = Player(email: "arthur@example.com", name: "Other", score: 2)
+                        try player.insert(db)
+                    }
+                }
+                #expect(again.arguments == [nil, "arthur@example.com", "Other", 2, nil])
                 #expect(raw.arguments == ["arthur@example.com", "Secret", 1])
                 #expect(raw.description
                     == "SQLite error 2067: UNIQUE constraint failed: player.email — while executing `INSERT INTO player (email, name, score) VALUES (?, ?, ?)` with arguments ['arthur@example.com', 'Secret', 1]")
@@ -662,6 +671,82 @@ struct ErrorCatalogueTests {
                 }
             }
         }
+    }
+
+    // MARK: - The article's handling code
+
+    /// Registers a player; false when the email is taken (as in the article).
+    static func register(email: String, name: String, in dbQueue: DatabaseQueue) throws -> Bool {
+        do {
+            try dbQueue.write { db in
+                var player = Player(email: email, name: name, score: 0)
+                try player.insert(db)
+            }
+            return true
+        } catch let error as DatabaseError where error.isUniqueConstraintViolation {
+            return false
+        }
+    }
+
+    /// Runs a write, retrying it when another process holds the lock (as in the article).
+    static func writeRetryingWhenBusy<T>(
+        _ writer: any DatabaseWriter, attempts: Int = 3, _ body: (Database) throws -> T
+    ) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try writer.write(body)
+            } catch let error as DatabaseError where error.isBusy && attempt < attempts {
+                attempt += 1
+            }
+        }
+    }
+
+    @Test func articleHandlingCode() throws {
+        let directory = try TemporaryDirectory()
+        let queue = try #require(try Self.makeDatabase(.queue, in: directory) as? DatabaseQueue)
+        #expect(try Self.register(email: "barbara@example.com", name: "Barbara", in: queue))
+        #expect(try !Self.register(email: "barbara@example.com", name: "Other", in: queue))
+        // Other errors go through.
+        let missingTable = try #require(throws: DatabaseError.self) {
+            _ = try Self.register(email: "c@example.com", name: "C", in: try DatabaseQueue())
+        }
+        #expect(missingTable.description.hasPrefix("SQLite error 1: no such table: player"))
+
+        // The retry gives up after its attempts while the lock is held, and
+        // succeeds once it is free. The log counts the attempts.
+        let handler = CapturingLogHandler()
+        var configuration = Configuration()
+        configuration.busyTimeout = nil
+        configuration.logger = Logger(label: "sql") { _ in handler }
+        let other = try DatabaseQueue(path: directory.path(), configuration: configuration)
+        try queue.write { _ in
+            let busy = try #require(throws: DatabaseError.self) {
+                try Self.writeRetryingWhenBusy(other) { db in try Player.fetchCount(db) }
+            }
+            #expect(busy.isBusy)
+        }
+        #expect(handler.messages.filter { $0.1 == "BEGIN IMMEDIATE TRANSACTION" }.count == 3)
+        #expect(try Self.writeRetryingWhenBusy(other) { db in try Player.fetchCount(db) } == 2)
+    }
+
+    // MARK: - Predicates
+
+    /// Each predicate matches its primary code and the extended codes of it, and nothing else.
+    @Test func predicatesMatchTheirCodes() {
+        let codes: [ResultCode] = [
+            .SQLITE_BUSY, .SQLITE_BUSY_SNAPSHOT, .SQLITE_BUSY_TIMEOUT, .SQLITE_LOCKED, .SQLITE_READONLY,
+            .SQLITE_READONLY_DBMOVED, .SQLITE_FULL, .SQLITE_MISUSE, .SQLITE_ERROR, .SQLITE_CONSTRAINT_UNIQUE,
+            .SQLITE_IOERR, .SQLITE_CANTOPEN,
+        ]
+        func matching(_ predicate: (DatabaseError) -> Bool) -> [ResultCode] {
+            codes.filter { predicate(DatabaseError(resultCode: $0, message: "m")) }
+        }
+        #expect(matching(\.isBusy) == [.SQLITE_BUSY, .SQLITE_BUSY_SNAPSHOT, .SQLITE_BUSY_TIMEOUT])
+        #expect(matching(\.isReadOnly) == [.SQLITE_READONLY, .SQLITE_READONLY_DBMOVED])
+        #expect(matching(\.isDiskFull) == [.SQLITE_FULL])
+        #expect(matching(\.isMisuse) == [.SQLITE_MISUSE])
+        #expect(matching(\.isConstraintViolation) == [.SQLITE_CONSTRAINT_UNIQUE])
     }
 
     // MARK: - Opening
