@@ -542,6 +542,46 @@ struct ErrorCatalogueTests {
         }
         try writer.write { db in try db.execute(sql: "INSERT INTO item (payload) VALUES (zeroblob(1000))") }
         #expect(try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 2)
+
+        // Caught inside the write closure, SQLITE_FULL has already rolled the
+        // transaction back: the write cannot commit, and says why. A statement
+        // run after the rollback was committed on its own.
+        var caught: DatabaseError?
+        let endedEarly = try #require(throws: DatabaseError.self) {
+            try writer.write { db in
+                do {
+                    for _ in 0..<10_000 where ContinuousClock.now < deadline {
+                        try db.execute(sql: "INSERT INTO item (payload) VALUES (zeroblob(1000))")
+                    }
+                } catch let error as DatabaseError where error.isDiskFull {
+                    caught = error
+                }
+                #expect(!db.isInsideTransaction)
+                try db.execute(sql: "INSERT INTO item (payload) VALUES (zeroblob(10))")
+            }
+        }
+        Self.show("transaction ended early", endedEarly)
+        #expect(caught?.isDiskFull == true)
+        #expect(endedEarly.resultCode == .SQLITE_ABORT)
+        #expect(endedEarly.sql == nil)
+        #expect(endedEarly.description == "SQLite error 4: the transaction was rolled back before its closure returned, so it cannot commit: SQLite rolls a transaction back after some errors (such as SQLITE_FULL, SQLITE_IOERR or SQLITE_BUSY) even when the closure catches them; let such errors propagate out of the closure. Statements run after the rollback ran outside the transaction, each committed on its own")
+        #expect(try writer.read { db in try Int.fetchAll(db, sql: "SELECT length(payload) FROM item ORDER BY id") } == [100, 1000, 10])
+
+        // The same inside a savepoint (a nested inTransaction).
+        let inSavepoint = try #require(throws: DatabaseError.self) {
+            try writer.write { db in
+                try db.inTransaction {
+                    do {
+                        for _ in 0..<10_000 where ContinuousClock.now < deadline {
+                            try db.execute(sql: "INSERT INTO item (payload) VALUES (zeroblob(1000))")
+                        }
+                    } catch let error as DatabaseError where error.isDiskFull {}
+                    return .commit
+                }
+            }
+        }
+        #expect(inSavepoint.description == endedEarly.description)
+        #expect(try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 3)
     }
 
     // MARK: - Misuse
