@@ -122,6 +122,16 @@ struct ErrorCatalogueTests {
         #expect(check.description
             == #"SQLite error 275: CHECK constraint failed: score >= 0 — while executing `UPDATE "player" SET "email" = ?, "name" = ?, "score" = ?, "teamId" = ? WHERE "id" = ?`"#)
 
+        // A named CHECK constraint is reported by its name.
+        let named = try #require(throws: DatabaseError.self) {
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE bonus (points INTEGER CONSTRAINT points_positive CHECK (points > 0))")
+                try db.execute(sql: "INSERT INTO bonus (points) VALUES (0)")
+            }
+        }
+        #expect(named.isCheckConstraintViolation)
+        #expect(named.message == "CHECK constraint failed: points_positive")
+
         // FOREIGN KEY: SQLite does not say which key.
         let foreignKey = try #require(throws: DatabaseError.self) {
             try writer.write { db in
