@@ -74,8 +74,9 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
 
     /// Whether the database could not grow: the disk is full, or the database
     /// reached its `PRAGMA max_page_count` (`SQLITE_FULL`,
-    /// <https://www.sqlite.org/rescode.html#full>). SQLite rolled back the
-    /// open transaction.
+    /// <https://www.sqlite.org/rescode.html#full>). SQLite may already have
+    /// rolled back the open transaction (SQLite 3.40.1 does), so let the
+    /// error leave the `write` closure rather than catching it inside.
     public var isDiskFull: Bool { resultCode == .SQLITE_FULL }
 
     /// Whether the error is a misuse of the API that Quarry or SQLite
