@@ -497,6 +497,20 @@ struct ErrorCatalogueTests {
         #expect(write.description == "SQLite error 8: attempt to write a readonly database — while executing `INSERT INTO t VALUES (2)`")
         #expect(try readonly.read { db in try Int.fetchAll(db, sql: "SELECT a FROM t") } == [1])
 
+        // A read-only pool on a WAL file refuses writes the same way.
+        do {
+            let pool = try DatabasePool(path: directory.path("wal.sqlite"))
+            try pool.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        }
+        let readonlyPool = try DatabasePool(path: directory.path("wal.sqlite"), configuration: configuration)
+        let poolWrite = try #require(throws: DatabaseError.self) {
+            try readonlyPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+        }
+        Self.show("readonly pool", poolWrite)
+        #expect(poolWrite.isReadOnly)
+        #expect(poolWrite.description == write.description)
+        #expect(try readonlyPool.read { db in try Int.fetchAll(db, sql: "SELECT a FROM t") } == [1])
+
         // A write inside a read access.
         let queue = try DatabaseQueue(path: directory.path())
         let inRead = try #require(throws: DatabaseError.self) {
