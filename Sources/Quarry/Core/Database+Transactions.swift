@@ -55,6 +55,7 @@ extension Database {
         }
         switch completion {
         case .commit:
+            guard isInsideTransaction else { throw DatabaseError.transactionEndedEarly }
             do {
                 try executeCached("COMMIT TRANSACTION")
             } catch {
@@ -83,6 +84,7 @@ extension Database {
         }
         switch completion {
         case .commit:
+            guard isInsideTransaction else { throw DatabaseError.transactionEndedEarly }
             do {
                 try executeCached("RELEASE SAVEPOINT quarry")
             } catch {
@@ -117,6 +119,22 @@ extension Database {
         } catch {
             if !wasInsideTransaction { rollbackIfNeeded() }
         }
+    }
+}
+
+extension DatabaseError {
+    /// The error of a transaction or savepoint that is gone when its closure
+    /// returns: SQLite rolled it back after an error that the closure caught
+    /// (<https://www.sqlite.org/lang_transaction.html>), or the closure ended
+    /// it with its own SQL. Committing then would fail with SQLite's
+    /// "cannot commit - no transaction is active", which does not say why.
+    static var transactionEndedEarly: DatabaseError {
+        DatabaseError(
+            resultCode: .SQLITE_ABORT,
+            message: "the transaction was rolled back before its closure returned, so it cannot commit: "
+                + "SQLite rolls a transaction back after some errors (such as SQLITE_FULL, SQLITE_IOERR or SQLITE_BUSY) "
+                + "even when the closure catches them; let such errors propagate out of the closure. "
+                + "Statements run after the rollback ran outside the transaction, each committed on its own")
     }
 }
 

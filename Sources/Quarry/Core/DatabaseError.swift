@@ -58,6 +58,33 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// Whether the error is any constraint violation.
     public var isConstraintViolation: Bool { resultCode == .SQLITE_CONSTRAINT }
 
+    /// Whether another connection or process held a lock for longer than
+    /// ``Configuration/busyTimeout`` (`SQLITE_BUSY` and its extended codes,
+    /// <https://www.sqlite.org/rescode.html#busy>).
+    ///
+    /// The statement did not run; retrying later, or raising the timeout, may
+    /// succeed. A transaction that was open may have been rolled back.
+    public var isBusy: Bool { resultCode == .SQLITE_BUSY }
+
+    /// Whether the error is a write refused because the connection or the
+    /// file is read-only (`SQLITE_READONLY` and its extended codes): a
+    /// database opened with ``Configuration/readonly``, a write inside a
+    /// `read` access, or a file the process may not write.
+    public var isReadOnly: Bool { resultCode == .SQLITE_READONLY }
+
+    /// Whether the database could not grow: the disk is full, or the database
+    /// reached its `PRAGMA max_page_count` (`SQLITE_FULL`,
+    /// <https://www.sqlite.org/rescode.html#full>). SQLite may already have
+    /// rolled back the open transaction (SQLite 3.40.1 does), so let the
+    /// error leave the `write` closure rather than catching it inside.
+    public var isDiskFull: Bool { resultCode == .SQLITE_FULL }
+
+    /// Whether the error is a misuse of the API that Quarry or SQLite
+    /// detected (`SQLITE_MISUSE`): a reentrant access, a closed database, a
+    /// wrong number of statement arguments. It is a programming error, and
+    /// retrying it fails the same way.
+    public var isMisuse: Bool { resultCode == .SQLITE_MISUSE }
+
     /// A sentence with the code, the message, and the SQL.
     public var description: String {
         var text = "SQLite error \(extendedResultCode.rawValue): \(message)"

@@ -34,6 +34,16 @@ public final class Statement {
 
     private var finalized = false
 
+    /// Whether errors carry the bound values
+    /// (``Configuration/publicStatementArguments``), read once from the
+    /// connection's configuration.
+    private let recordsArguments: Bool
+
+    /// The values bound to the parameters, by parameter index − 1, kept only
+    /// when `recordsArguments` is true. SQLite keeps bindings across resets,
+    /// and so does this array.
+    private var boundValues: [DatabaseValue] = []
+
     /// Record readers (decoder and column layout), keyed by record type, so
     /// that a cached statement resolves coding keys to column indexes only
     /// once (see `Records/FetchableRecord.swift` and `Records/RowDecoder.swift`).
@@ -43,6 +53,7 @@ public final class Statement {
         self.database = database
         self.sqliteStatement = sqliteStatement
         self.sql = sql
+        self.recordsArguments = database.configuration.publicStatementArguments
     }
 
     deinit { finalize() }
@@ -112,8 +123,20 @@ public final class Statement {
             }
         }
         if code != SQLITE_OK {
-            throw database.makeError(code: code, sql: sql)
+            throw database.makeError(code: code, sql: sql, arguments: boundArguments)
         }
+        if recordsArguments {
+            let position = Int(index) - 1
+            if boundValues.count <= position {
+                boundValues.append(contentsOf: repeatElement(.null, count: position + 1 - boundValues.count))
+            }
+            boundValues[position] = value
+        }
+    }
+
+    /// The values bound so far, for errors, when `recordsArguments` is true.
+    private var boundArguments: StatementArguments? {
+        recordsArguments ? StatementArguments(databaseValues: boundValues) : nil
     }
 
     /// Advances to the next row: true if a row is available, false when done.
@@ -122,7 +145,7 @@ public final class Statement {
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
-        throw database.makeError(code: code, sql: sql)
+        throw database.makeError(code: code, sql: sql, arguments: boundArguments)
     }
 
     /// Steps through all rows, calling `body` on each, then resets the statement
