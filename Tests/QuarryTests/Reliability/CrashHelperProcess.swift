@@ -108,7 +108,9 @@ final class CrashHelperRun: @unchecked Sendable {
         }
     }
 
-    deinit { reap() }
+    deinit {
+        if !isReaped { reap() }
+    }
 
     /// The process id of the helper.
     var processIdentifier: Int32 { process.processIdentifier }

@@ -173,6 +173,18 @@ struct CrashFileSnapshot {
         var problems: [String] = []
         let applied = Set(recorded)
 
+        // The migrator's own view agrees with the table.
+        var migrator = DatabaseMigrator()
+        for name in parameters.migrations { migrator.registerMigration(name) { _ in } }
+        let completed = try migrator.completedMigrations(db)
+        let appliedByMigrator = try migrator.appliedMigrations(db)
+        if completed != recorded || appliedByMigrator != completed {
+            problems.append("the migrator sees \(completed) completed while \(recorded) are recorded")
+        }
+        if try migrator.hasBeenSuperseded(db) {
+            problems.append("the migrator sees unknown migrations in \(recorded)")
+        }
+
         // Each migration's effects are all there, or none of them.
         func expectPresence(_ what: String, _ present: Bool, migration: String) {
             if present != applied.contains(migration) {

@@ -34,7 +34,7 @@ import Testing
 /// `DatabaseQueue` in rollback-journal mode. Each file ends with a run that
 /// must complete on its own: migrations finish and writes go on after the crashes.
 ///
-/// - CI mode (default): 60 kills on 15 files, about 30 s on two cores.
+/// - CI mode (default): 100 kills on 20 files, about 15 s on two cores.
 /// - Long mode, `QUARRY_LONG_TESTS=1`: 500 kills on 100 files, with a random seed.
 /// - `QUARRY_CRASH_SEED=N` replays the choices of a run (kill timings still
 ///   depend on the machine). The seed is in every failure message.

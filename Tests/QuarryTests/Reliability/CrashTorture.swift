@@ -20,7 +20,7 @@ struct CrashPlan {
             ?? (isLong ? UInt64.random(in: 1...UInt64(UInt32.max)) : 20_261_123)
         return isLong
             ? CrashPlan(seed: seed, kills: 500, roundsPerFile: 5, timeCap: 3600, isLong: true)
-            : CrashPlan(seed: seed, kills: 60, roundsPerFile: 4, timeCap: 600, isLong: false)
+            : CrashPlan(seed: seed, kills: 100, roundsPerFile: 5, timeCap: 600, isLong: false)
     }
 }
 
@@ -54,6 +54,8 @@ struct CrashOutcome: Sendable {
     var killsAtStartup = 0
     var killsInsideMigrations = 0
     var killsInWriteLoop = 0
+    /// Kills inside migrations, by the migration that had started last.
+    var killsByMigration: [String: Int] = [:]
     /// Kills after which the file lacked some migrations, later resumed.
     var killsLeavingMigrationsPending = 0
     var resumedMigrations = 0
@@ -72,7 +74,9 @@ struct CrashOutcome: Sendable {
         let seconds = (duration * 10).rounded() / 10
         return "crash-safety: seed \(plan.seed), \(kills) SIGKILLs on \(files) files "
             + "(\(rollbackJournalFiles) in rollback-journal mode) in \(seconds) s: "
-            + "\(killsAtStartup) at startup, \(killsInsideMigrations) inside migrations, \(killsInWriteLoop) in the write loop; "
+            + "\(killsAtStartup) at startup, \(killsInsideMigrations) inside migrations "
+            + "(\(killsByMigration.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))), "
+            + "\(killsInWriteLoop) in the write loop; "
             + "\(acknowledgedWrites) acknowledged writes verified; "
             + "write in flight at the kill: \(inFlightCommitted) found committed, \(inFlightRolledBack) found absent; "
             + "\(killsLeavingMigrationsPending) kills left migrations pending, \(resumedMigrations) resumptions completed them; "
@@ -219,6 +223,7 @@ struct CrashTorture {
             outcome.killsAtStartup += 1
         } else {
             outcome.killsInsideMigrations += 1
+            if let last = log.startedMigrations.last { outcome.killsByMigration[last, default: 0] += 1 }
         }
         try check(&file, log: log, label: label)
     }
@@ -301,7 +306,7 @@ struct CrashTorture {
             outcome.inFlightCommitted += 1
         } else {
             throw CrashSupportError(description: """
-                \(label): the file is not the acknowledged writes \(log.inFlight.map { "plus or minus \($0)" } ?? ""): \
+                \(label): the file is not the acknowledged writes\(log.inFlight.map { " (plus or minus \($0))" } ?? ""): \
                 \(expected.differences(from: snapshot.state).joined(separator: "; "))
                 """)
         }
