@@ -14,6 +14,7 @@
 // unbuffered stdout (so every line the test reads was printed before the kill):
 //
 //     registered NAME,NAME,... accounts=8 balance=1000 history=40000
+//     journal MODE                  (the journal mode of the open file: wal or delete)
 //     migration-start NAME          (inside the migration's transaction)
 //     migrated                      (after DatabaseMigrator.migrate returned)
 //     begin OPERATION               (before the write transaction commits)
@@ -291,6 +292,8 @@ private struct CrashWriterLoop {
             target = .pool(try DatabasePool(path: options.path))
         }
         let writer = target.writer
+        let journalMode = try writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } ?? "unknown"
+        say("journal \(journalMode.lowercased())")
         try migrator.migrate(writer)
         say("migrated")
 

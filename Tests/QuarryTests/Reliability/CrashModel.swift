@@ -298,6 +298,8 @@ struct CrashRunLog {
     var startedMigrations: [String] = []
     var sawMigrated = false
     var registered: CrashWriterParameters?
+    /// The journal mode the helper found after opening the file.
+    var journalMode: String?
 
     /// Parses the helper's lines; throws when they break the protocol (an
     /// ack without its begin, two begins in a row…).
@@ -317,6 +319,8 @@ struct CrashRunLog {
                 inFlight = nil
             } else if line.hasPrefix("migration-start ") {
                 startedMigrations.append(String(line.dropFirst(16)))
+            } else if line.hasPrefix("journal ") {
+                journalMode = String(line.dropFirst(8))
             } else if line == "migrated" {
                 sawMigrated = true
             } else if line.hasPrefix("registered ") {

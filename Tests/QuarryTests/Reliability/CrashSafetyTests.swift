@@ -31,7 +31,8 @@ import Testing
 ///
 /// Every few rounds a new file starts (so that kills keep landing inside
 /// migrations), alternately written through a `DatabasePool` (WAL) and a
-/// `DatabaseQueue` in rollback-journal mode. Each file ends with a run that
+/// `DatabaseQueue` in rollback-journal mode (the helper reports the journal
+/// mode it writes in, and the test checks it). Each file ends with a run that
 /// must complete on its own: migrations finish and writes go on after the crashes.
 ///
 /// - CI mode (default): 100 kills on 20 files, about 15 s on two cores.
@@ -111,11 +112,13 @@ import Testing
     @Test func runLogRejectsBrokenProtocolAndKeepsTheWriteInFlight() throws {
         let log = try CrashRunLog(lines: [
             "registered a,b accounts=8 balance=1000 history=5",
+            "journal wal",
             "migration-start a", "migration-start b", "migrated",
             "begin entry 1 3 abc", "ack entry 1 3 abc",
             "begin transfer 1 2 3 40",
         ])
         #expect(log.registered?.migrations == ["a", "b"])
+        #expect(log.journalMode == "wal")
         #expect(log.startedMigrations == ["a", "b"])
         #expect(log.sawMigrated)
         #expect(log.acknowledged == [.entry(id: 1, length: 3, hash: "abc")])

@@ -64,6 +64,8 @@ struct CrashOutcome: Sendable {
     var acknowledgedWrites = 0
     var inFlightCommitted = 0
     var inFlightRolledBack = 0
+    /// Kills while a write was in flight, by kind of write (entry, batch, checkpoint…).
+    var inFlightByKind: [String: Int] = [:]
     var reopenedWithQueue = 0
     var reopenedWithPool = 0
     var completedRuns = 0
@@ -78,7 +80,8 @@ struct CrashOutcome: Sendable {
             + "(\(killsByMigration.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))), "
             + "\(killsInWriteLoop) in the write loop; "
             + "\(acknowledgedWrites) acknowledged writes verified; "
-            + "write in flight at the kill: \(inFlightCommitted) found committed, \(inFlightRolledBack) found absent; "
+            + "write in flight at the kill: \(inFlightCommitted) found committed, \(inFlightRolledBack) found absent "
+            + "(\(inFlightByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))); "
             + "\(killsLeavingMigrationsPending) kills left migrations pending, \(resumedMigrations) resumptions completed them; "
             + "reopened \(reopenedWithQueue) times with DatabaseQueue, \(reopenedWithPool) with DatabasePool; "
             + "\(completedRuns) runs completed after the crashes; \(failures.count) failures"
@@ -249,6 +252,9 @@ struct CrashTorture {
 
     /// Reopens the file and checks it against the model plus this run's writes.
     private mutating func check(_ file: inout FileState, log: CrashRunLog, label: String) throws {
+        if let journalMode = log.journalMode, journalMode != (file.usesQueue ? "delete" : "wal") {
+            throw CrashSupportError(description: "\(label): the helper wrote in journal mode \(journalMode)")
+        }
         if let registered = log.registered {
             if let known = file.registered, known != registered {
                 throw CrashSupportError(description: "\(label): the helper changed its registered migrations")
@@ -311,6 +317,10 @@ struct CrashTorture {
                 """)
         }
         outcome.acknowledgedWrites += log.acknowledged.count
+        if let inFlight = log.inFlight {
+            let kind = inFlight.description.prefix { $0 != " " }
+            outcome.inFlightByKind[String(kind), default: 0] += 1
+        }
         file.model = snapshot.state
 
         if recorded.contains("createAccounts") {
