@@ -27,6 +27,9 @@
 //     batch ID A1,A2,...             insert a batch row and one ledger row per amount
 //     unbatch ID                     delete a batch and its ledger rows
 //     transfer ID FROM TO AMOUNT     move AMOUNT between two accounts, record the transfer
+//     bulk ID COUNT LENGTH           insert COUNT rows of LENGTH-byte payloads in one
+//                                    transaction, larger than SQLite's page cache, so
+//                                    that pages spill to the file before the commit
 //     checkpoint                     PRAGMA wal_checkpoint(TRUNCATE) (pool only)
 //
 // HASH is the FNV-1a 64-bit hash of the payload's UTF-8 bytes, in hex.
@@ -65,6 +68,13 @@ struct CrashLedgerRow: Codable, FetchableRecord, MutablePersistableRecord {
     var amount: Int64
 }
 
+struct CrashBulkRow: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "bulk"
+    var id: Int64?
+    var bulkID: Int64
+    var payload: String
+}
+
 struct CrashTransfer: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "transfer"
     var id: Int64
@@ -78,6 +88,9 @@ struct CrashTransfer: Codable, FetchableRecord, PersistableRecord {
 private let crashAccountCount: Int64 = 8
 private let crashInitialBalance: Int64 = 1000
 private let crashHistoryRows = 40_000
+/// 12,000 rows of 200 bytes: about 2.6 MB, more than the default 2 MB page cache.
+private let crashBulkRows: Int64 = 12_000
+private let crashBulkPayloadLength = 200
 
 /// An error of the crash writer, printed on stderr before it exits with status 1.
 struct CrashWriterError: Error, CustomStringConvertible {
@@ -188,6 +201,14 @@ private func crashMigrator() -> DatabaseMigrator {
         try db.create(index: "ledger_on_batch", on: "ledger", columns: ["batchID", "seq"])
         try db.alter(table: "transfer") { t in t.add(column: "checkedAt", .text) }
     }
+    migrator.registerMigration("createBulk") { db in
+        say("migration-start createBulk")
+        try db.create(table: "bulk") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("bulkID", .integer).notNull().indexed()
+            t.column("payload", .text).notNull()
+        }
+    }
     return migrator
 }
 
@@ -273,6 +294,7 @@ private struct CrashWriterLoop {
     var nextEntryID: Int64 = 1
     var nextBatchID: Int64 = 1
     var nextTransferID: Int64 = 1
+    var nextBulkID: Int64 = 1
 
     init(options: CrashWriterOptions) {
         self.options = options
@@ -297,10 +319,11 @@ private struct CrashWriterLoop {
         try migrator.migrate(writer)
         say("migrated")
 
-        (nextEntryID, nextBatchID, nextTransferID) = try writer.read { db in
+        (nextEntryID, nextBatchID, nextTransferID, nextBulkID) = try writer.read { db in
             (try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) + 1 FROM entry") ?? 1,
              try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) + 1 FROM batch") ?? 1,
-             try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) + 1 FROM transfer") ?? 1)
+             try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) + 1 FROM transfer") ?? 1,
+             try Int64.fetchOne(db, sql: "SELECT coalesce(max(bulkID), 0) + 1 FROM bulk") ?? 1)
         }
 
         let deadline = Date().addingTimeInterval(options.maximumSeconds)
@@ -308,11 +331,12 @@ private struct CrashWriterLoop {
         while writes < options.maximumWrites, Date() < deadline {
             let choice = random.int(in: 0...99)
             switch choice {
-            case 0..<35: try insertEntry(writer)
-            case 35..<50: try reviseEntry(writer)
-            case 50..<72: try insertBatch(writer)
-            case 72..<78: try deleteBatch(writer)
-            case 78..<96: try transfer(writer)
+            case 0..<34: try insertEntry(writer)
+            case 34..<49: try reviseEntry(writer)
+            case 49..<71: try insertBatch(writer)
+            case 71..<77: try deleteBatch(writer)
+            case 77..<94: try transfer(writer)
+            case 94..<96: try insertBulk(writer)
             default:
                 if case .pool(let pool) = target {
                     try checkpoint(pool)
@@ -416,6 +440,22 @@ private struct CrashWriterLoop {
         }
         say("ack \(operation)")
         nextTransferID += 1
+    }
+
+    private mutating func insertBulk(_ writer: any DatabaseWriter) throws {
+        let id = nextBulkID
+        let letter = Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8(id % 26)))
+        let payload = String(repeating: letter, count: crashBulkPayloadLength)
+        let operation = "bulk \(id) \(crashBulkRows) \(payload.utf8.count)"
+        say("begin \(operation)")
+        try writer.write { db in
+            for _ in 0..<crashBulkRows {
+                var row = CrashBulkRow(id: nil, bulkID: id, payload: payload)
+                try row.insert(db)
+            }
+        }
+        say("ack \(operation)")
+        nextBulkID += 1
     }
 
     private func checkpoint(_ pool: DatabasePool) throws {

@@ -13,6 +13,7 @@ enum CrashOperation: Equatable, CustomStringConvertible {
     case batch(id: Int64, amounts: [Int64])
     case unbatch(id: Int64)
     case transfer(id: Int64, from: Int64, to: Int64, amount: Int64)
+    case bulk(id: Int64, count: Int, length: Int)
     case checkpoint
 
     init(_ text: String) throws {
@@ -42,6 +43,8 @@ enum CrashOperation: Equatable, CustomStringConvertible {
             self = .unbatch(id: try integer(1))
         case "transfer" where words.count == 5:
             self = .transfer(id: try integer(1), from: try integer(2), to: try integer(3), amount: try integer(4))
+        case "bulk" where words.count == 4:
+            self = .bulk(id: try integer(1), count: Int(try integer(2)), length: Int(try integer(3)))
         case "checkpoint" where words.count == 1:
             self = .checkpoint
         default:
@@ -56,6 +59,7 @@ enum CrashOperation: Equatable, CustomStringConvertible {
         case .batch(let id, let amounts): return "batch \(id) \(amounts.map(String.init).joined(separator: ","))"
         case .unbatch(let id): return "unbatch \(id)"
         case .transfer(let id, let from, let to, let amount): return "transfer \(id) \(from) \(to) \(amount)"
+        case .bulk(let id, let count, let length): return "bulk \(id) \(count) \(length)"
         case .checkpoint: return "checkpoint"
         }
     }
@@ -79,12 +83,21 @@ struct CrashTransferState: Equatable, CustomStringConvertible {
     var description: String { "\(amount) from \(from) to \(to)" }
 }
 
+/// The rows of one bulk insert: how many, and the length of their payloads.
+struct CrashBulkState: Equatable, CustomStringConvertible {
+    var count: Int
+    var length: Int
+
+    var description: String { "\(count) rows of \(length) bytes" }
+}
+
 /// The data the writes leave: expected from the acknowledged writes, or read from the file.
 struct CrashState: Equatable {
     var entries: [Int64: CrashEntryState] = [:]
     /// The ledger amounts of each batch, in `seq` order.
     var batches: [Int64: [Int64]] = [:]
     var transfers: [Int64: CrashTransferState] = [:]
+    var bulks: [Int64: CrashBulkState] = [:]
 
     /// Applies one write; throws when the write cannot apply to this state,
     /// which means the helper and the model disagree.
@@ -108,6 +121,9 @@ struct CrashState: Equatable {
         case .transfer(let id, let from, let to, let amount):
             guard transfers[id] == nil else { throw CrashSupportError(description: "\(operation): transfer \(id) exists already") }
             transfers[id] = CrashTransferState(from: from, to: to, amount: amount)
+        case .bulk(let id, let count, let length):
+            guard bulks[id] == nil else { throw CrashSupportError(description: "\(operation): bulk \(id) exists already") }
+            bulks[id] = CrashBulkState(count: count, length: length)
         case .checkpoint:
             break
         }
@@ -137,6 +153,7 @@ struct CrashState: Equatable {
         compare("entry", entries, other.entries)
         compare("batch", batches, other.batches)
         compare("transfer", transfers, other.transfers)
+        compare("bulk", bulks, other.bulks)
         return Array(result.prefix(limit)) + (result.count > limit ? ["… and \(result.count - limit) more"] : [])
     }
 }
@@ -203,6 +220,8 @@ struct CrashFileSnapshot {
         expectPresence("table history", hasHistory, migration: "backfillHistory")
         expectPresence("index history_on_account", try db.indexExists("history_on_account"), migration: "backfillHistory")
         expectPresence("index ledger_on_batch", try db.indexExists("ledger_on_batch"), migration: "indexLedger")
+        let hasBulk = try db.tableExists("bulk")
+        expectPresence("table bulk", hasBulk, migration: "createBulk")
         if hasLedger {
             let hasCheckedAt = try db.columns(in: "transfer").contains { $0.name == "checkedAt" }
             expectPresence("column transfer.checkedAt", hasCheckedAt, migration: "indexLedger")
@@ -242,6 +261,18 @@ struct CrashFileSnapshot {
             for row in try Row.fetchAll(db, sql: "SELECT id, fromID, toID, amount FROM transfer") {
                 state.transfers[try row["id"]] = CrashTransferState(
                     from: try row["fromID"], to: try row["toID"], amount: try row["amount"])
+            }
+        }
+        if hasBulk {
+            let sql = "SELECT bulkID, count(*), min(length(payload)), max(length(payload)) FROM bulk GROUP BY bulkID"
+            for row in try Row.fetchAll(db, sql: sql) {
+                let id: Int64 = try row[0]
+                let shortest: Int = try row[2]
+                let longest: Int = try row[3]
+                if shortest != longest {
+                    problems.append("bulk \(id) has payloads of \(shortest) to \(longest) bytes")
+                }
+                state.bulks[id] = CrashBulkState(count: try row[1], length: longest)
             }
         }
         var balances: [Int64: Int64] = [:]

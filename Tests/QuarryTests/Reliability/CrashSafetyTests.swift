@@ -10,10 +10,11 @@ import Testing
 /// `Tests/ProcessHelper/CrashWriter.swift`) at random moments and checks the
 /// file after each kill.
 ///
-/// The helper migrates the file with a `DatabaseMigrator` (five migrations,
+/// The helper migrates the file with a `DatabaseMigrator` (six migrations,
 /// one of them a 40,000-row backfill), then loops over record writes: entry
 /// inserts, entry updates, multi-row batches, batch deletions, transfers
-/// between accounts, and WAL checkpoints. It prints `begin …` before each write
+/// between accounts, bulk inserts larger than SQLite's page cache (pages reach
+/// the file or the WAL before the commit), and WAL checkpoints. It prints `begin …` before each write
 /// and `ack …` once the write returned. Each round starts it on the same file,
 /// kills it — a few milliseconds after it started, inside a chosen migration,
 /// or up to 200 ms into the write loop — then reopens the file, alternately
@@ -22,7 +23,7 @@ import Testing
 /// - `PRAGMA integrity_check` is `ok` and `PRAGMA foreign_key_check` is empty;
 /// - the data is exactly what the acknowledged writes made, plus at most the
 ///   one write in flight at the kill, entirely or not at all: every entry,
-///   batch (all of its ledger rows or none) and transfer; the account balances
+///   batch (all of its ledger rows or none), bulk insert and transfer; the account balances
 ///   match the transfers and their sum is constant;
 /// - the recorded migrations are a prefix of the registered ones, each
 ///   migration's schema changes are all there or all absent, the migrations a
@@ -71,7 +72,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let dbQueue = try DatabaseQueue(path: directory.path())
         let parameters = try CrashWriterParameters(
-            line: "registered createAccounts,createEntries,createLedger,backfillHistory,indexLedger accounts=2 balance=10 history=3")
+            line: "registered createAccounts,createEntries,createLedger,backfillHistory,indexLedger,createBulk accounts=2 balance=10 history=3")
         try dbQueue.write { db in
             try db.execute(sql: """
                 CREATE TABLE quarry_migrations (name TEXT NOT NULL PRIMARY KEY);
@@ -87,13 +88,22 @@ import Testing
                 CREATE TABLE transfer (id INTEGER PRIMARY KEY, fromID INTEGER, toID INTEGER, amount INTEGER);
                 INSERT INTO transfer VALUES (1, 1, 2, 5);
                 CREATE TABLE history (id INTEGER PRIMARY KEY);
+                INSERT INTO quarry_migrations (name) VALUES ('indexLedger');
+                CREATE TABLE bulk (id INTEGER PRIMARY KEY, bulkID INTEGER NOT NULL, payload TEXT NOT NULL);
+                INSERT INTO bulk (bulkID, payload) VALUES (4, 'xx'), (4, 'yyy');
                 """)
         }
         let snapshot = try dbQueue.read { db in try CrashFileSnapshot.read(db, parameters: parameters) }
         #expect(snapshot.integrityCheck == ["ok"])
-        #expect(snapshot.recordedMigrations == ["createAccounts", "createEntries", "createLedger"])
+        #expect(snapshot.recordedMigrations == ["createAccounts", "createEntries", "createLedger", "indexLedger"])
         #expect(snapshot.problems.contains { $0.contains("batch 1 declares 3 ledger rows but has 2") })
         #expect(snapshot.problems.contains { $0.contains("table history is present but migration backfillHistory is not recorded") })
+        // A migration recorded with its effects missing, one not recorded with its effects there.
+        #expect(snapshot.problems.contains { $0.contains("index ledger_on_batch is absent but migration indexLedger is recorded") })
+        #expect(snapshot.problems.contains { $0.contains("table bulk is present but migration createBulk is not recorded") })
+        // A gap in the recorded migrations, as the migrator itself sees it.
+        #expect(snapshot.problems.contains { $0.contains("the migrator sees") })
+        #expect(snapshot.problems.contains { $0.contains("bulk 4 has payloads of 2 to 3 bytes") })
         #expect(snapshot.state.entries[1] == CrashEntryState(revision: 0, length: 3, hash: crashHash("abc")))
         #expect(snapshot.balances == snapshot.state.balances(accountCount: 2, initialBalance: 10))
 

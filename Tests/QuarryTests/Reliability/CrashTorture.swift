@@ -181,7 +181,7 @@ struct CrashTorture {
             // Unknown list (first run): aim at one of the usual names; the
             // wait also ends at `migrated`.
             let names = pending.isEmpty
-                ? ["createAccounts", "createEntries", "createLedger", "backfillHistory", "indexLedger"] : pending
+                ? ["createAccounts", "createEntries", "createLedger", "backfillHistory", "indexLedger", "createBulk"] : pending
             let name = names[random.int(in: 0...(names.count - 1))]
             let ceilings: [Double] = [1, 10, 60]
             return .insideMigration(name, random.delay(milliseconds: 0...ceilings[random.int(in: 0...2)]))
