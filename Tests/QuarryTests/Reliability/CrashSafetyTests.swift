@@ -36,8 +36,9 @@ import Testing
 /// mode it writes in, and the test checks it). Each file ends with a run that
 /// must complete on its own: migrations finish and writes go on after the crashes.
 ///
-/// - CI mode (default): 100 kills on 20 files, about 15 s on two cores.
-/// - Long mode, `QUARRY_LONG_TESTS=1`: 500 kills on 100 files, with a random seed.
+/// - CI mode (default): 100 kills on 20 files, 12–20 s on two shared cores.
+/// - Long mode, `QUARRY_LONG_TESTS=1`: 500 kills on 100 files, with a random
+///   seed; about 70 s.
 /// - `QUARRY_CRASH_SEED=N` replays the choices of a run (kill timings still
 ///   depend on the machine). The seed is in every failure message.
 ///

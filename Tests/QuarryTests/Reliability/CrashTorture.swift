@@ -54,7 +54,8 @@ struct CrashOutcome: Sendable {
     var killsAtStartup = 0
     var killsInsideMigrations = 0
     var killsInWriteLoop = 0
-    /// Kills inside migrations, by the migration that had started last.
+    /// Kills inside migrations, by the migration that had started last (a
+    /// kill between the last commit and the `migrated` line counts there too).
     var killsByMigration: [String: Int] = [:]
     /// Kills after which the file lacked some migrations, later resumed.
     var killsLeavingMigrationsPending = 0
@@ -92,15 +93,15 @@ struct CrashOutcome: Sendable {
 private enum CrashKillMoment: CustomStringConvertible {
     /// Right after the start: before or while the helper opens the file.
     case afterStart(TimeInterval)
-    /// Once the named migration started (or all migrations ended).
-    case insideMigration(String, TimeInterval)
+    /// Once the named migration (any, when nil) started, or all migrations ended.
+    case insideMigration(String?, TimeInterval)
     /// Once the migrations ended, in the write loop.
     case inWriteLoop(TimeInterval)
 
     var description: String {
         switch self {
         case .afterStart(let delay): return "\(milliseconds(delay)) ms after the start"
-        case .insideMigration(let name, let delay): return "\(milliseconds(delay)) ms into migration \(name)"
+        case .insideMigration(let name, let delay): return "\(milliseconds(delay)) ms into migration \(name ?? "(the first to start)")"
         case .inWriteLoop(let delay): return "\(milliseconds(delay)) ms into the write loop"
         }
     }
@@ -116,6 +117,8 @@ struct CrashTorture {
     private(set) var outcome = CrashOutcome()
     private var random: CrashRandom
     private var reopenings = 0
+    /// The migrations the helper registers, once a run has said them.
+    private var knownMigrations: [String] = []
     /// How long to wait for a line of the helper before giving up: generous,
     /// since the machine is shared.
     private let lineTimeout: TimeInterval = 60
@@ -178,11 +181,9 @@ struct CrashTorture {
         let roll = random.int(in: 0...9)
         if file.pending == nil || !pending.isEmpty {
             if roll < 2 { return .afterStart(random.delay(milliseconds: 0...5)) }
-            // Unknown list (first run): aim at one of the usual names; the
-            // wait also ends at `migrated`.
-            let names = pending.isEmpty
-                ? ["createAccounts", "createEntries", "createLedger", "backfillHistory", "indexLedger", "createBulk"] : pending
-            let name = names[random.int(in: 0...(names.count - 1))]
+            // A new file: any of the migrations the helper registers.
+            let names = pending.isEmpty ? knownMigrations : pending
+            let name = names.isEmpty ? nil : names[random.int(in: 0...(names.count - 1))]
             let ceilings: [Double] = [1, 10, 60]
             return .insideMigration(name, random.delay(milliseconds: 0...ceilings[random.int(in: 0...2)]))
         }
@@ -203,9 +204,12 @@ struct CrashTorture {
         case .afterStart(let delay):
             Thread.sleep(forTimeInterval: delay)
         case .insideMigration(let name, let delay):
-            let seen = run.waitForLine(timeout: lineTimeout) { $0 == "migration-start \(name)" || $0 == "migrated" }
+            let awaited = name.map { "migration-start \($0)" }
+            let seen = run.waitForLine(timeout: lineTimeout) { line in
+                line == "migrated" || (awaited.map { line == $0 } ?? line.hasPrefix("migration-start "))
+            }
             guard seen else {
-                throw CrashSupportError(description: "\(label): the helper printed neither migration-start \(name) nor migrated; stderr: \(run.errorText)")
+                throw CrashSupportError(description: "\(label): the helper printed neither \(awaited ?? "migration-start") nor migrated; stderr: \(run.errorText)")
             }
             Thread.sleep(forTimeInterval: delay)
         case .inWriteLoop(let delay):
@@ -260,6 +264,7 @@ struct CrashTorture {
                 throw CrashSupportError(description: "\(label): the helper changed its registered migrations")
             }
             file.registered = registered
+            knownMigrations = registered.migrations
         }
         guard let parameters = file.registered else {
             // Killed before it printed anything: the file may not even exist.
