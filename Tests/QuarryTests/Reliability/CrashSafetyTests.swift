@@ -67,6 +67,28 @@ import Testing
         #expect(outcome.killsInWriteLoop > 0, "no kill landed in the write loop [seed \(plan.seed)]")
     }
 
+    /// The helper refuses bad arguments with a usage message instead of writing.
+    @Test func helperRejectsBadArguments() throws {
+        let executable = try crashHelperExecutable()
+        for (arguments, message) in [
+            (["crash-writer"], "missing database path"),
+            (["crash-writer", "/nonexistent/db.sqlite", "--seed", "x"], "bad seed x"),
+            (["crash-writer", "/nonexistent/db.sqlite", "--frobnicate"], "unknown option --frobnicate"),
+        ] {
+            let run = try CrashHelperRun(executable: executable, arguments: arguments)
+            let (ending, endedOnItsOwn) = run.waitForExit(timeout: 60)
+            #expect(endedOnItsOwn)
+            #expect(ending == .exited(64), "\(arguments)")
+            #expect(run.errorText.contains(message), "\(arguments): \(run.errorText)")
+            #expect(run.receivedLines.isEmpty)
+        }
+        // A path in a missing directory fails when the database opens: status 1, the path named.
+        let run = try CrashHelperRun(executable: executable, arguments: ["crash-writer", "/nonexistent-quarry-dir/db.sqlite"])
+        let (ending, _) = run.waitForExit(timeout: 60)
+        #expect(ending == .exited(1))
+        #expect(run.errorText.contains("/nonexistent-quarry-dir/db.sqlite"), "\(run.errorText)")
+    }
+
     /// The checks themselves can fail: a database that lost an acknowledged
     /// write, or holds half a batch, is reported.
     @Test func snapshotChecksDetectLostAndPartialWrites() throws {
