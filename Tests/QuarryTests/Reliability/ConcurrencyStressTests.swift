@@ -1,0 +1,133 @@
+// Stress tests with bounded time: several writers doing bank transfers while
+// many async readers and a few blocking readers on Dispatch threads check that
+// every snapshot keeps the total, on a DatabaseQueue and on a DatabasePool.
+
+import Dispatch
+import Foundation
+import Quarry
+import Testing
+
+@Suite struct ConcurrencyStressTests {
+    /// Each task stops after its iteration count or after this many seconds.
+    static let timeCap = ProcessInfo.processInfo.environment["QUARRY_LONG_TESTS"] == "1" ? 30.0 : 3.0
+    static let scale = ProcessInfo.processInfo.environment["QUARRY_LONG_TESTS"] == "1" ? 20 : 1
+
+    @Test(arguments: WriterKind.allCases)
+    func bankTransfersKeepTheTotalInEverySnapshot(kind: WriterKind) async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = Configuration()
+        configuration.maximumReaderCount = 4
+        let writer = try kind.make(in: directory, configuration: configuration)
+        try Bank.create(in: writer)
+
+        let writerTasks = 4, asyncReaders = 48, threadReaders = 3
+        let transfersPerWriter = 60 * Self.scale, readsPerReader = 12 * Self.scale
+        let bound = LoopBound(iterations: .max, seconds: Self.timeCap)
+        let log = StressLog()
+        let started = ContinuousClock.now
+
+        await withTaskGroup(of: Void.self) { group in
+            for writerIndex in 0..<writerTasks {
+                group.addTask {
+                    var picker = TransferPicker(seed: writerIndex + 1)
+                    var step = 0
+                    while step < transfersPerWriter && bound.allows(step) {
+                        let (from, to, amount) = picker.pick()
+                        do {
+                            try await writer.write { db in
+                                try Bank.transfer(
+                                    db, from: from, to: to, amount: amount, origin: "writer \(writerIndex)", style: step + writerIndex)
+                            }
+                            log.add("transfers")
+                        } catch {
+                            log.record(error, during: "transfer \(step) of writer \(writerIndex)")
+                            return
+                        }
+                        step += 1
+                    }
+                }
+            }
+            for readerIndex in 0..<asyncReaders {
+                group.addTask {
+                    await Self.readLoop(writer, reads: readsPerReader, bound: bound, log: log, name: "async reader \(readerIndex)")
+                }
+            }
+            for readerIndex in 0..<threadReaders {
+                group.addTask {
+                    // Blocking reads, from threads rather than tasks.
+                    await onNewThread {
+                        Self.blockingReadLoop(writer, reads: readsPerReader, bound: bound, log: log, name: "thread reader \(readerIndex)")
+                    }
+                }
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+
+        #expect(log.failures.isEmpty, "\(log.failures.count) failures, first: \(log.failures.prefix(5))")
+        // Every transfer that returned is in the log, and none that did not.
+        let (logged, sum, records) = try await writer.read { db in
+            (try TransferLog.fetchCount(db), try Bank.sumInSQL(db), try Account.fetchAll(db))
+        }
+        #expect(logged == log.count("transfers"))
+        #expect(sum == Bank.total)
+        #expect(records.count == Bank.accountCount)
+        // The transfers really moved money (a test that moved nothing would prove nothing).
+        #expect(log.count("transfers") > 0)
+        #expect(log.count("reads") > 0)
+        #expect(records.contains { $0.balance != Bank.initialBalance })
+        print("""
+            ConcurrencyStress[\(kind.rawValue)]: \(log.count("transfers")) transfers by \(writerTasks) writers, \
+            \(log.count("reads")) reads (\(asyncReaders) tasks + \(threadReaders) threads) \
+            in \(seconds(elapsed)) s
+            """)
+    }
+
+    /// Reads in a loop: each read sums the balances twice, in SQL and from the
+    /// records, and both must equal the total (the snapshot does not move under
+    /// the read). The transfer count never goes back from one read to the next.
+    static func readLoop(_ reader: any DatabaseReader, reads: Int, bound: LoopBound, log: StressLog, name: String) async {
+        var lastLogged = 0
+        var iteration = 0
+        while iteration < reads && bound.allows(iteration) {
+            do {
+                let (first, logged, second) = try await reader.read { db in
+                    (try Bank.sumInSQL(db), try TransferLog.fetchCount(db), try Bank.sumOfRecords(db))
+                }
+                check(first: first, second: second, logged: logged, lastLogged: &lastLogged, log: log, name: name)
+            } catch {
+                log.record(error, during: "\(name), read \(iteration)")
+                return
+            }
+            iteration += 1
+        }
+    }
+
+    /// The blocking variant of ``readLoop(_:reads:bound:log:name:)``.
+    static func blockingReadLoop(_ reader: any DatabaseReader, reads: Int, bound: LoopBound, log: StressLog, name: String) {
+        var lastLogged = 0
+        var iteration = 0
+        while iteration < reads && bound.allows(iteration) {
+            do {
+                let (first, logged, second) = try reader.read { db in
+                    (try Bank.sumInSQL(db), try TransferLog.fetchCount(db), try Bank.sumOfRecords(db))
+                }
+                check(first: first, second: second, logged: logged, lastLogged: &lastLogged, log: log, name: name)
+            } catch {
+                log.record(error, during: "\(name), read \(iteration)")
+                return
+            }
+            iteration += 1
+        }
+    }
+
+    private static func check(first: Int, second: Int, logged: Int, lastLogged: inout Int, log: StressLog, name: String) {
+        log.add("reads")
+        if first != Bank.total || second != Bank.total {
+            log.fail("\(name): sums \(first) and \(second) in one read, expected \(Bank.total) twice")
+        }
+        if logged < lastLogged {
+            log.fail("\(name): a later read saw \(logged) transfers after an earlier one saw \(lastLogged)")
+        }
+        lastLogged = logged
+    }
+}
