@@ -21,8 +21,8 @@ import Testing
         let dbPool = try DatabasePool(path: directory.path(), configuration: configuration)
         try Bank.create(in: dbPool)
 
-        let writeIsOpen = Gate()
-        let finishWrite = Gate()
+        let writeIsOpen = ThreadGate()
+        let finishWrite = ThreadGate()
         let uncommittedTransfers = 5
         let writeTask = Task {
             try await dbPool.write { db -> Bool in
@@ -45,7 +45,7 @@ import Testing
                 group.addTask {
                     do {
                         let (sum, logged, balances) = try await dbPool.read { db in
-                            (try Bank.sumInSQL(db), try TransferLog.fetchCount(db), try Account.fetchAll(db).map(\.balance))
+                            (try Bank.sumInSQL(db), try BankTransfer.fetchCount(db), try BankAccount.fetchAll(db).map(\.balance))
                         }
                         Self.checkCommittedState(sum: sum, logged: logged, balances: balances, log: log, name: "async read \(index)")
                     } catch {
@@ -58,7 +58,7 @@ import Testing
                     await onNewThread {
                         do {
                             let (sum, logged, balances) = try dbPool.read { db in
-                                (try Bank.sumInSQL(db), try TransferLog.fetchCount(db), try Account.fetchAll(db).map(\.balance))
+                                (try Bank.sumInSQL(db), try BankTransfer.fetchCount(db), try BankAccount.fetchAll(db).map(\.balance))
                             }
                             Self.checkCommittedState(sum: sum, logged: logged, balances: balances, log: log, name: "blocking read \(index)")
                         } catch {
@@ -75,7 +75,7 @@ import Testing
         #expect(releasedByTheTest, "the write gave up waiting: the reads did not finish while it was open")
         #expect(log.failures.isEmpty, "\(log.failures)")
         #expect(log.count("reads") == asyncReads + blockingReads)
-        let (sum, logged) = try await dbPool.read { db in (try Bank.sumInSQL(db), try TransferLog.fetchCount(db)) }
+        let (sum, logged) = try await dbPool.read { db in (try Bank.sumInSQL(db), try BankTransfer.fetchCount(db)) }
         #expect(sum == Bank.total)
         #expect(logged == uncommittedTransfers)
     }
@@ -92,16 +92,16 @@ import Testing
 
         let readerCount = 3
         let readersAreIn = DispatchSemaphore(value: 0)
-        let finishReads = Gate()
+        let finishReads = ThreadGate()
         let readers = (0..<readerCount).map { _ in
             Task {
                 await onNewThread { () -> Result<[Int], any Error> in
                     Result {
                         try dbPool.read { db -> [Int] in
-                            let before = [try TransferLog.fetchCount(db), try Bank.sumInSQL(db)]
+                            let before = [try BankTransfer.fetchCount(db), try Bank.sumInSQL(db)]
                             readersAreIn.signal()
                             let released = finishReads.wait()
-                            let after = [try TransferLog.fetchCount(db), try Bank.sumOfRecords(db)]
+                            let after = [try BankTransfer.fetchCount(db), try Bank.sumOfRecords(db)]
                             return before + after + [released ? 1 : 0]
                         }
                     }
@@ -122,7 +122,7 @@ import Testing
                 try Bank.transfer(db, from: from, to: to, amount: amount, origin: "writer", style: step)
             }
         }
-        let committed = try await dbPool.writeWithoutTransaction { db in try TransferLog.fetchCount(db) }
+        let committed = try await dbPool.writeWithoutTransaction { db in try BankTransfer.fetchCount(db) }
         finishReads.open(count: readerCount)
 
         #expect(committed == writes)
@@ -132,7 +132,7 @@ import Testing
             // reader was still inside its read when the writes were done.
             #expect(seen == [0, Bank.total, 0, Bank.total, 1])
         }
-        let (sum, logged) = try await dbPool.read { db in (try Bank.sumInSQL(db), try TransferLog.fetchCount(db)) }
+        let (sum, logged) = try await dbPool.read { db in (try Bank.sumInSQL(db), try BankTransfer.fetchCount(db)) }
         #expect(sum == Bank.total)
         #expect(logged == writes)
     }

@@ -33,10 +33,11 @@ import Testing
                     var step = 0
                     while step < transfersPerWriter && bound.allows(step) {
                         let (from, to, amount) = picker.pick()
+                        let style = step + writerIndex
                         do {
                             try await writer.write { db in
                                 try Bank.transfer(
-                                    db, from: from, to: to, amount: amount, origin: "writer \(writerIndex)", style: step + writerIndex)
+                                    db, from: from, to: to, amount: amount, origin: "writer \(writerIndex)", style: style)
                             }
                             log.add("transfers")
                         } catch {
@@ -66,7 +67,7 @@ import Testing
         #expect(log.failures.isEmpty, "\(log.failures.count) failures, first: \(log.failures.prefix(5))")
         // Every transfer that returned is in the log, and none that did not.
         let (logged, sum, records) = try await writer.read { db in
-            (try TransferLog.fetchCount(db), try Bank.sumInSQL(db), try Account.fetchAll(db))
+            (try BankTransfer.fetchCount(db), try Bank.sumInSQL(db), try BankAccount.fetchAll(db))
         }
         #expect(logged == log.count("transfers"))
         #expect(sum == Bank.total)
@@ -78,7 +79,7 @@ import Testing
         print("""
             ConcurrencyStress[\(kind.rawValue)]: \(log.count("transfers")) transfers by \(writerTasks) writers, \
             \(log.count("reads")) reads (\(asyncReaders) tasks + \(threadReaders) threads) \
-            in \(seconds(elapsed)) s
+            in \(formatSeconds(elapsed)) s
             """)
     }
 
@@ -91,7 +92,7 @@ import Testing
         while iteration < reads && bound.allows(iteration) {
             do {
                 let (first, logged, second) = try await reader.read { db in
-                    (try Bank.sumInSQL(db), try TransferLog.fetchCount(db), try Bank.sumOfRecords(db))
+                    (try Bank.sumInSQL(db), try BankTransfer.fetchCount(db), try Bank.sumOfRecords(db))
                 }
                 check(first: first, second: second, logged: logged, lastLogged: &lastLogged, log: log, name: name)
             } catch {
@@ -109,7 +110,7 @@ import Testing
         while iteration < reads && bound.allows(iteration) {
             do {
                 let (first, logged, second) = try reader.read { db in
-                    (try Bank.sumInSQL(db), try TransferLog.fetchCount(db), try Bank.sumOfRecords(db))
+                    (try Bank.sumInSQL(db), try BankTransfer.fetchCount(db), try Bank.sumOfRecords(db))
                 }
                 check(first: first, second: second, logged: logged, lastLogged: &lastLogged, log: log, name: name)
             } catch {

@@ -10,14 +10,15 @@ import Testing
 
 /// One account of the bank; transfers move money between accounts, so the sum
 /// of all balances never changes.
-struct Account: Codable, FetchableRecord, PersistableRecord, Sendable {
+struct BankAccount: Codable, FetchableRecord, PersistableRecord, Sendable {
+    static let databaseTableName = "account"
     var id: Int64
     var balance: Int
 }
 
 /// One committed transfer, written in the same transaction as the balances it
 /// moved, so that the log counts the transfers that really committed.
-struct TransferLog: Codable, FetchableRecord, PersistableRecord, Sendable {
+struct BankTransfer: Codable, FetchableRecord, PersistableRecord, Sendable {
     static let databaseTableName = "transfer"
     var id: Int64?
     var origin: String
@@ -46,7 +47,8 @@ enum Bank {
                     amount INTEGER NOT NULL);
                 """)
             for id in 1...accountCount {
-                try Account(id: Int64(id), balance: initialBalance).insert(db)
+                var account = BankAccount(id: Int64(id), balance: initialBalance)
+                try account.insert(db)
             }
         }
     }
@@ -55,7 +57,7 @@ enum Bank {
     /// fetch and update the two records; odd ones use `updateAll` with `+=`.
     static func transfer(_ db: Database, from: Int64, to: Int64, amount: Int, origin: String, style: Int) throws {
         if style % 2 == 0 {
-            guard var source = try Account.fetchOne(db, key: from), var target = try Account.fetchOne(db, key: to) else {
+            guard var source = try BankAccount.fetchOne(db, key: from), var target = try BankAccount.fetchOne(db, key: to) else {
                 throw DatabaseError(resultCode: .SQLITE_NOTFOUND, message: "account \(from) or \(to) is missing")
             }
             source.balance -= amount
@@ -63,10 +65,10 @@ enum Bank {
             try source.update(db)
             try target.update(db)
         } else {
-            try Account.filter(\.id == from).updateAll(db, \.balance += -amount)
-            try Account.filter(\.id == to).updateAll(db, \.balance += amount)
+            try BankAccount.filter(\.id == from).updateAll(db, \.balance += -amount)
+            try BankAccount.filter(\.id == to).updateAll(db, \.balance += amount)
         }
-        var log = TransferLog(id: nil, origin: origin, fromID: from, toID: to, amount: amount)
+        var log = BankTransfer(id: nil, origin: origin, fromID: from, toID: to, amount: amount)
         try log.insert(db)
     }
 
@@ -77,7 +79,7 @@ enum Bank {
 
     /// The sum of the balances, computed from the fetched records.
     static func sumOfRecords(_ db: Database) throws -> Int {
-        try Account.fetchAll(db).reduce(0) { $0 + $1.balance }
+        try BankAccount.fetchAll(db).reduce(0) { $0 + $1.balance }
     }
 }
 
@@ -163,15 +165,17 @@ func onNewThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     }
 }
 
+/// How an operation run by ``cancelling(after:_:)`` ended.
+enum TimedOutcome<T: Sendable>: Sendable {
+    case finished(T)
+    case timedOut
+}
+
 /// Runs `operation`, and cancels it if it has not finished after `seconds`: a
 /// hang becomes a `CancellationError` that fails the test instead of blocking
 /// the suite.
 func cancelling<T: Sendable>(after seconds: Double, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-    enum Outcome: Sendable {
-        case finished(T)
-        case timedOut
-    }
-    return try await withThrowingTaskGroup(of: Outcome.self) { group in
+    try await withThrowingTaskGroup(of: TimedOutcome<T>.self) { group in
         group.addTask { .finished(try await operation()) }
         group.addTask {
             try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
@@ -192,7 +196,7 @@ func cancelling<T: Sendable>(after seconds: Double, _ operation: @escaping @Send
 
 /// A one-shot gate that threads can wait on, with a safety timeout so that a
 /// broken test fails instead of hanging.
-final class Gate: Sendable {
+final class ThreadGate: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
 
     func open(count: Int = 1) {
@@ -206,7 +210,7 @@ final class Gate: Sendable {
 }
 
 /// A duration in seconds with two decimals, for the figures the tests print.
-func seconds(_ duration: Duration) -> String {
+func formatSeconds(_ duration: Duration) -> String {
     let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     return String(format: "%.2f", value)
 }

@@ -16,7 +16,7 @@ import Testing
         let dbPool = try DatabasePool(path: path)
         try Bank.create(in: dbPool)
 
-        let helper = try HelperProcess(arguments: ["concurrent-writer", path, "\(Self.transfers)"])
+        let helper = try ConcurrentWriterProcess(arguments: ["concurrent-writer", path, "\(Self.transfers)"])
         defer { helper.stop() }
 
         // Start once the helper has written (its first half of transfers is
@@ -73,18 +73,18 @@ import Testing
         print("""
             ConcurrencyTwoProcess: \(Self.transfers) transfers in each process, \
             \(log.count("reads")) checked reads in the test process, \
-            commit order switched process \(switches) times, \(seconds(elapsed)) s; helper: \(output.trimmingCharacters(in: .whitespacesAndNewlines))
+            commit order switched process \(switches) times, \(formatSeconds(elapsed)) s; helper: \(output.trimmingCharacters(in: .whitespacesAndNewlines))
             """)
     }
 
     @Test func helperRefusesBadArguments() async throws {
         let directory = try TemporaryDirectory()
-        let missing = try HelperProcess(arguments: ["concurrent-writer", directory.path("missing.sqlite"), "3"])
+        let missing = try ConcurrentWriterProcess(arguments: ["concurrent-writer", directory.path("missing.sqlite"), "3"])
         defer { missing.stop() }
         #expect(await missing.waitForExit() == 1)
         #expect(missing.standardError().contains("no database at"))
 
-        let usage = try HelperProcess(arguments: ["concurrent-writer", directory.path()])
+        let usage = try ConcurrentWriterProcess(arguments: ["concurrent-writer", directory.path()])
         defer { usage.stop() }
         #expect(await usage.waitForExit() == 64)
         #expect(usage.standardError().contains("usage:"))
@@ -92,7 +92,7 @@ import Testing
 
     /// Polls until a transfer not from `origin` is logged; false if the helper
     /// exits first.
-    private static func waitForTransfer(in dbPool: DatabasePool, notFrom origin: String, helper: HelperProcess) async throws -> Bool {
+    private static func waitForTransfer(in dbPool: DatabasePool, notFrom origin: String, helper: ConcurrentWriterProcess) async throws -> Bool {
         while helper.isRunning {
             let count = try await dbPool.read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM transfer WHERE origin <> ?", arguments: [origin]) ?? 0
@@ -107,7 +107,7 @@ import Testing
 /// The process helper, started as a child process with its output captured.
 /// (`Process` and `Pipe` are not marked Sendable; this wrapper only calls
 /// their thread-safe members: isRunning, terminate, waitUntilExit, reads of a pipe.)
-final class HelperProcess: @unchecked Sendable {
+final class ConcurrentWriterProcess: @unchecked Sendable {
     private let process: Process
     private let output: Pipe
     private let errors: Pipe
@@ -118,7 +118,7 @@ final class HelperProcess: @unchecked Sendable {
         let testExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let helper = testExecutable.deletingLastPathComponent().appendingPathComponent("QuarryProcessHelper")
         guard FileManager.default.isExecutableFile(atPath: helper.path) else {
-            throw HolderError(
+            throw ConcurrencyTestError(
                 message: "QuarryProcessHelper is not at \(helper.path) (next to the test executable); build it with `swift build --build-tests`")
         }
         process = Process()
