@@ -5,7 +5,6 @@
 import Dispatch
 import Foundation
 import Quarry
-import Synchronization
 import Testing
 
 @Suite struct ConcurrencyCancellationTests {
@@ -179,18 +178,20 @@ import Testing
     }
 }
 
-/// A thread-safe counter.
-final class LockedCounter: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
+/// A thread-safe counter (an NSLock, which ThreadSanitizer understands; see ``StressLog``).
+final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }
 
 /// A thread-safe flag that is set once.
-final class LockedFlag: Sendable {
-    private let state = Mutex(false)
-    func set() { state.withLock { $0 = true } }
-    var isSet: Bool { state.withLock { $0 } }
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var state = false
+    func set() { lock.withLock { state = true } }
+    var isSet: Bool { lock.withLock { state } }
 }
 
 /// Holds one connection of a queue or pool, in a blocking read or write on a
