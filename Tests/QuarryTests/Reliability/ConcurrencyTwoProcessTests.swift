@@ -92,7 +92,7 @@ import Testing
 
     /// Polls until a transfer not from `origin` is logged; false if the helper
     /// exits first.
-    private static func waitForTransfer(in dbPool: DatabasePool, notFrom origin: String, helper: ConcurrentWriterProcess) async throws -> Bool {
+    static func waitForTransfer(in dbPool: DatabasePool, notFrom origin: String, helper: ConcurrentWriterProcess) async throws -> Bool {
         while helper.isRunning {
             let count = try await dbPool.read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM transfer WHERE origin <> ?", arguments: [origin]) ?? 0
