@@ -59,4 +59,34 @@ import Testing
         #expect(sum == Bank.total)
         print("ConcurrencyBusyWait: \(log.count("transfers")) transfers of the test process while the helper made \(helperTransfers)")
     }
+
+    /// The timeout still ends the wait when the lock is never freed: SQLITE_BUSY
+    /// after at least the timeout (the handler counts its sleeps), and at
+    /// once without a timeout. The lock holder then commits normally.
+    @Test(arguments: [200, nil] as [Int?])
+    func aLockHeldThroughoutEndsTheWaitWithBusy(timeoutMilliseconds: Int?) async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let holderPool = try DatabasePool(path: path)
+        try await holderPool.write { db in try db.execute(sql: "CREATE TABLE t (v INTEGER)") }
+        var configuration = Configuration()
+        configuration.busyTimeout = timeoutMilliseconds.map { .milliseconds($0) }
+        let waiterPool = try DatabasePool(path: path, configuration: configuration)
+
+        let holder = try await ConnectionHolder.write(holderPool)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: DatabaseError.self) {
+            try await waiterPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
+        }
+        let waited = ContinuousClock.now - started
+        #expect(error?.resultCode == .SQLITE_BUSY)
+        if let timeoutMilliseconds {
+            #expect(waited >= .milliseconds(timeoutMilliseconds), "gave up after \(formatSeconds(waited)) s")
+        }
+        #expect(holder.isStillHolding)
+        #expect(try await holder.release())
+        // Once the lock is free, the same pool writes.
+        try await waiterPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+        #expect(try await waiterPool.read { db in try Int.fetchAll(db, sql: "SELECT v FROM t") } == [2])
+    }
 }
