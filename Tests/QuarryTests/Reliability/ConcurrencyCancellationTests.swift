@@ -102,7 +102,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let dbQueue = try DatabaseQueue(path: directory.path())
         try await dbQueue.write { db in try db.execute(sql: "CREATE TABLE t (v INTEGER)") }
-        let bound = LoopBound(iterations: 150, seconds: 3)
+        let bound = LoopBound(minimum: 10, iterations: 150, seconds: 3)
         var rounds = 0, served = 0, cancelled = 0
         while bound.allows(rounds) {
             let holder = try await ConnectionHolder.write(dbQueue)

@@ -69,7 +69,7 @@ import Testing
         let pool = ConnectionPool(capacity: 2, description: "test pool") {
             try Database(path: path, configuration: Configuration())
         }
-        let bound = LoopBound(iterations: 40, seconds: 3)
+        let bound = LoopBound(minimum: 5, iterations: 40, seconds: 3)
         var round = 0
         var outcomes: [String: Int] = [:]
         while bound.allows(round) {

@@ -22,7 +22,7 @@ import Testing
 
         let writerTasks = 4, asyncReaders = 48, threadReaders = 3
         let transfersPerWriter = 60 * Self.scale, readsPerReader = 12 * Self.scale
-        let bound = LoopBound(iterations: .max, seconds: Self.timeCap)
+        let bound = LoopBound(minimum: 5, iterations: .max, seconds: Self.timeCap)
         let log = StressLog()
         let started = ContinuousClock.now
 

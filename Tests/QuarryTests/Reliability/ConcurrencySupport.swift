@@ -107,19 +107,22 @@ struct TransferPicker {
 }
 
 /// A loop bound: stop after `iterations`, or when `seconds` have passed since
-/// the bound was made, whichever comes first. Tests assert on what was done,
-/// never on how long it took.
+/// the bound was made, whichever comes first, but never before `minimum`
+/// iterations, so that a loop started late on a loaded machine still does
+/// some work. Tests assert on what was done, never on how long it took.
 struct LoopBound: Sendable {
+    let minimum: Int
     let iterations: Int
     let deadline: ContinuousClock.Instant
 
-    init(iterations: Int, seconds: Double) {
+    init(minimum: Int = 1, iterations: Int, seconds: Double) {
+        self.minimum = min(minimum, iterations)
         self.iterations = iterations
         deadline = .now + .milliseconds(Int(seconds * 1000))
     }
 
     func allows(_ iteration: Int) -> Bool {
-        iteration < iterations && ContinuousClock.now < deadline
+        iteration < minimum || (iteration < iterations && ContinuousClock.now < deadline)
     }
 }
 
