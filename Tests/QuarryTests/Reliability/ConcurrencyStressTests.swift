@@ -1,6 +1,8 @@
 // Stress tests with bounded time: several writers doing bank transfers while
-// many async readers and a few blocking readers on Dispatch threads check that
-// every snapshot keeps the total, on a DatabaseQueue and on a DatabasePool.
+// many async readers and a few blocking readers on threads of their own check
+// that every snapshot keeps the total, on a DatabaseQueue and on a DatabasePool.
+// Every error fails the test with its description (SQLITE_BUSY and
+// SQLITE_LOCKED are named as such). QUARRY_LONG_TESTS=1 runs 20 times longer.
 
 import Dispatch
 import Foundation
@@ -8,7 +10,8 @@ import Quarry
 import Testing
 
 @Suite struct ConcurrencyStressTests {
-    /// Each task stops after its iteration count or after this many seconds.
+    /// Each task stops after its iteration count or after this many seconds
+    /// (having done at least 5 iterations).
     static let timeCap = ProcessInfo.processInfo.environment["QUARRY_LONG_TESTS"] == "1" ? 30.0 : 3.0
     static let scale = ProcessInfo.processInfo.environment["QUARRY_LONG_TESTS"] == "1" ? 20 : 1
 
@@ -21,7 +24,7 @@ import Testing
         try Bank.create(in: writer)
 
         let writerTasks = 4, asyncReaders = 48, threadReaders = 3
-        let transfersPerWriter = 60 * Self.scale, readsPerReader = 12 * Self.scale
+        let transfersPerWriter = 150 * Self.scale, readsPerReader = 25 * Self.scale
         let bound = LoopBound(minimum: 5, iterations: .max, seconds: Self.timeCap)
         let log = StressLog()
         let started = ContinuousClock.now
@@ -78,23 +81,23 @@ import Testing
         #expect(records.contains { $0.balance != Bank.initialBalance })
         print("""
             ConcurrencyStress[\(kind.rawValue)]: \(log.count("transfers")) transfers by \(writerTasks) writers, \
-            \(log.count("reads")) reads (\(asyncReaders) tasks + \(threadReaders) threads) \
+            \(log.count("reads")) reads (\(asyncReaders) tasks + \(threadReaders) threads; \
+            \(log.observations.filter { $0 < logged }.count) of them before the last transfer had committed) \
             in \(formatSeconds(elapsed)) s
             """)
     }
 
     /// Reads in a loop: each read sums the balances twice, in SQL and from the
-    /// records, and both must equal the total (the snapshot does not move under
+    /// records, and both must equal the total; it counts the transfers before
+    /// and after, and both counts must match (the snapshot does not move under
     /// the read). The transfer count never goes back from one read to the next.
     static func readLoop(_ reader: any DatabaseReader, reads: Int, bound: LoopBound, log: StressLog, name: String) async {
         var lastLogged = 0
         var iteration = 0
         while iteration < reads && bound.allows(iteration) {
             do {
-                let (first, logged, second) = try await reader.read { db in
-                    (try Bank.sumInSQL(db), try BankTransfer.fetchCount(db), try Bank.sumOfRecords(db))
-                }
-                check(first: first, second: second, logged: logged, lastLogged: &lastLogged, log: log, name: name)
+                let snapshot = try await reader.read { db in try ReadSnapshot(db) }
+                check(snapshot, lastLogged: &lastLogged, log: log, name: name)
             } catch {
                 log.record(error, during: "\(name), read \(iteration)")
                 return
@@ -109,10 +112,8 @@ import Testing
         var iteration = 0
         while iteration < reads && bound.allows(iteration) {
             do {
-                let (first, logged, second) = try reader.read { db in
-                    (try Bank.sumInSQL(db), try BankTransfer.fetchCount(db), try Bank.sumOfRecords(db))
-                }
-                check(first: first, second: second, logged: logged, lastLogged: &lastLogged, log: log, name: name)
+                let snapshot = try reader.read { db in try ReadSnapshot(db) }
+                check(snapshot, lastLogged: &lastLogged, log: log, name: name)
             } catch {
                 log.record(error, during: "\(name), read \(iteration)")
                 return
@@ -121,14 +122,35 @@ import Testing
         }
     }
 
-    private static func check(first: Int, second: Int, logged: Int, lastLogged: inout Int, log: StressLog, name: String) {
+    private static func check(_ snapshot: ReadSnapshot, lastLogged: inout Int, log: StressLog, name: String) {
         log.add("reads")
-        if first != Bank.total || second != Bank.total {
-            log.fail("\(name): sums \(first) and \(second) in one read, expected \(Bank.total) twice")
+        if snapshot.sumInSQL != Bank.total || snapshot.sumOfRecords != Bank.total {
+            log.fail("\(name): sums \(snapshot.sumInSQL) and \(snapshot.sumOfRecords) in one read, expected \(Bank.total) twice")
         }
-        if logged < lastLogged {
-            log.fail("\(name): a later read saw \(logged) transfers after an earlier one saw \(lastLogged)")
+        if snapshot.transfersAtStart != snapshot.transfersAtEnd {
+            log.fail("\(name): the read saw \(snapshot.transfersAtStart) transfers, then \(snapshot.transfersAtEnd): its snapshot moved")
         }
-        lastLogged = logged
+        if snapshot.transfersAtStart < lastLogged {
+            log.fail("\(name): a later read saw \(snapshot.transfersAtStart) transfers after an earlier one saw \(lastLogged)")
+        }
+        log.observe(snapshot.transfersAtStart)
+        lastLogged = snapshot.transfersAtStart
+    }
+}
+
+/// What one read sees: the transfer count at its start and at its end (equal
+/// when the snapshot does not move while writers commit), and the total of
+/// the balances computed twice in between, by SQLite and from the records.
+struct ReadSnapshot: Sendable {
+    let transfersAtStart: Int
+    let sumInSQL: Int
+    let sumOfRecords: Int
+    let transfersAtEnd: Int
+
+    init(_ db: Database) throws {
+        transfersAtStart = try BankTransfer.fetchCount(db)
+        sumInSQL = try Bank.sumInSQL(db)
+        sumOfRecords = try Bank.sumOfRecords(db)
+        transfersAtEnd = try BankTransfer.fetchCount(db)
     }
 }

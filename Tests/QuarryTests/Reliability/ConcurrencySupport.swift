@@ -136,6 +136,7 @@ final class StressLog: @unchecked Sendable {
     private let lock = NSLock()
     private var failureList: [String] = []
     private var counts: [String: Int] = [:]
+    private var observed: [Int] = []
 
     func fail(_ message: String) {
         lock.withLock { failureList.append(message) }
@@ -154,6 +155,13 @@ final class StressLog: @unchecked Sendable {
     func add(_ name: String, _ count: Int = 1) {
         lock.withLock { counts[name, default: 0] += count }
     }
+
+    /// Records a value seen by a read (for the figures a test prints).
+    func observe(_ value: Int) {
+        lock.withLock { observed.append(value) }
+    }
+
+    var observations: [Int] { lock.withLock { observed } }
 
     var failures: [String] { lock.withLock { failureList } }
 
