@@ -22,8 +22,12 @@ public struct Configuration: Sendable {
     public var foreignKeysEnabled = true
 
     /// How long a connection waits for a lock held by another connection or
-    /// process before it throws `SQLITE_BUSY` (<https://www.sqlite.org/c3ref/busy_timeout.html>).
+    /// process before it throws `SQLITE_BUSY` (<https://www.sqlite.org/c3ref/busy_handler.html>).
     /// `nil` fails at once. Default: 5 seconds.
+    ///
+    /// While it waits, the connection tries again every millisecond, so that
+    /// it gets its turn even against a process that commits one short
+    /// transaction after the other.
     ///
     /// Connections of one ``DatabasePool`` or ``DatabaseQueue`` never wait on
     /// each other for ordinary reads and writes; this timeout covers other

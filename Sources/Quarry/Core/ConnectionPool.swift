@@ -141,6 +141,10 @@ final class ConnectionPool: @unchecked Sendable {
 
     private func acquireSuspending() async throws -> Database {
         let waiterID = makeWaiterID()
+        // A cancellation that arrives after the connection was handed over
+        // finds no waiter and is remembered by `cancelWaiter`; once the
+        // handler can no longer run, nothing will ask for it again.
+        defer { lock.withLock { _ = cancelledWaiters.remove(waiterID) } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UncheckedSendable<Database>, any Error>) in
                 switch acquire(waiterID: waiterID, resume: { result in
@@ -189,6 +193,14 @@ final class ConnectionPool: @unchecked Sendable {
             database.close()
         }
     }
+
+    // MARK: - Inspecting (for tests)
+
+    /// The tasks waiting for a connection.
+    var waiterCount: Int { lock.withLock { waiters.count } }
+
+    /// The cancellations remembered for tasks that have not started waiting yet.
+    var rememberedCancellationCount: Int { lock.withLock { cancelledWaiters.count } }
 
     // MARK: - Closing
 

@@ -94,7 +94,7 @@ public final class Database {
         sqlite3_extended_result_codes(sqliteConnection, 1)
         if let timeout = configuration.busyTimeout {
             let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-            sqlite3_busy_timeout(sqliteConnection, Int32(clamping: milliseconds))
+            installBusyHandler(milliseconds: Int32(clamping: milliseconds))
         }
         if configuration.logger != nil {
             installTrace()
