@@ -46,7 +46,9 @@ public func makeBookshelfMigrator() -> DatabaseMigrator {
 public func openBookshelfDatabase(path: String, logger: Logger) async throws -> DatabasePool {
     let pool = try DatabasePool(path: path)
     do {
-        try await makeBookshelfMigrator().migrate(pool)
+        var migrator = makeBookshelfMigrator()
+        migrator.logger = logger
+        try await migrator.migrate(pool)
     } catch {
         pool.close()
         throw error

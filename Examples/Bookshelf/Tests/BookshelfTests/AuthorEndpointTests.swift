@@ -3,6 +3,7 @@
 
 import BookshelfService
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import Quarry
 import Testing

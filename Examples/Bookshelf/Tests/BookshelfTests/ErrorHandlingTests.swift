@@ -14,7 +14,7 @@ import Testing
 struct ErrorHandlingTests {
     @Test func malformedJSONIs400() async throws {
         try await withBookshelf { client, _ in
-            for body in [#"{"name": "#, "not json", "", #"{"name": "A",}"#] {
+            for body in [#"{"name": "#, "not json", "", #"{"name" "A"}"#, "{\"name\": \"A\"} trailing"] {
                 for uri in ["/authors", "/books", "/reviews", "/books/discount"] {
                     let response = try await client.send(.post, uri, json: body)
                     #expect(response.status == .badRequest, "\(uri) \(body)")
@@ -71,7 +71,8 @@ struct ErrorHandlingTests {
         let request = Request(
             head: HTTPRequest(method: .post, scheme: "http", authority: "localhost", path: "/books"),
             body: .init(buffer: ByteBuffer()))
-        let logger = Logger(label: "test")
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
         let sql = "INSERT INTO \"book\" (\"isbn\") VALUES (?)"
         let cases: [(DatabaseError, HTTPResponse.Status)] = [
             (DatabaseError(resultCode: .SQLITE_CONSTRAINT_UNIQUE, message: "UNIQUE constraint failed: book.isbn", sql: sql), .conflict),

@@ -4,6 +4,7 @@
 
 import BookshelfService
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import Logging
 import Quarry
@@ -26,7 +27,7 @@ struct LifecycleTests {
     @Test func migrationsRunOnceAndSurviveARestart() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/restart.sqlite"
-        let logger = Logger(label: "test")
+        let logger = quietLogger
         let first = try await openBookshelfDatabase(path: path, logger: logger)
         let applied = try await first.read { db in try makeBookshelfMigrator().appliedMigrations(db) }
         #expect(applied == ["createAuthor", "createBook", "createReview"])
@@ -45,12 +46,12 @@ struct LifecycleTests {
     @Test func openingAnUnusableFileThrows() async throws {
         let directory = try TemporaryDirectory()
         await #expect(throws: (any Error).self) {
-            _ = try await openBookshelfDatabase(path: directory.path + "/missing/dir/db.sqlite", logger: Logger(label: "test"))
+            _ = try await openBookshelfDatabase(path: directory.path + "/missing/dir/db.sqlite", logger: quietLogger)
         }
         let garbage = directory.path + "/garbage.sqlite"
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: garbage))
         await #expect(throws: (any Error).self) {
-            _ = try await openBookshelfDatabase(path: garbage, logger: Logger(label: "test"))
+            _ = try await openBookshelfDatabase(path: garbage, logger: quietLogger)
         }
     }
 
@@ -64,7 +65,7 @@ struct LifecycleTests {
 
     @Test func theCloserClosesOnGracefulShutdown() async throws {
         let directory = try TemporaryDirectory()
-        let logger = Logger(label: "test")
+        let logger = quietLogger
         let database = try await openBookshelfDatabase(path: directory.path + "/closer.sqlite", logger: logger)
         let group = ServiceGroup(configuration: .init(services: [DatabaseCloser(database: database, logger: logger)], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -22,6 +22,13 @@ final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
+/// A logger that only prints critical messages, to keep test output readable.
+let quietLogger: Logger = {
+    var logger = Logger(label: "bookshelf-tests")
+    logger.logLevel = .critical
+    return logger
+}()
+
 /// Runs `body` against the full application (router, error middleware,
 /// database closer) on a fresh, migrated database file in a real
 /// `DatabasePool`, through HummingbirdTesting's in-process router client.
@@ -31,8 +38,7 @@ func withBookshelf(
     _ body: @Sendable (any TestClientProtocol, DatabasePool) async throws -> Void
 ) async throws -> DatabasePool {
     let directory = try TemporaryDirectory()
-    var logger = Logger(label: "bookshelf-tests")
-    logger.logLevel = .critical
+    let logger = quietLogger
     let path = directory.path + "/bookshelf.sqlite"
     let database = try await openBookshelfDatabase(path: path, logger: logger)
     let app = buildApplication(BookshelfConfiguration(port: 0, databasePath: path), database: database, logger: logger)

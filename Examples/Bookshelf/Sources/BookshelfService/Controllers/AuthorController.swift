@@ -24,7 +24,10 @@ struct AuthorController: Sendable {
     /// `POST /authors` → 201 and the stored author.
     @Sendable func create(_ request: Request, context: BasicRequestContext) async throws -> EditedResponse<Author> {
         let author = try await request.decodeJSON(AuthorInput.self, context: context).record(id: nil)
-        let stored = try await database.write { db in try author.insertAndFetch(db) }
+        let stored = try await database.write { db in
+            var author = author
+            return try author.insertAndFetch(db)
+        }
         return EditedResponse(status: .created, response: stored)
     }
 

@@ -45,7 +45,10 @@ struct BookController: Sendable {
     /// `POST /books` → 201 and the stored book; 409 for a duplicate ISBN or an unknown author.
     @Sendable func create(_ request: Request, context: BasicRequestContext) async throws -> EditedResponse<Book> {
         let book = try await request.decodeJSON(BookInput.self, context: context).record(id: nil)
-        let stored = try await writeBook(book) { db in try book.insertAndFetch(db) }
+        let stored = try await writeBook(book) { db in
+            var book = book
+            return try book.insertAndFetch(db)
+        }
         guard let stored else { throw APIError(.internalServerError, "internal error") }
         return EditedResponse(status: .created, response: stored)
     }

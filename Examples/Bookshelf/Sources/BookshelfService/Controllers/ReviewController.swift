@@ -31,7 +31,10 @@ struct ReviewController: Sendable {
     /// `POST /reviews` → 201; 409 when the book does not exist.
     @Sendable func create(_ request: Request, context: BasicRequestContext) async throws -> EditedResponse<Review> {
         let review = try await request.decodeJSON(ReviewInput.self, context: context).record(id: nil)
-        let stored = try await writeReview(review) { db in try review.insertAndFetch(db) }
+        let stored = try await writeReview(review) { db in
+            var review = review
+            return try review.insertAndFetch(db)
+        }
         guard let stored else { throw APIError(.internalServerError, "internal error") }
         return EditedResponse(status: .created, response: stored)
     }

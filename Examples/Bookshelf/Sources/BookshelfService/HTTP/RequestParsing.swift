@@ -20,6 +20,11 @@ extension Request {
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            // Foundation reports both bad syntax and a number that does not
+            // fit its type (1.5 for an Int) this way, without a coding path.
+            if (try? JSONSerialization.jsonObject(with: Data(buffer: buffer), options: [.fragmentsAllowed])) != nil {
+                throw APIError.unprocessable("a number in the request body does not fit its field (a fraction or an out-of-range integer)")
+            }
             throw APIError.badRequest("the request body is not valid JSON")
         } catch let DecodingError.dataCorrupted(context) {
             throw APIError.unprocessable("invalid value for `\(context.codingPath.jsonPath)`")
