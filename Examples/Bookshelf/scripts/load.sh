@@ -83,8 +83,8 @@ for r in $(seq 1 "$SEED_REVIEWS"); do
 done
 
 echo "== wrk: ${DURATION}s, $THREADS threads, $CONNECTIONS connections"
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s --latency \
-    -s "$PACKAGE_DIR/scripts/mixed.lua" "$BASE" -- "$WORK" "$SEED_AUTHORS" "$SEED_BOOKS" | tee "$WORK/wrk.txt"
+BOOKSHELF_LOAD_DIR="$WORK" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s --latency \
+    -s "$PACKAGE_DIR/scripts/mixed.lua" "$BASE" -- "$SEED_AUTHORS" "$SEED_BOOKS" | tee "$WORK/wrk.txt"
 
 echo "== stopping the service (SIGTERM)"
 STOP_START=$(date +%s%N)
@@ -127,7 +127,8 @@ echo "latency:             p50 $(value p50_ms "$S") ms, p90 $(value p90_ms "$S")
 echo "non-2xx responses:   $(value non2xx "$S")"
 echo "socket errors:       $(value socket_errors "$S")"
 echo "acknowledged writes: $ACKED (2xx POSTs counted by wrk: $(value posts_acked "$S"))"
-echo "lost writes:         $MISSING"
+STORED=$(( $(value stored_books "$WORK/check.txt") + $(value stored_reviews "$WORK/check.txt") ))
+echo "lost writes:         $MISSING (rows written by wrk: $STORED; $(( STORED - ACKED )) committed but unacknowledged, in flight when wrk stopped)"
 echo "integrity check:     $(value integrity "$WORK/check.txt")"
 echo "service exit:        $SERVICE_STATUS, ${STOP_MS} ms after SIGTERM"
 

@@ -7,7 +7,11 @@
 -- <outdir>/acked-<thread>.csv, so that load.sh can check each one is in the
 -- database after the service stopped. Non-2xx responses are counted.
 --
--- Arguments (after `--`): outdir, number of seeded authors, number of seeded books.
+-- The output directory comes from the environment (BOOKSHELF_LOAD_DIR, read
+-- by the threads and by done(), which runs in wrk's main Lua state where
+-- init() never ran); arguments after `--`: seeded authors, seeded books.
+
+local outdir = os.getenv("BOOKSHELF_LOAD_DIR") or "."
 
 local threads = {}
 local thread_count = 0
@@ -19,9 +23,8 @@ function setup(thread)
 end
 
 function init(args)
-    outdir = args[1] or "."
-    authors = tonumber(args[2] or "10")
-    books = tonumber(args[3] or "100")
+    authors = tonumber(args[1] or "10")
+    books = tonumber(args[2] or "100")
     counter = 0
     non2xx = 0
     responses = 0

@@ -28,8 +28,8 @@ public struct BookshelfConfiguration: Sendable {
 /// The router with every Bookshelf endpoint, reading and writing `database`.
 ///
 /// Every error becomes a JSON ``APIError`` body (see ``ErrorMiddleware``).
-public func buildRouter(database: DatabasePool) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+public func buildRouter(database: DatabasePool) -> Router<BookshelfRequestContext> {
+    let router = Router(context: BookshelfRequestContext.self)
     router.add(middleware: ErrorMiddleware())
     router.get("health") { _, _ in HealthStatus(status: "ok") }
     AuthorController(database: database).addRoutes(to: router.group("authors"))
@@ -55,7 +55,7 @@ public func buildApplication(_ configuration: BookshelfConfiguration) async thro
 /// closes the pool when it shuts down.
 public func buildApplication(
     _ configuration: BookshelfConfiguration, database: DatabasePool, logger: Logger
-) -> Application<RouterResponder<BasicRequestContext>> {
+) -> Application<RouterResponder<BookshelfRequestContext>> {
     var app = Application(
         router: buildRouter(database: database),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "bookshelf"),

@@ -50,7 +50,7 @@ struct ErrorHandlingTests {
 
     @Test func oversizedBodyIsRefused() async throws {
         try await withBookshelf { client, database in
-            // BasicRequestContext accepts 2 MiB.
+            // BookshelfRequestContext accepts 2 MiB.
             let name = String(repeating: "x", count: 3 * 1024 * 1024)
             let response = try await client.send(.post, "/authors", json: #"{"name": "\#(name)"}"#)
             #expect(response.status == .contentTooLarge)
@@ -83,16 +83,16 @@ struct ErrorHandlingTests {
             (DatabaseError(resultCode: .SQLITE_BUSY, message: "database is locked", sql: sql), .internalServerError),
         ]
         for (error, status) in cases {
-            let mapped = ErrorMiddleware<BasicRequestContext>.apiError(for: error, request: request, logger: logger)
+            let mapped = ErrorMiddleware<BookshelfRequestContext>.apiError(for: error, request: request, logger: logger)
             #expect(mapped.status == status, "\(error)")
             for leak in ["INSERT", "book", "constraint", "disk", "locked", "SQLITE"] {
                 #expect(!mapped.message.contains(leak), "\(mapped.message)")
             }
         }
         struct Unexpected: Error {}
-        let other = ErrorMiddleware<BasicRequestContext>.apiError(for: Unexpected(), request: request, logger: logger)
+        let other = ErrorMiddleware<BookshelfRequestContext>.apiError(for: Unexpected(), request: request, logger: logger)
         #expect(other == APIError(.internalServerError, "internal error"))
-        let notFound = ErrorMiddleware<BasicRequestContext>.apiError(
+        let notFound = ErrorMiddleware<BookshelfRequestContext>.apiError(
             for: RecordError.recordNotFound(databaseTableName: "book", key: ["id": .integer(3)]), request: request, logger: logger)
         #expect(notFound.status == .notFound)
     }

@@ -12,7 +12,7 @@ struct AuthorController: Sendable {
         fields: ["id": (.asc(\.id), .desc(\.id)), "name": (.asc(\.name), .desc(\.name))],
         tiebreaker: .asc(\.id))
 
-    func addRoutes(to group: RouterGroup<BasicRequestContext>) {
+    func addRoutes(to group: RouterGroup<BookshelfRequestContext>) {
         group.post(use: create)
         group.get(use: list)
         group.get(":id", use: show)
@@ -22,7 +22,7 @@ struct AuthorController: Sendable {
     }
 
     /// `POST /authors` → 201 and the stored author.
-    @Sendable func create(_ request: Request, context: BasicRequestContext) async throws -> EditedResponse<Author> {
+    @Sendable func create(_ request: Request, context: BookshelfRequestContext) async throws -> EditedResponse<Author> {
         let author = try await request.decodeJSON(AuthorInput.self, context: context).record(id: nil)
         let stored = try await database.write { db in
             var author = author
@@ -32,7 +32,7 @@ struct AuthorController: Sendable {
     }
 
     /// `GET /authors?name=…&sort=…&page=…&per_page=…`: `name` matches a part of the name.
-    @Sendable func list(_ request: Request, context: BasicRequestContext) async throws -> Page<Author> {
+    @Sendable func list(_ request: Request, context: BookshelfRequestContext) async throws -> Page<Author> {
         let page = try PageRequest(request: request)
         let orderings = try Self.sort.orderings(request.queryString("sort"))
         var filtered = Author.all()
@@ -48,7 +48,7 @@ struct AuthorController: Sendable {
 
     /// `GET /authors/:id`, and with `?include=books` the author with all
     /// their books, eager-loaded (`including(all:)`).
-    @Sendable func show(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    @Sendable func show(_ request: Request, context: BookshelfRequestContext) async throws -> Response {
         let id = try context.pathID()
         switch request.queryString("include") {
         case nil:
@@ -70,7 +70,7 @@ struct AuthorController: Sendable {
     }
 
     /// `PUT /authors/:id`: replaces the author.
-    @Sendable func replace(_ request: Request, context: BasicRequestContext) async throws -> Author {
+    @Sendable func replace(_ request: Request, context: BookshelfRequestContext) async throws -> Author {
         let id = try context.pathID()
         let author = try await request.decodeJSON(AuthorInput.self, context: context).record(id: id)
         let stored = try await database.write { db -> Author? in
@@ -82,7 +82,7 @@ struct AuthorController: Sendable {
     }
 
     /// `DELETE /authors/:id` → 204; 409 while the author has books.
-    @Sendable func delete(_ request: Request, context: BasicRequestContext) async throws -> HTTPResponse.Status {
+    @Sendable func delete(_ request: Request, context: BookshelfRequestContext) async throws -> HTTPResponse.Status {
         let id = try context.pathID()
         enum Outcome: Sendable { case deleted, missing, hasBooks(Int) }
         let outcome = try await database.write { db -> Outcome in
@@ -102,7 +102,7 @@ struct AuthorController: Sendable {
 
     /// `DELETE /authors/:id/books`: deletes all the author's books (and their
     /// reviews, by cascade) and returns the deleted books (`DELETE … RETURNING *`).
-    @Sendable func deleteBooks(_ request: Request, context: BasicRequestContext) async throws -> BulkBooksResult {
+    @Sendable func deleteBooks(_ request: Request, context: BookshelfRequestContext) async throws -> BulkBooksResult {
         let id = try context.pathID()
         let deleted = try await database.write { db -> [Book]? in
             guard try Author.exists(db, key: id) else { return nil }

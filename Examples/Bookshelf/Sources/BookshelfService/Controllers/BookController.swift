@@ -20,7 +20,7 @@ struct BookController: Sendable {
     /// The most entries `GET /books/top` returns.
     static let maximumTopLimit = 100
 
-    func addRoutes(to group: RouterGroup<BasicRequestContext>) {
+    func addRoutes(to group: RouterGroup<BookshelfRequestContext>) {
         group.post(use: create)
         group.get(use: list)
         group.get("top", use: topRated)
@@ -43,7 +43,7 @@ struct BookController: Sendable {
     }
 
     /// `POST /books` → 201 and the stored book; 409 for a duplicate ISBN or an unknown author.
-    @Sendable func create(_ request: Request, context: BasicRequestContext) async throws -> EditedResponse<Book> {
+    @Sendable func create(_ request: Request, context: BookshelfRequestContext) async throws -> EditedResponse<Book> {
         let book = try await request.decodeJSON(BookInput.self, context: context).record(id: nil)
         let stored = try await writeBook(book) { db in
             var book = book
@@ -54,7 +54,7 @@ struct BookController: Sendable {
     }
 
     /// `GET /books?author_id=…&q=…&published_from=…&published_to=…&sort=…&page=…&per_page=…`.
-    @Sendable func list(_ request: Request, context: BasicRequestContext) async throws -> Page<Book> {
+    @Sendable func list(_ request: Request, context: BookshelfRequestContext) async throws -> Page<Book> {
         let page = try PageRequest(request: request)
         let orderings = try Self.sort.orderings(request.queryString("sort"))
         var filtered = Book.all()
@@ -79,7 +79,7 @@ struct BookController: Sendable {
 
     /// `GET /books/top?limit=10&min_reviews=1`: the books with the best
     /// average rating (ties: more reviews first), with their review count.
-    @Sendable func topRated(_ request: Request, context: BasicRequestContext) async throws -> ItemList<RatedBook> {
+    @Sendable func topRated(_ request: Request, context: BookshelfRequestContext) async throws -> ItemList<RatedBook> {
         let limit = try request.queryInt("limit", in: 1...Self.maximumTopLimit) ?? 10
         let minimumReviews = try request.queryInt("min_reviews", in: 1...1_000_000) ?? 1
         let items = try await database.read { db -> [RatedBook] in
@@ -108,7 +108,7 @@ struct BookController: Sendable {
     /// `POST /books/discount` with `{"author_id": 1, "percent": 10}`: lowers
     /// the price of all the author's books (rounding down to the cent) in one
     /// `UPDATE … RETURNING *`, and returns the updated books.
-    @Sendable func discount(_ request: Request, context: BasicRequestContext) async throws -> BulkBooksResult {
+    @Sendable func discount(_ request: Request, context: BookshelfRequestContext) async throws -> BulkBooksResult {
         let input = try await request.decodeJSON(DiscountInput.self, context: context)
         let authorID = try Validate.id(input.authorID, field: "author_id")
         let percent = try Validate.int(input.percent, field: "percent", in: 1...99)
@@ -123,7 +123,7 @@ struct BookController: Sendable {
     }
 
     /// `GET /books/:id`.
-    @Sendable func show(_ request: Request, context: BasicRequestContext) async throws -> Book {
+    @Sendable func show(_ request: Request, context: BookshelfRequestContext) async throws -> Book {
         let id = try context.pathID()
         let book = try await database.read { db in try Book.fetchOne(db, key: id) }
         guard let book else { throw APIError.notFound("no book with id \(id)") }
@@ -131,7 +131,7 @@ struct BookController: Sendable {
     }
 
     /// `PUT /books/:id`: replaces the book.
-    @Sendable func replace(_ request: Request, context: BasicRequestContext) async throws -> Book {
+    @Sendable func replace(_ request: Request, context: BookshelfRequestContext) async throws -> Book {
         let id = try context.pathID()
         let book = try await request.decodeJSON(BookInput.self, context: context).record(id: id)
         let stored = try await writeBook(book) { db in
@@ -143,7 +143,7 @@ struct BookController: Sendable {
     }
 
     /// `DELETE /books/:id` → 204 (its reviews go too).
-    @Sendable func delete(_ request: Request, context: BasicRequestContext) async throws -> HTTPResponse.Status {
+    @Sendable func delete(_ request: Request, context: BookshelfRequestContext) async throws -> HTTPResponse.Status {
         let id = try context.pathID()
         let deleted = try await database.write { db in try Book.deleteOne(db, key: id) }
         guard deleted else { throw APIError.notFound("no book with id \(id)") }

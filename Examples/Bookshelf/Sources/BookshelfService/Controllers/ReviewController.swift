@@ -11,7 +11,7 @@ struct ReviewController: Sendable {
         fields: ["id": (.asc(\.id), .desc(\.id)), "rating": (.asc(\.rating), .desc(\.rating))],
         tiebreaker: .asc(\.id))
 
-    func addRoutes(to group: RouterGroup<BasicRequestContext>) {
+    func addRoutes(to group: RouterGroup<BookshelfRequestContext>) {
         group.post(use: create)
         group.get(use: list)
         group.get(":id", use: show)
@@ -29,7 +29,7 @@ struct ReviewController: Sendable {
     }
 
     /// `POST /reviews` → 201; 409 when the book does not exist.
-    @Sendable func create(_ request: Request, context: BasicRequestContext) async throws -> EditedResponse<Review> {
+    @Sendable func create(_ request: Request, context: BookshelfRequestContext) async throws -> EditedResponse<Review> {
         let review = try await request.decodeJSON(ReviewInput.self, context: context).record(id: nil)
         let stored = try await writeReview(review) { db in
             var review = review
@@ -40,7 +40,7 @@ struct ReviewController: Sendable {
     }
 
     /// `GET /reviews?book_id=…&min_rating=…&sort=…&page=…&per_page=…`.
-    @Sendable func list(_ request: Request, context: BasicRequestContext) async throws -> Page<Review> {
+    @Sendable func list(_ request: Request, context: BookshelfRequestContext) async throws -> Page<Review> {
         let page = try PageRequest(request: request)
         let orderings = try Self.sort.orderings(request.queryString("sort"))
         var filtered = Review.all()
@@ -58,7 +58,7 @@ struct ReviewController: Sendable {
     }
 
     /// `GET /reviews/:id`.
-    @Sendable func show(_ request: Request, context: BasicRequestContext) async throws -> Review {
+    @Sendable func show(_ request: Request, context: BookshelfRequestContext) async throws -> Review {
         let id = try context.pathID()
         let review = try await database.read { db in try Review.fetchOne(db, key: id) }
         guard let review else { throw APIError.notFound("no review with id \(id)") }
@@ -66,7 +66,7 @@ struct ReviewController: Sendable {
     }
 
     /// `PUT /reviews/:id`: replaces the review.
-    @Sendable func replace(_ request: Request, context: BasicRequestContext) async throws -> Review {
+    @Sendable func replace(_ request: Request, context: BookshelfRequestContext) async throws -> Review {
         let id = try context.pathID()
         let review = try await request.decodeJSON(ReviewInput.self, context: context).record(id: id)
         let stored = try await writeReview(review) { db in
@@ -78,7 +78,7 @@ struct ReviewController: Sendable {
     }
 
     /// `DELETE /reviews/:id` → 204.
-    @Sendable func delete(_ request: Request, context: BasicRequestContext) async throws -> HTTPResponse.Status {
+    @Sendable func delete(_ request: Request, context: BookshelfRequestContext) async throws -> HTTPResponse.Status {
         let id = try context.pathID()
         let deleted = try await database.write { db in try Review.deleteOne(db, key: id) }
         guard deleted else { throw APIError.notFound("no review with id \(id)") }

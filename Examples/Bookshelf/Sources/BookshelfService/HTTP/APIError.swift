@@ -47,7 +47,9 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError {
 
     /// The JSON response for this error.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let data = try JSONEncoder().encode(body)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(body)
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
