@@ -71,8 +71,8 @@ struct ErrorHandlingTests {
         let request = Request(
             head: HTTPRequest(method: .post, scheme: "http", authority: "localhost", path: "/books"),
             body: .init(buffer: ByteBuffer()))
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
+        let captured = CapturingLogHandler.Storage()
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(storage: captured) }
         let sql = "INSERT INTO \"book\" (\"isbn\") VALUES (?)"
         let cases: [(DatabaseError, HTTPResponse.Status)] = [
             (DatabaseError(resultCode: .SQLITE_CONSTRAINT_UNIQUE, message: "UNIQUE constraint failed: book.isbn", sql: sql), .conflict),
@@ -89,6 +89,13 @@ struct ErrorHandlingTests {
                 #expect(!mapped.message.contains(leak), "\(mapped.message)")
             }
         }
+        // What the client does not see is logged, SQL included: info for the
+        // constraint violations, error for the failures.
+        let entries = captured.entries.withLock { $0 }
+        #expect(entries.map(\.level) == [.info, .info, .info, .info, .error, .error])
+        #expect(entries.allSatisfy { "\($0.metadata["error"] ?? "")".contains(sql) })
+        #expect(entries.allSatisfy { "\($0.metadata["route"] ?? "")" == "POST /books" })
+
         struct Unexpected: Error {}
         let other = ErrorMiddleware<BookshelfRequestContext>.apiError(for: Unexpected(), request: request, logger: logger)
         #expect(other == APIError(.internalServerError, "internal error"))

@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Quarry
+import Synchronization
 import Testing
 
 /// A temporary directory, removed when the value goes away.
@@ -101,5 +102,27 @@ extension TestResponse {
         #expect(error.error.status == Int(status.code))
         #expect(headers[.contentType]?.hasPrefix("application/json") == true)
         return error
+    }
+}
+
+/// A swift-log handler that keeps what is logged, to check what the service logs.
+struct CapturingLogHandler: LogHandler {
+    /// The messages logged, with their level and metadata, in order.
+    final class Storage: Sendable {
+        let entries = Mutex<[(level: Logger.Level, message: String, metadata: Logger.Metadata)]>([])
+    }
+
+    let storage: Storage
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let entry = (level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 })
+        storage.entries.withLock { $0.append(entry) }
     }
 }

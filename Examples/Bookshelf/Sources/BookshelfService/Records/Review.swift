@@ -29,26 +29,3 @@ public struct Review: Codable, Sendable, Equatable, FetchableRecord, Persistable
         case id, bookID = "book_id", reviewer, rating, comment
     }
 }
-
-/// An author with all their books, loaded with `including(all:)`.
-public struct AuthorWithBooks: Codable, Sendable, Equatable, FetchableRecord {
-    /// The author.
-    public var author: Author
-    /// Their books, by publication year then id.
-    public var books: [Book]
-}
-
-/// One entry of the top-rated books: a book with its average rating and
-/// number of reviews.
-public struct RatedBook: Codable, Sendable, Equatable {
-    /// The book.
-    public var book: Book
-    /// The average of its ratings.
-    public var averageRating: Double
-    /// How many reviews it has.
-    public var reviewCount: Int
-
-    enum CodingKeys: String, CodingKey {
-        case book, averageRating = "average_rating", reviewCount = "review_count"
-    }
-}
