@@ -1,0 +1,53 @@
+// swift-tools-version: 6.0
+// Bookshelf: an example Hummingbird 2 HTTP service whose model layer is Quarry.
+// A separate package, so that Quarry itself never depends on a web framework.
+
+import PackageDescription
+
+let package = Package(
+    name: "Bookshelf",
+    products: [
+        .executable(name: "bookshelf", targets: ["bookshelf"]),
+        .library(name: "BookshelfService", targets: ["BookshelfService"]),
+    ],
+    dependencies: [
+        // `name:` matters: the clone's folder name varies.
+        .package(name: "Quarry", path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),  // LogHandler.log(event:)
+    ],
+    targets: [
+        .target(
+            name: "BookshelfService",
+            dependencies: [
+                .product(name: "Quarry", package: "Quarry"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "bookshelf",
+            dependencies: [
+                "BookshelfService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "BookshelfTests",
+            dependencies: [
+                "BookshelfService",
+                .product(name: "Quarry", package: "Quarry"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,65 @@
+// buildApplication: opens and migrates the database, builds the router and
+// the Hummingbird application that serves it.
+
+import Hummingbird
+import Logging
+import Quarry
+
+/// What the service needs to start.
+public struct BookshelfConfiguration: Sendable {
+    /// The interface to listen on.
+    public var hostname: String
+    /// The TCP port (0 picks a free one).
+    public var port: Int
+    /// The SQLite database file, created if needed.
+    public var databasePath: String
+    /// The log level of the service's loggers.
+    public var logLevel: Logger.Level
+
+    /// Makes a configuration; the defaults are those of the `bookshelf` command.
+    public init(hostname: String = "127.0.0.1", port: Int = 8080, databasePath: String = "bookshelf.sqlite", logLevel: Logger.Level = .info) {
+        self.hostname = hostname
+        self.port = port
+        self.databasePath = databasePath
+        self.logLevel = logLevel
+    }
+}
+
+/// The router with every Bookshelf endpoint, reading and writing `database`.
+///
+/// Every error becomes a JSON ``APIError`` body (see ``ErrorMiddleware``).
+public func buildRouter(database: DatabasePool) -> Router<BookshelfRequestContext> {
+    let router = Router(context: BookshelfRequestContext.self)
+    router.add(middleware: ErrorMiddleware())
+    router.get("health") { _, _ in HealthStatus(status: "ok") }
+    AuthorController(database: database).addRoutes(to: router.group("authors"))
+    BookController(database: database).addRoutes(to: router.group("books"))
+    ReviewController(database: database).addRoutes(to: router.group("reviews"))
+    return router
+}
+
+/// Opens (and migrates) the database of `configuration` as a `DatabasePool`,
+/// and returns the application serving it. Running the application
+/// (`runService()`) handles SIGTERM and SIGINT gracefully: the server
+/// finishes the requests in flight, then ``DatabaseCloser`` closes the pool.
+///
+/// - throws: when the database cannot be opened or migrated.
+public func buildApplication(_ configuration: BookshelfConfiguration) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "bookshelf")
+    logger.logLevel = configuration.logLevel
+    let database = try await openBookshelfDatabase(path: configuration.databasePath, logger: logger)
+    return buildApplication(configuration, database: database, logger: logger)
+}
+
+/// The application serving an already opened and migrated `database`; it
+/// closes the pool when it shuts down.
+public func buildApplication(
+    _ configuration: BookshelfConfiguration, database: DatabasePool, logger: Logger
+) -> Application<RouterResponder<BookshelfRequestContext>> {
+    var app = Application(
+        router: buildRouter(database: database),
+        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "bookshelf"),
+        logger: logger)
+    app.addServices(DatabaseCloser(database: database, logger: logger))
+    return app
+}
