@@ -212,7 +212,11 @@ public final class Database {
     /// query or an insert compiled once is reused for every later call with the
     /// same SQL on this connection. If the cached statement is in use by a
     /// cursor that is still iterating, a fresh statement is returned instead.
+    /// When the schema changes (`PRAGMA schema_version`), the cache is emptied.
     public func cachedStatement(sql: String) throws -> Statement {
+        // After a schema change, cached statements are dropped: their column
+        // names and record layouts may no longer match (see RecordCache).
+        try recordCache.checkSchemaVersion(self)
         if let statement = statementCache[sql] {
             if !statement.isBusy { return statement }
             return try makeStatement(sql: sql)

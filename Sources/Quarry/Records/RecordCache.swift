@@ -59,9 +59,12 @@ final class RecordCache {
         return schema
     }
 
-    /// Clears the caches when another statement changed the schema
-    /// (<https://www.sqlite.org/pragma.html#pragma_schema_version>).
-    private func checkSchemaVersion(_ db: Database) throws {
+    /// Clears the caches, and the connection's statement cache, when another
+    /// statement changed the schema
+    /// (<https://www.sqlite.org/pragma.html#pragma_schema_version>): a
+    /// statement compiled before the change recompiles itself, and `SELECT *`
+    /// may then return other columns than those its cached layouts describe.
+    func checkSchemaVersion(_ db: Database) throws {
         let statement: Statement
         if let existing = schemaVersionStatement {
             statement = existing
@@ -74,7 +77,12 @@ final class RecordCache {
             if schemaVersion != -1 {
                 tables.removeAll()
                 plans.removeAll()
+                db.clearStatementCache()
             }
+            // The PRAGMA reads the file, not the connection's copy of the schema,
+            // which SQLite reloads only when a statement that reads a table runs:
+            // run one, so that the statements compiled next see the new schema.
+            try db.execute(sql: "SELECT 1 FROM sqlite_master LIMIT 1")
             schemaVersion = version
         }
     }
