@@ -281,6 +281,27 @@ struct HostileRoundTripTests {
         }
     }
 
+    /// Documented behavior: text matching compares Unicode scalars, as SQLite
+    /// does, not grapheme clusters as `String.hasPrefix` does.
+    @Test func textMatchingComparesUnicodeScalarsNotCharacters() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.write { db in
+            try HostileItem.createTable(db)
+            var generator = HostileRandom.forProperty("scalars")
+            for text in ["e\u{301}t\u{E9}", "\u{1F1EB}\u{1F1F7}\u{1F1E9}\u{1F1EA}", "👩‍👩‍👧"] {
+                var item = HostileItem.random(using: &generator)
+                item.text = text
+                try item.insert(db)
+            }
+            #expect(!"e\u{301}t\u{E9}".hasPrefix("e"))
+            #expect(try HostileItem.filter { $0.text.hasPrefix("e") }.fetchCount(db) == 1)
+            #expect(try HostileItem.filter { $0.text.hasSuffix("e\u{301}") }.fetchCount(db) == 0)
+            #expect(try HostileItem.filter { $0.text.contains("\u{1F1F7}\u{1F1E9}") }.fetchCount(db) == 1)  // across two flags
+            #expect(try HostileItem.filter { $0.text.hasPrefix("👩") }.fetchCount(db) == 1)  // part of a ZWJ family
+            #expect(try HostileItem.filter { $0.text.length == 4 }.fetchCount(db) == 2)  // length() counts scalars
+        }
+    }
+
     @Test func int64EdgesCompareAndOrderExactly() throws {
         let dbQueue = try DatabaseQueue()
         var generator = HostileRandom.forProperty("int64")
@@ -383,7 +404,7 @@ struct HostileRoundTripTests {
             let row = try #require(try Row.fetchOne(db, sql: "SELECT real, any FROM zero"))
             let real: Double = try row["real"]
             let any: Double = try row["any"]
-            #expect(real == 0)
+            #expect(real == 0 && real.sign == .plus)
             #expect(any == 0 && any.sign == .minus)
         }
     }
