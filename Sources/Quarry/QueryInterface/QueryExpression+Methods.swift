@@ -121,17 +121,20 @@ extension QueryExpression where Value: DatabaseTextValue {
     public var length: QueryExpression<Root, Int> { QueryExpression<Root, Int>(.function("length", [sqlExpression])) }
 
     /// Makes `*`, `?` and `[` literal in a GLOB pattern by putting them in brackets.
+    ///
+    /// Scalar by scalar: GLOB reads scalars, and a wildcard followed by a
+    /// combining mark (`"[\u{301}"`) is a single `Character` in Swift.
     static func globEscaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "*": result += "[*]"
-            case "?": result += "[?]"
-            case "[": result += "[[]"
-            default: result.append(character)
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "*": result.append(contentsOf: "[*]".unicodeScalars)
+            case "?": result.append(contentsOf: "[?]".unicodeScalars)
+            case "[": result.append(contentsOf: "[[]".unicodeScalars)
+            default: result.append(scalar)
             }
         }
-        return result
+        return String(result)
     }
 }
 

@@ -135,13 +135,13 @@ struct InjectionTests {
             #expect(try InjectionVictim.filter { $0.name == payload }.fetchCount(db) == 1)
 
             // Text matching: LIKE (with and without an escape), prefix, suffix, contains.
-            var escaped = ""
-            for character in payload {
-                if character == "%" || character == "_" || character == "!" { escaped.append("!") }
-                escaped.append(character)
+            var escaped = String.UnicodeScalarView()
+            for scalar in payload.unicodeScalars {
+                if scalar == "%" || scalar == "_" || scalar == "!" { escaped.append("!") }
+                escaped.append(scalar)
             }
-            let likeIDs = try InjectionVictim.filter { $0.name.like(escaped, escape: "!") }.fetchAll(db).compactMap(\.id)
-            #expect(likeIDs == [id], "like \(escaped.debugDescription)")
+            let likeIDs = try InjectionVictim.filter { $0.name.like(String(escaped), escape: "!") }.fetchAll(db).compactMap(\.id)
+            #expect(likeIDs == [id], "like \(String(escaped).debugDescription)")
             _ = try InjectionVictim.filter { $0.name.like(payload) }.fetchAll(db)  // may match; must not execute
             #expect(try InjectionVictim.filter { $0.name.hasPrefix(payload) }.fetchAll(db).compactMap(\.id).contains(id))
             #expect(try InjectionVictim.filter { $0.name.hasSuffix(payload) }.fetchAll(db).compactMap(\.id).contains(id))
