@@ -67,6 +67,8 @@ struct InjectionTests {
         "0x27",
         "CHAR(39)",
         "'; SELECT load_extension('evil'); --",
+        "'\u{301}; DROP TABLE victim; --",  // a quote and a combining mark: one Character
+        "\"\u{308} OR 1=1 --",
         "",
     ]
 
@@ -171,6 +173,39 @@ struct InjectionTests {
             #expect(after.victims == before.victims + 3)
             #expect(try InjectionVictim.filter(\.name == "bystander").fetchOne(db)?.note == "untouched")
             #expect(try db.tableExists("victim") && db.tableExists("sentinel"))
+        }
+    }
+
+    /// A quote followed by a combining mark is one `Character` in Swift but two
+    /// scalars in SQL: quoting must still double it. (It did not: the quoted
+    /// identifier ended there, and the rest of the name ran as SQL.)
+    @Test func quotesFollowedByCombiningMarksStayQuoted() throws {
+        let dbQueue = try makeDatabase()
+        try dbQueue.write { db in
+            let before = try snapshot(db)
+            try db.execute(sql: "CREATE TABLE x (a)")
+            let name = "x\"\u{301}; DROP TABLE sentinel; --"
+            #expect(name.quotedDatabaseIdentifier == "\"x\"\"\u{301}; DROP TABLE sentinel; --\"")
+            let error = try #require(throws: DatabaseError.self) {
+                try db.execute(sql: "SELECT * FROM \(name.quotedDatabaseIdentifier)")
+            }
+            #expect(error.message.contains("no such table"))
+            #expect(try db.tableExists("sentinel"))
+
+            // The same in table and column names, and in a text DEFAULT.
+            let value = "'\u{301}) ; DROP TABLE sentinel; --"
+            try db.create(table: name) { t in
+                t.column("c\"\u{308}", .text).defaults(to: value)
+                t.column("d", .integer)
+            }
+            try db.execute(sql: "INSERT INTO \(name.quotedDatabaseIdentifier) (d) VALUES (1)")
+            let stored = try String.fetchOne(db, sql: "SELECT \("c\"\u{308}".quotedDatabaseIdentifier) FROM \(name.quotedDatabaseIdentifier)")
+            #expect(stored.map(utf8Bytes) == utf8Bytes(value))
+            #expect(try db.columns(in: name).map(\.name) == ["c\"\u{308}", "d"])
+            try db.drop(table: name)
+            try db.execute(sql: "DROP TABLE x")
+            let after = try snapshot(db)
+            #expect(after.schema == before.schema && after.sentinel == before.sentinel)
         }
     }
 
