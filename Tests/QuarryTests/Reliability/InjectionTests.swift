@@ -209,6 +209,19 @@ struct InjectionTests {
         }
     }
 
+    /// Parameter names that start with a combining mark: the `:` prefix is one
+    /// scalar, though Swift sees `:` and the mark as one Character.
+    @Test func namedArgumentsStartingWithCombiningMarks() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.read { db in
+            let values = try #require(try Row.fetchOne(
+                db, sql: "SELECT :\u{301}a, @\u{308}b, $\u{301}",
+                arguments: [":\u{301}a": "first", "\u{308}b": "'; DROP TABLE x; --", "$\u{301}": 3]))
+            #expect(values.databaseValues == [.text("first"), .text("'; DROP TABLE x; --"), .integer(3)])
+            #expect(try String.fetchOne(db, sql: "SELECT ?1 || ?1", arguments: ["'"]) == "''")
+        }
+    }
+
     /// The payloads as identifiers: quoted, they name a table and a column and
     /// stay names.
     @Test(arguments: payloads.filter { !$0.isEmpty && !$0.contains("\u{0}") })
