@@ -46,6 +46,8 @@ extension Database {
             return
         }
         try executeCached("BEGIN \(kind.rawValue) TRANSACTION")
+        isInsideTransactionBlock = true
+        defer { isInsideTransactionBlock = false }
         let completion: TransactionCompletion
         do {
             completion = try block()
@@ -99,6 +101,24 @@ extension Database {
     /// Some errors (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_BUSY`, `SQLITE_NOMEM`)
     /// make SQLite roll back by itself (<https://www.sqlite.org/lang_transaction.html>),
     /// so the transaction may already be gone.
+    /// Throws before `statement` writes if the transaction of
+    /// ``inTransaction(_:_:)`` has ended under the block, as SQLite does by
+    /// itself after some errors (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_NOMEM`,
+    /// …; <https://www.sqlite.org/lang_transaction.html#response_to_errors_within_a_transaction>):
+    /// the writes of the block that follow would otherwise run outside of any
+    /// transaction, each committed on its own. Reads, and `BEGIN`, may run.
+    @inline(__always)
+    func checkTransactionNotAborted(_ statement: Statement) throws {
+        if isInsideTransactionBlock && !isInsideTransaction && !statement.isReadOnly {
+            let sql = statement.sql
+            throw DatabaseError(
+                resultCode: .SQLITE_ABORT,
+                message: "the transaction was rolled back (by SQLite itself after an earlier error, "
+                    + "or by a ROLLBACK) before the end of the transaction block, whose writes cannot run outside of it",
+                sql: sql)
+        }
+    }
+
     func rollbackIfNeeded() {
         guard isInsideTransaction else { return }
         do {
@@ -124,6 +144,6 @@ extension Database {
     /// Executes a statement without arguments through the statement cache
     /// (transaction control statements run on every read and write).
     func executeCached(_ sql: String) throws {
-        try cachedStatement(sql: sql).execute()
+        try cachedStatementWithoutSchemaCheck(sql: sql).execute()
     }
 }

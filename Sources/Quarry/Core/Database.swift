@@ -44,6 +44,10 @@ public final class Database {
 
     private var isClosed = false
 
+    /// Whether the block of ``inTransaction(_:_:)`` is running: its
+    /// transaction must still be open (see `checkTransactionNotAborted`).
+    var isInsideTransactionBlock = false
+
     /// Per-connection caches of the record layer: table schemas, persistence
     /// statements and encoding layouts (see `Records/RecordCache.swift`).
     let recordCache = RecordCache()
@@ -217,6 +221,12 @@ public final class Database {
         // After a schema change, cached statements are dropped: their column
         // names and record layouts may no longer match (see RecordCache).
         try recordCache.checkSchemaVersion(self)
+        return try cachedStatementWithoutSchemaCheck(sql: sql)
+    }
+
+    /// ``cachedStatement(sql:)`` for statements that return no columns, such
+    /// as `BEGIN` or `SAVEPOINT`: they need no check of the schema version.
+    func cachedStatementWithoutSchemaCheck(sql: String) throws -> Statement {
         if let statement = statementCache[sql] {
             if !statement.isBusy { return statement }
             return try makeStatement(sql: sql)

@@ -142,6 +142,7 @@ public final class Statement {
     /// Advances to the next row: true if a row is available, false when done.
     @inline(__always)
     func step() throws -> Bool {
+        try database.checkTransactionNotAborted(self)
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }

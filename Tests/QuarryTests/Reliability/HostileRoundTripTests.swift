@@ -340,6 +340,99 @@ struct HostileRoundTripTests {
         }
     }
 
+    @Test func int64PrimaryKeysAndTheTransactionSQLiteRollsBack() throws {
+        let directory = try TemporaryDirectory()
+        let dbQueue = try DatabaseQueue(path: directory.path())
+        var generator = HostileRandom.forProperty("keys")
+        try dbQueue.write { db in
+            try HostileItem.createTable(db)
+            for id in [Int64.min, -1, 0, Int64.max] {
+                var item = HostileItem.random(using: &generator)
+                item.id = id
+                try item.insert(db)
+                #expect(try HostileItem.fetchOne(db, key: id)?.id == id)
+                #expect(try HostileItem.filter(\.id == id).fetchCount(db) == 1)
+            }
+            #expect(try HostileItem.fetchAll(db, keys: [Int64.min, Int64.max, 42]).compactMap(\.id).sorted() == [.min, .max])
+        }
+        // AUTOINCREMENT after Int64.max: SQLite refuses with SQLITE_FULL, and
+        // rolls the whole transaction back by itself.
+        var next = HostileItem.random(using: &generator)
+        let full = try #require(throws: DatabaseError.self) {
+            try dbQueue.write { db in try next.insert(db) }
+        }
+        #expect(full.resultCode == .SQLITE_FULL)
+        #expect(next.id == nil)
+
+        // A block that catches that error and goes on must not run the rest
+        // outside of a transaction (each statement committed on its own): the
+        // next statement throws SQLITE_ABORT, and nothing of the block is kept.
+        var statementsAfterTheError = 0
+        let aborted = try #require(throws: DatabaseError.self) {
+            try dbQueue.write { db in
+                var kept = HostileItem.random(using: &generator)
+                kept.id = 1
+                try kept.insert(db)
+                var overflow = HostileItem.random(using: &generator)
+                _ = try? overflow.insert(db)
+                statementsAfterTheError += 1
+                try db.execute(sql: "DELETE FROM hostileItem")
+                statementsAfterTheError += 1
+            }
+        }
+        #expect(aborted.resultCode == .SQLITE_ABORT)
+        #expect(aborted.message.hasPrefix("the transaction was rolled back (by SQLite itself after an earlier error"))
+        #expect(statementsAfterTheError == 1)
+        try dbQueue.read { (db: Database) throws in
+            #expect(try HostileItem.fetchCount(db) == 4)
+            #expect(try HostileItem.fetchOne(db, key: 1) == nil)
+        }
+        // The queue is usable afterwards.
+        try dbQueue.write { db in try db.execute(sql: "DELETE FROM hostileItem WHERE id = 0") }
+        #expect(try dbQueue.read { db in try HostileItem.fetchCount(db) } == 3)
+    }
+
+    struct HostileNested: Codable, Equatable {
+        var text: String
+        var list: [String]
+        var map: [String: String]
+        var number: Double
+    }
+
+    struct HostileDocument: Codable, FetchableRecord, PersistableRecord, Equatable {
+        var id: Int64?
+        var nested: HostileNested
+        var optionalNested: HostileNested?
+        static let databaseTableName = "hostileDocument"
+    }
+
+    /// Nested Codable values are stored as JSON text: nasty strings, NUL and
+    /// nasty dictionary keys survive the JSON round trip.
+    @Test func nestedJSONValuesRoundTrip() throws {
+        let dbQueue = try DatabaseQueue()
+        var generator = HostileRandom.forProperty("json")
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE hostileDocument (id INTEGER PRIMARY KEY, nested TEXT NOT NULL, optionalNested TEXT)")
+            func nested() -> HostileNested {
+                var map: [String: String] = [:]
+                for _ in 0..<Int.random(in: 0...4, using: &generator) { map[generator.nastyString(maxPieces: 4)] = generator.nastyString() }
+                return HostileNested(
+                    text: generator.nastyString(), list: (0..<Int.random(in: 0...4, using: &generator)).map { _ in generator.nastyString() },
+                    map: map, number: generator.finiteDouble())
+            }
+            try runProperty(HostileTestSettings.iterations(150)) { iteration in
+                var document = HostileDocument(id: nil, nested: nested(), optionalNested: Bool.random(using: &generator) ? nil : nested())
+                try document.insert(db)
+                let read = try #require(try HostileDocument.fetchOne(db, key: document.id))
+                // JSON keeps every scalar; Swift's == on the strings is enough
+                // here since the bytes are compared below too.
+                #expect(read == document, "iteration \(iteration) — \(HostileTestSettings.replay)")
+                #expect(utf8Bytes(read.nested.text) == utf8Bytes(document.nested.text), "iteration \(iteration) — \(HostileTestSettings.replay)")
+                #expect(read.nested.list.map(utf8Bytes) == document.nested.list.map(utf8Bytes), "iteration \(iteration) — \(HostileTestSettings.replay)")
+            }
+        }
+    }
+
     @Test func uint64AboveInt64MaxIsRefusedNotWrapped() throws {
         let dbQueue = try DatabaseQueue()
         try dbQueue.read { db in
