@@ -433,6 +433,41 @@ struct HostileRoundTripTests {
         }
     }
 
+    /// Expressions built in a loop can nest deeper than SQLite accepts (1000
+    /// levels): an error, not a crash. (Generating the SQL of a 10,000-level
+    /// sum used to overflow the stack.)
+    @Test func deepExpressionsAndHugeListsAreErrors() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.write { db in
+            try HostileItem.createTable(db)
+            var sum = QueryExpression(\HostileItem.integer)
+            for _ in 1..<10_000 { sum = sum + 1 }
+            let deep = try #require(throws: DatabaseError.self) { _ = try HostileItem.filter(sum > 0).fetchCount(db) }
+            #expect(deep.resultCode == .SQLITE_TOOBIG)
+            #expect(deep.message.contains("nested more than 1000 levels"))
+
+            // A long OR chain is flattened in the SQL text; SQLite refuses it.
+            var condition = QueryExpression(\HostileItem.integer) == 0
+            for index in 1..<10_000 { condition = condition || QueryExpression(\HostileItem.integer) == Int64(index) }
+            let wide = try #require(throws: DatabaseError.self) { _ = try HostileItem.filter(condition).fetchCount(db) }
+            #expect(wide.message.contains("Expression tree is too large"))
+
+            // Within the limits (SQLite's parser takes about 100 nested
+            // parentheses), both work.
+            var shallow = QueryExpression(\HostileItem.integer)
+            for _ in 1..<50 { shallow = shallow + 1 }
+            #expect(try HostileItem.filter(shallow > 0).fetchCount(db) == 0)
+
+            // More values than SQLite has parameters for (250,000 in Debian's
+            // build): slow to build in a debug build, so in long mode only.
+            if HostileTestSettings.isLong {
+                let values = Array(Int64(0)..<300_000)
+                let many = try #require(throws: DatabaseError.self) { _ = try HostileItem.filter(values.contains(\.integer)).fetchCount(db) }
+                #expect(many.message.contains("too many SQL variables"))
+            }
+        }
+    }
+
     @Test func uint64AboveInt64MaxIsRefusedNotWrapped() throws {
         let dbQueue = try DatabaseQueue()
         try dbQueue.read { db in
