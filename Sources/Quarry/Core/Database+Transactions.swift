@@ -46,8 +46,9 @@ extension Database {
             return
         }
         try executeCached("BEGIN \(kind.rawValue) TRANSACTION")
+        let wasInsideTransactionBlock = isInsideTransactionBlock
         isInsideTransactionBlock = true
-        defer { isInsideTransactionBlock = false }
+        defer { isInsideTransactionBlock = wasInsideTransactionBlock }
         let completion: TransactionCompletion
         do {
             completion = try block()
