@@ -114,8 +114,9 @@ extension Database {
             let sql = statement.sql
             throw DatabaseError(
                 resultCode: .SQLITE_ABORT,
-                message: "the transaction was rolled back (by SQLite itself after an earlier error, "
-                    + "or by a ROLLBACK) before the end of the transaction block, whose writes cannot run outside of it",
+                message: "the transaction was rolled back before its closure returned (by SQLite itself after an error "
+                    + "such as SQLITE_FULL, SQLITE_IOERR or SQLITE_BUSY, even when the closure catches it, or by a ROLLBACK); "
+                    + "this write would run outside of it, each statement committed on its own, so it is refused",
                 sql: sql)
         }
     }

@@ -381,7 +381,8 @@ struct HostileRoundTripTests {
             }
         }
         #expect(aborted.resultCode == .SQLITE_ABORT)
-        #expect(aborted.message.hasPrefix("the transaction was rolled back (by SQLite itself after an earlier error"))
+        #expect(aborted.message.hasPrefix("the transaction was rolled back before its closure returned (by SQLite itself"))
+        #expect(aborted.sql == "DELETE FROM hostileItem")
         #expect(statementsAfterTheError == 1)
         try dbQueue.read { (db: Database) throws in
             #expect(try HostileItem.fetchCount(db) == 4)
