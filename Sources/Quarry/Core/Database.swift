@@ -219,8 +219,10 @@ public final class Database {
     /// When the schema changes (`PRAGMA schema_version`), the cache is emptied.
     public func cachedStatement(sql: String) throws -> Statement {
         // After a schema change, cached statements are dropped: their column
-        // names and record layouts may no longer match (see RecordCache).
-        try recordCache.checkSchemaVersion(self)
+        // names and record layouts may no longer match (see RecordCache). When
+        // the check cannot run (a locked file, say), the statement itself
+        // reports the problem, with its own SQL.
+        _ = try? recordCache.checkSchemaVersion(self)
         return try cachedStatementWithoutSchemaCheck(sql: sql)
     }
 
