@@ -42,7 +42,9 @@ extension Database {
     /// ```
     ///
     /// To log SQL from every connection of a queue or pool, set
-    /// ``Configuration/logger`` instead.
+    /// ``Configuration/logger`` instead. Neither reports the
+    /// `PRAGMA schema_version` that Quarry runs before fetches to notice
+    /// schema changes (see ``cachedStatement(sql:)``).
     public func trace(options: TraceOptions = .statements, _ handler: ((TraceEvent) -> Void)?) {
         traceHandler = handler
         traceOptions = handler == nil ? [] : options
@@ -67,6 +69,9 @@ extension Database {
     }
 
     private func report(mask: UInt32, statement: OpaquePointer, detail: UnsafeMutableRawPointer?) {
+        // Quarry's check of the schema version runs before most fetches: not
+        // the application's SQL (see RecordCache.checkSchemaVersion).
+        if recordCache.isSchemaCheck(statement) { return }
         let sql: String
         if configuration.publicStatementArguments, let expanded = sqlite3_expanded_sql(statement) {
             sql = String(cString: expanded)

@@ -46,6 +46,9 @@ extension Database {
             return
         }
         try executeCached("BEGIN \(kind.rawValue) TRANSACTION")
+        let wasInsideTransactionBlock = isInsideTransactionBlock
+        isInsideTransactionBlock = true
+        defer { isInsideTransactionBlock = wasInsideTransactionBlock }
         let completion: TransactionCompletion
         do {
             completion = try block()
@@ -101,6 +104,25 @@ extension Database {
     /// Some errors (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_BUSY`, `SQLITE_NOMEM`)
     /// make SQLite roll back by itself (<https://www.sqlite.org/lang_transaction.html>),
     /// so the transaction may already be gone.
+    /// Throws before `statement` writes if the transaction of
+    /// ``inTransaction(_:_:)`` has ended under the block, as SQLite does by
+    /// itself after some errors (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_NOMEM`,
+    /// …; <https://www.sqlite.org/lang_transaction.html#response_to_errors_within_a_transaction>):
+    /// the writes of the block that follow would otherwise run outside of any
+    /// transaction, each committed on its own. Reads, and `BEGIN`, may run.
+    @inline(__always)
+    func checkTransactionNotAborted(_ statement: Statement) throws {
+        if isInsideTransactionBlock && !isInsideTransaction && !statement.isReadOnly {
+            let sql = statement.sql
+            throw DatabaseError(
+                resultCode: .SQLITE_ABORT,
+                message: "the transaction was rolled back before its closure returned (by SQLite itself after an error "
+                    + "such as SQLITE_FULL, SQLITE_IOERR or SQLITE_BUSY, even when the closure catches it, or by a ROLLBACK); "
+                    + "this write would run outside of it, each statement committed on its own, so it is refused",
+                sql: sql)
+        }
+    }
+
     func rollbackIfNeeded() {
         guard isInsideTransaction else { return }
         do {
@@ -134,7 +156,7 @@ extension DatabaseError {
             message: "the transaction was rolled back before its closure returned, so it cannot commit: "
                 + "SQLite rolls a transaction back after some errors (such as SQLITE_FULL, SQLITE_IOERR or SQLITE_BUSY) "
                 + "even when the closure catches them; let such errors propagate out of the closure. "
-                + "Statements run after the rollback ran outside the transaction, each committed on its own")
+                + "Writes run after the rollback were refused; reads ran outside the transaction")
     }
 }
 
@@ -142,6 +164,6 @@ extension Database {
     /// Executes a statement without arguments through the statement cache
     /// (transaction control statements run on every read and write).
     func executeCached(_ sql: String) throws {
-        try cachedStatement(sql: sql).execute()
+        try cachedStatementWithoutSchemaCheck(sql: sql).execute()
     }
 }

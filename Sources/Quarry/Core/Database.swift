@@ -44,6 +44,10 @@ public final class Database {
 
     private var isClosed = false
 
+    /// Whether the block of ``inTransaction(_:_:)`` is running: its
+    /// transaction must still be open (see `checkTransactionNotAborted`).
+    var isInsideTransactionBlock = false
+
     /// Per-connection caches of the record layer: table schemas, persistence
     /// statements and encoding layouts (see `Records/RecordCache.swift`).
     let recordCache = RecordCache()
@@ -212,7 +216,19 @@ public final class Database {
     /// query or an insert compiled once is reused for every later call with the
     /// same SQL on this connection. If the cached statement is in use by a
     /// cursor that is still iterating, a fresh statement is returned instead.
+    /// When the schema changes (`PRAGMA schema_version`), the cache is emptied.
     public func cachedStatement(sql: String) throws -> Statement {
+        // After a schema change, cached statements are dropped: their column
+        // names and record layouts may no longer match (see RecordCache). When
+        // the check cannot run (a locked file, say), the statement itself
+        // reports the problem, with its own SQL.
+        _ = try? recordCache.checkSchemaVersion(self)
+        return try cachedStatementWithoutSchemaCheck(sql: sql)
+    }
+
+    /// ``cachedStatement(sql:)`` for statements that return no columns, such
+    /// as `BEGIN` or `SAVEPOINT`: they need no check of the schema version.
+    func cachedStatementWithoutSchemaCheck(sql: String) throws -> Statement {
         if let statement = statementCache[sql] {
             if !statement.isBusy { return statement }
             return try makeStatement(sql: sql)

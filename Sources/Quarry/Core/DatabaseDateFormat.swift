@@ -16,7 +16,8 @@ import Foundation
 ///   not sort chronologically and SQLite's date functions do not read them.
 /// - Reading: the same format, and its variants `YYYY-MM-DD`,
 ///   `YYYY-MM-DD HH:MM`, `YYYY-MM-DDTHH:MM:SS`, any number of fractional digits,
-///   and a trailing `Z` or `±HH:MM` offset. Integers and reals are read as
+///   and a trailing `Z` or `±HH:MM` offset; years of more than nine digits
+///   are refused (nil). Integers and reals are read as
 ///   seconds since 1970-01-01 00:00:00 UTC (Unix time).
 public enum DatabaseDateFormat {
     /// The text Quarry stores for `date`.
@@ -111,6 +112,9 @@ public enum DatabaseDateFormat {
                 consume(UInt8(ascii: "-")), let month = number(digits: 2), (1...12).contains(month),
                 consume(UInt8(ascii: "-")), let day = number(digits: 2), (1...31).contains(day)
             else { return nil }
+            // Quarry writes years up to about ±292 million; larger ones would
+            // overflow the arithmetic below.
+            guard rawYear <= 999_999_999 else { return nil }
             let year = negative ? -rawYear : rawYear
             var seconds = DatabaseDateFormat.daysSinceEpoch(year: year, month: Int(month), day: Int(day)) * 86_400
             var fraction = 0.0

@@ -95,7 +95,7 @@ extension DatabaseValue: CustomStringConvertible {
             return String(value)
         case .text(let value):
             let shown = value.count > 64 ? String(value.prefix(64)) + "…" : value
-            return "'" + shown.replacingOccurrences(of: "'", with: "''") + "'"
+            return shown.quoted(by: "'")
         case .blob(let data):
             return "X'" + DatabaseValue.hexDigits(data.prefix(32)) + (data.count > 32 ? "…" : "") + "'"
         }

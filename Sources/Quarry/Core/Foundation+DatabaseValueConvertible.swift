@@ -79,12 +79,38 @@ extension Decimal: DatabaseValueConvertible {
             guard value.isFinite else { return nil }
             return Decimal(string: String(value), locale: Locale(identifier: "en_US_POSIX"))
         case .text(let text):
-            // Decimal(string:) accepts a numeric prefix ("12abc" gives 12): refuse those.
-            let allowed = Set("0123456789+-.eE".utf8)
-            guard !text.isEmpty, text.utf8.allSatisfy(allowed.contains) else { return nil }
+            // Decimal(string:) accepts a numeric prefix ("12abc" gives 12), and
+            // texts such as "--1": refuse anything but a whole decimal number.
+            guard isDecimalNumber(text) else { return nil }
             return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
         default:
             return nil
         }
+    }
+
+    /// Whether `text` is a whole decimal number: an optional sign, digits with
+    /// at most one decimal point (at least one digit), and an optional exponent
+    /// `e` or `E` with an optional sign and at least one digit.
+    private static func isDecimalNumber(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let integerDigits = bytes.prefix(while: isDigit).count
+        bytes = bytes.dropFirst(integerDigits)
+        var fractionDigits = 0
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            fractionDigits = bytes.prefix(while: isDigit).count
+            bytes = bytes.dropFirst(fractionDigits)
+        }
+        guard integerDigits + fractionDigits > 0 else { return false }
+        if let first = bytes.first, first == UInt8(ascii: "e") || first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            let exponentDigits = bytes.prefix(while: isDigit).count
+            guard exponentDigits > 0 else { return false }
+            bytes = bytes.dropFirst(exponentDigits)
+        }
+        return bytes.isEmpty
     }
 }

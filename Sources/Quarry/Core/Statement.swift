@@ -69,8 +69,31 @@ public final class Statement {
     public var columnCount: Int { Int(sqlite3_column_count(sqliteStatement)) }
 
     /// The names of the columns in the rows the statement produces.
-    public private(set) lazy var columnNames: [String] = (0..<Int32(columnCount)).map { index in
-        sqlite3_column_name(sqliteStatement, index).map { String(cString: $0) } ?? ""
+    public var columnNames: [String] {
+        invalidateStaleLayouts()
+        if let cachedColumnNames { return cachedColumnNames }
+        let names = (0..<Int32(columnCount)).map { index in
+            sqlite3_column_name(sqliteStatement, index).map { String(cString: $0) } ?? ""
+        }
+        cachedColumnNames = names
+        return names
+    }
+
+    private var cachedColumnNames: [String]?
+
+    /// The number of times SQLite had recompiled the statement after a schema
+    /// change when ``columnNames`` and `recordReaders` were cached.
+    private var layoutGeneration: Int32 = 0
+
+    /// Empties the caches that depend on the columns if SQLite recompiled the
+    /// statement after a schema change since they were made: `SELECT *` may
+    /// then return other columns (<https://www.sqlite.org/c3ref/prepare.html>).
+    func invalidateStaleLayouts() {
+        let generation = sqlite3_stmt_status(sqliteStatement, SQLITE_STMTSTATUS_REPREPARE, 0)
+        guard generation != layoutGeneration else { return }
+        layoutGeneration = generation
+        cachedColumnNames = nil
+        recordReaders.removeAll()
     }
 
     /// Whether the statement does not write to the database
@@ -142,6 +165,7 @@ public final class Statement {
     /// Advances to the next row: true if a row is available, false when done.
     @inline(__always)
     func step() throws -> Bool {
+        try database.checkTransactionNotAborted(self)
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }

@@ -107,7 +107,9 @@ public struct StatementArguments: Sendable, Equatable, CustomStringConvertible,
 
     private mutating func set(_ name: String, _ value: (any DatabaseValueConvertible)?) {
         var key = name
-        if let first = key.first, first == ":" || first == "@" || first == "$" { key.removeFirst() }
+        if let first = key.unicodeScalars.first, first == ":" || first == "@" || first == "$" {
+            key = String(key.unicodeScalars.dropFirst())
+        }
         namedValues[key] = convert(value)
     }
 
@@ -142,13 +144,16 @@ public struct StatementArguments: Sendable, Equatable, CustomStringConvertible,
             var value: DatabaseValue?
             if let cName = sqlite3_bind_parameter_name(sqliteStatement, index) {
                 let name = String(cString: cName)
-                if name.first == "?" {
+                // The prefix is one scalar (a combining mark after it would
+                // join it in a single Character).
+                let bareName = String(name.unicodeScalars.dropFirst())
+                if name.unicodeScalars.first == "?" {
                     // ?NNN: an explicitly numbered positional parameter.
-                    if let number = Int(name.dropFirst()), number >= 1, number <= values.count {
+                    if let number = Int(bareName), number >= 1, number <= values.count {
                         value = values[number - 1]
                         positionalIndex = max(positionalIndex, number)
                     }
-                } else if let named = namedValues[String(name.dropFirst())] {
+                } else if let named = namedValues[bareName] {
                     value = named
                 } else if positionalIndex < values.count {
                     value = values[positionalIndex]

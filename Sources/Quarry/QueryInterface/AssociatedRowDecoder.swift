@@ -26,7 +26,9 @@ final class ScopeCache {
     /// The names of the columns `range`, indexed.
     func layout(_ range: Range<Int>, columnNames: @autoclosure () -> [String]) -> RowLayout {
         if let layout = layouts[range] { return layout }
-        let layout = RowLayout(columnNames: Array(columnNames()[range]))
+        let names = columnNames()
+        // Clamped: a statement recompiled after a schema change may have fewer columns.
+        let layout = RowLayout(columnNames: Array(names[range.clamped(to: names.indices)]))
         layouts[range] = layout
         return layout
     }

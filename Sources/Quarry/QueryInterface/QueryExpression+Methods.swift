@@ -70,20 +70,45 @@ extension QueryExpression where Value: DatabaseTextValue {
         QueryExpression<Root, Bool>(SQLExpression(.match("GLOB", sqlExpression, .value(.text(pattern)), escape: nil, negated: false)))
     }
 
-    /// Whether the text starts with `prefix`, case-sensitively, as
-    /// `String.hasPrefix` does. `%`, `_`, `*` and `?` in `prefix` are literal.
+    /// Whether the text starts with `prefix`, case-sensitively. `%`, `_`, `*`
+    /// and `?` in `prefix` are literal, and NUL characters count like any other.
+    ///
+    /// Text is compared by Unicode scalars, as SQLite compares text, not by
+    /// grapheme clusters as `String.hasPrefix` does: `"e\u{301}"` (an e and a
+    /// combining accent) starts with `"e"` here.
     public func hasPrefix(_ prefix: String) -> QueryExpression<Root, Bool> {
-        glob(Self.globEscaped(prefix) + "*")
+        // GLOB reads its pattern only up to a NUL; instr() compares every byte
+        // (but, unlike a GLOB prefix, cannot use an index).
+        guard prefix.utf8.contains(0) else { return glob(Self.globEscaped(prefix) + "*") }
+        return QueryExpression<Root, Bool>(SQLExpression(.infix(
+            "=", SQLExpression(.function("instr", [sqlExpression, SQLExpression(.value(.text(prefix)))], distinct: false)),
+            SQLExpression(.value(.integer(1))))))
     }
 
-    /// Whether the text ends with `suffix`, case-sensitively.
+    /// Whether the text ends with `suffix`, case-sensitively, comparing Unicode
+    /// scalars. Wildcard and NUL characters in `suffix` are literal.
     public func hasSuffix(_ suffix: String) -> QueryExpression<Root, Bool> {
-        glob("*" + Self.globEscaped(suffix))
+        guard !suffix.isEmpty else { return glob("*") }
+        // GLOB and SQLite's text functions stop at a NUL in the text: compare
+        // the trailing bytes instead: substr(CAST(x AS BLOB), -length(CAST(? AS BLOB))) = CAST(? AS BLOB).
+        func bytes(_ expression: SQLExpression) -> SQLExpression {
+            SQLExpression(.function("CAST", [SQLExpression(.postfix(expression, "AS BLOB"))], distinct: false))
+        }
+        let suffixBytes = bytes(SQLExpression(.value(.text(suffix))))
+        let tail = SQLExpression(.function(
+            "substr",
+            [bytes(sqlExpression), SQLExpression(.prefix("-", SQLExpression(.function("length", [suffixBytes], distinct: false))))],
+            distinct: false))
+        return QueryExpression<Root, Bool>(SQLExpression(.infix("=", tail, suffixBytes)))
     }
 
-    /// Whether the text contains `substring`, case-sensitively.
+    /// Whether the text contains `substring`, case-sensitively, comparing
+    /// Unicode scalars. Wildcard and NUL characters in `substring` are literal.
     public func contains(_ substring: String) -> QueryExpression<Root, Bool> {
-        glob("*" + Self.globEscaped(substring) + "*")
+        // instr() compares every byte, NUL included (GLOB stops at a NUL).
+        QueryExpression<Root, Bool>(SQLExpression(.infix(
+            ">", SQLExpression(.function("instr", [sqlExpression, SQLExpression(.value(.text(substring)))], distinct: false)),
+            SQLExpression(.value(.integer(0))))))
     }
 
     /// The text in lower case (ASCII letters only): SQL `lower()`.
@@ -96,17 +121,20 @@ extension QueryExpression where Value: DatabaseTextValue {
     public var length: QueryExpression<Root, Int> { QueryExpression<Root, Int>(.function("length", [sqlExpression])) }
 
     /// Makes `*`, `?` and `[` literal in a GLOB pattern by putting them in brackets.
+    ///
+    /// Scalar by scalar: GLOB reads scalars, and a wildcard followed by a
+    /// combining mark (`"[\u{301}"`) is a single `Character` in Swift.
     static func globEscaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "*": result += "[*]"
-            case "?": result += "[?]"
-            case "[": result += "[[]"
-            default: result.append(character)
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "*": result.append(contentsOf: "[*]".unicodeScalars)
+            case "?": result.append(contentsOf: "[?]".unicodeScalars)
+            case "[": result.append(contentsOf: "[[]".unicodeScalars)
+            default: result.append(scalar)
             }
         }
-        return result
+        return String(result)
     }
 }
 

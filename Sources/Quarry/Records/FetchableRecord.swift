@@ -66,7 +66,8 @@ extension FetchableRecord where Self: Decodable {
     /// reading the columns `columns` (the first ones, or those of an included
     /// association).
     static func statementReader(_ statement: Statement, columns: Range<Int>) -> ReaderBox<Self> {
-        let columnNames = Array(statement.columnNames[columns])
+        let allNames = statement.columnNames
+        let columnNames = Array(allNames[columns.clamped(to: allNames.indices)])
         let layout = DecodingLayout(
             columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy, offset: Int32(columns.lowerBound))
         let decoder = RecordDecoder(
@@ -92,7 +93,10 @@ extension FetchableRecord {
     /// current row of `statement` (see ``reader(for:columnCount:)``).
     static func reader(for statement: Statement, columns: Range<Int>) -> (Statement) throws -> Self {
         let key = ObjectIdentifier(Self.self)
-        // A Statement's column names never change: the range identifies the columns.
+        // The column names change only when SQLite recompiles the statement
+        // after a schema change, which drops the cached readers; otherwise the
+        // range identifies the columns.
+        statement.invalidateStaleLayouts()
         if let cached = statement.recordReaders[key] as? ReaderBox<Self>, cached.columns == columns {
             return cached.read
         }
@@ -101,10 +105,12 @@ extension FetchableRecord {
             return read
         }
         func makeRowReader() -> (Statement) throws -> Self {
-            let rowLayout = RowLayout(columnNames: Array(statement.columnNames[columns]))
+            let allNames = statement.columnNames
+            let readable = columns.clamped(to: allNames.indices)
+            let rowLayout = RowLayout(columnNames: Array(allNames[readable]))
             return { statement in
                 do {
-                    return try Self(row: Row(statement: statement, columns: columns, layout: rowLayout))
+                    return try Self(row: Row(statement: statement, columns: readable, layout: rowLayout))
                 } catch var error as RowDecodingError where error.sql == nil {
                     // init(row:) does not know the SQL: add it.
                     error.sql = statement.sql

@@ -35,6 +35,7 @@ final class RecordCache {
     private var tables: [String: TableSchema] = [:]
     private var schemaVersion: Int64 = -1
     private var schemaVersionStatement: Statement?
+    private var schemaReloadStatement: Statement?
     private var plans: [RecordStatementKey: [(columns: [String], plan: StatementPlan)]] = [:]
     /// Encoding layouts by record type (see PersistenceEncoder.swift).
     var encodingLayouts: [ObjectIdentifier: EncodingLayout] = [:]
@@ -45,6 +46,8 @@ final class RecordCache {
         plans.removeAll()
         schemaVersionStatement?.finalize()
         schemaVersionStatement = nil
+        schemaReloadStatement?.finalize()
+        schemaReloadStatement = nil
         tables.removeAll()
     }
 
@@ -59,9 +62,12 @@ final class RecordCache {
         return schema
     }
 
-    /// Clears the caches when another statement changed the schema
-    /// (<https://www.sqlite.org/pragma.html#pragma_schema_version>).
-    private func checkSchemaVersion(_ db: Database) throws {
+    /// Clears the caches, and the connection's statement cache, when another
+    /// statement changed the schema
+    /// (<https://www.sqlite.org/pragma.html#pragma_schema_version>): a
+    /// statement compiled before the change recompiles itself, and `SELECT *`
+    /// may then return other columns than those its cached layouts describe.
+    func checkSchemaVersion(_ db: Database) throws {
         let statement: Statement
         if let existing = schemaVersionStatement {
             statement = existing
@@ -74,9 +80,27 @@ final class RecordCache {
             if schemaVersion != -1 {
                 tables.removeAll()
                 plans.removeAll()
+                db.clearStatementCache()
             }
+            // The PRAGMA reads the file, not the connection's copy of the schema,
+            // which SQLite reloads only when a statement that reads a table runs:
+            // run one, so that the statements compiled next see the new schema.
+            let reload: Statement
+            if let existing = schemaReloadStatement {
+                reload = existing
+            } else {
+                reload = try db.makeStatement(sql: "SELECT 1 FROM sqlite_master LIMIT 1")
+                schemaReloadStatement = reload
+            }
+            try reload.execute()
             schemaVersion = version
         }
+    }
+
+    /// Whether `sqliteStatement` is one of the statements of the schema check,
+    /// which are left out of traces and logs: they run before most fetches.
+    func isSchemaCheck(_ sqliteStatement: OpaquePointer) -> Bool {
+        sqliteStatement == schemaVersionStatement?.sqliteStatement || sqliteStatement == schemaReloadStatement?.sqliteStatement
     }
 
     /// The cached plan for `key` and `columns`, made by `makePlan()` the first time.

@@ -21,6 +21,15 @@ final class SQLGenerationContext {
     /// The name that qualifies `.current` columns, or nil for unqualified columns.
     private var currentQualifier: String?
 
+    /// How deep `sql(_:)` is in the expression tree being generated.
+    private var depth = 0
+
+    /// The deepest expression tree generated: SQLite's own limit
+    /// (SQLITE_MAX_EXPR_DEPTH, <https://www.sqlite.org/limits.html#max_expr_depth>).
+    /// Deeper trees would fail to compile anyway, and generating their SQL by
+    /// recursion could exhaust the thread's stack.
+    static let maximumDepth = 1000
+
     init(db: Database?) {
         self.db = db
     }
@@ -29,6 +38,13 @@ final class SQLGenerationContext {
 
     /// The SQL of an expression.
     func sql(_ expression: SQLExpression) throws -> String {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else {
+            throw DatabaseError(
+                resultCode: .SQLITE_TOOBIG,
+                message: "the expression is nested more than \(Self.maximumDepth) levels deep, SQLite's limit")
+        }
         switch expression.node {
         case .column(let name, let qualifier):
             return try qualifierPrefix(qualifier) + name.quotedDatabaseIdentifier
@@ -96,11 +112,20 @@ final class SQLGenerationContext {
         }
     }
 
+    /// The operands of a chain of `op`, left to right (iteratively: a chain
+    /// built in a loop can be very long).
     private func flattened(_ op: String, _ expression: SQLExpression) -> [SQLExpression] {
-        if case .infix(let innerOp, let lhs, let rhs) = expression.node, innerOp == op {
-            return flattened(op, lhs) + flattened(op, rhs)
+        var operands: [SQLExpression] = []
+        var pending = [expression]
+        while let next = pending.popLast() {
+            if case .infix(let innerOp, let lhs, let rhs) = next.node, innerOp == op {
+                pending.append(rhs)
+                pending.append(lhs)
+            } else {
+                operands.append(next)
+            }
         }
-        return [expression]
+        return operands
     }
 
     private func qualifierPrefix(_ qualifier: SQLQualifier) throws -> String {

@@ -39,7 +39,7 @@ extension DatabaseValue {
             if value.utf8.contains(0) {
                 return "(CAST(" + DatabaseValue.hexLiteral(Data(value.utf8)) + " AS TEXT))"
             }
-            return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+            return value.quoted(by: "'")
         case .blob(let data):
             return DatabaseValue.hexLiteral(data)
         }

@@ -569,8 +569,8 @@ struct ErrorCatalogueTests {
         #expect(try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 2)
 
         // Caught inside the write closure, SQLITE_FULL has already rolled the
-        // transaction back: the write cannot commit, and says why. A statement
-        // run after the rollback was committed on its own.
+        // transaction back: a write run after the rollback is refused (it would
+        // run outside the transaction, committed on its own), and says why.
         var caught: DatabaseError?
         let endedEarly = try #require(throws: DatabaseError.self) {
             try writer.write { db in
@@ -588,9 +588,9 @@ struct ErrorCatalogueTests {
         Self.show("transaction ended early", endedEarly)
         #expect(caught?.isDiskFull == true)
         #expect(endedEarly.resultCode == .SQLITE_ABORT)
-        #expect(endedEarly.sql == nil)
-        #expect(endedEarly.description == "SQLite error 4: the transaction was rolled back before its closure returned, so it cannot commit: SQLite rolls a transaction back after some errors (such as SQLITE_FULL, SQLITE_IOERR or SQLITE_BUSY) even when the closure catches them; let such errors propagate out of the closure. Statements run after the rollback ran outside the transaction, each committed on its own")
-        #expect(try writer.read { db in try Int.fetchAll(db, sql: "SELECT length(payload) FROM item ORDER BY id") } == [100, 1000, 10])
+        #expect(endedEarly.sql == "INSERT INTO item (payload) VALUES (zeroblob(10))")
+        #expect(endedEarly.description == "SQLite error 4: the transaction was rolled back before its closure returned (by SQLite itself after an error such as SQLITE_FULL, SQLITE_IOERR or SQLITE_BUSY, even when the closure catches it, or by a ROLLBACK); this write would run outside of it, each statement committed on its own, so it is refused — while executing `INSERT INTO item (payload) VALUES (zeroblob(10))`")
+        #expect(try writer.read { db in try Int.fetchAll(db, sql: "SELECT length(payload) FROM item ORDER BY id") } == [100, 1000])
 
         // The same inside a savepoint (a nested inTransaction).
         let inSavepoint = try #require(throws: DatabaseError.self) {
@@ -605,8 +605,10 @@ struct ErrorCatalogueTests {
                 }
             }
         }
-        #expect(inSavepoint.description == endedEarly.description)
-        #expect(try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 3)
+        #expect(inSavepoint.resultCode == .SQLITE_ABORT)
+        #expect(inSavepoint.sql == nil)
+        #expect(inSavepoint.message.hasPrefix("the transaction was rolled back before its closure returned, so it cannot commit"))
+        #expect(try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 2)
     }
 
     // MARK: - Misuse
