@@ -4,8 +4,12 @@
 // writer plus a pool of readers. Sync callers block their thread on a
 // semaphore; async callers suspend on a continuation and are resumed when a
 // connection is free, so waiting never blocks Swift's cooperative thread pool.
-// Work given by async callers then runs on a Dispatch global queue, because
-// SQLite calls block (I/O, busy waits).
+// Work given by async callers then runs on the connection's own serial
+// Dispatch queue, off the cooperative pool, because SQLite calls block (I/O,
+// busy waits). A serial queue per connection, not the global concurrent
+// queue: the global queue runs as many items at once as there are cores, so
+// on a small machine a write waited in line behind blocked reads (measured:
+// 20 transfers in 4 s against 48 async readers on 2 cores).
 
 import Dispatch
 import Foundation
@@ -59,11 +63,11 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     /// Runs `body` with a connection, suspending until one is free, then running
-    /// `body` on a Dispatch queue.
+    /// `body` on the connection's serial Dispatch queue.
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let database = UncheckedSendable(try await acquireSuspending())
         return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            database.value.dispatchQueue.async {
                 let result = Result { try self.holding(currentThreadID()) { try body(database.value) } }
                 self.release(database.value)
                 continuation.resume(with: result)

@@ -52,6 +52,13 @@ public final class Database {
     /// statements and encoding layouts (see `Records/RecordCache.swift`).
     let recordCache = RecordCache()
 
+    /// The serial queue on which the async APIs run this connection's work
+    /// (see `ConnectionPool.withConnection(_:) async`). One queue per
+    /// connection, rather than a global concurrent queue, gives each
+    /// connection a thread of its own while it blocks in SQLite: a write is
+    /// never queued behind reads waiting for a thread.
+    let dispatchQueue = DispatchQueue(label: "Quarry.Database")
+
     /// Opens a connection and applies the configuration.
     ///
     /// - parameter readerOnly: opens the file read-only, as the reader

@@ -137,6 +137,51 @@ import Testing
         #expect(logged == writes)
     }
 
+    /// Async reads that block inside their closure (here: on a gate) on every
+    /// reader connection, more of them than the machine has cores, are all
+    /// running at once, and an async write still runs while they block.
+    /// Async work runs on each connection's own serial queue. (On the shared
+    /// global queue used before, the reads beyond the core count and the
+    /// write waited for libdispatch to add threads: this test took 3 s there,
+    /// 0.01 s now, on 2 cores.)
+    @Test func asyncWriteRunsWhileAsyncReadsBlockEveryReader() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = Configuration()
+        let readerCount = ProcessInfo.processInfo.activeProcessorCount + 2
+        configuration.maximumReaderCount = readerCount
+        let dbPool = try DatabasePool(path: directory.path(), configuration: configuration)
+        try Bank.create(in: dbPool)
+
+        let readersAreIn = DispatchSemaphore(value: 0)
+        let finishReads = ThreadGate()
+        let readers = (0..<readerCount).map { _ in
+            Task {
+                try await dbPool.read { db -> Bool in
+                    _ = try BankTransfer.fetchCount(db)
+                    readersAreIn.signal()
+                    return finishReads.wait(seconds: 10)
+                }
+            }
+        }
+        let allIn = await onNewThread {
+            (0..<readerCount).allSatisfy { _ in readersAreIn.wait(timeout: .now() + 10) == .success }
+        }
+        #expect(allIn, "not every async read got to run at once")
+
+        // Every reader connection is blocked; the write must still run now.
+        var picker = TransferPicker(seed: 5)
+        let (from, to, amount) = picker.pick()
+        try await dbPool.write { db in
+            try Bank.transfer(db, from: from, to: to, amount: amount, origin: "writer", style: 0)
+        }
+        finishReads.open(count: readerCount)
+
+        for reader in readers {
+            #expect(try await reader.value, "a read was released by its timeout: the write waited for the reads")
+        }
+        #expect(try await dbPool.read { db in try BankTransfer.fetchCount(db) } == 1)
+    }
+
     /// What a read must see while the write is open: the initial accounts,
     /// untouched, and no transfer.
     private static func checkCommittedState(sum: Int, logged: Int, balances: [Int], log: StressLog, name: String) {
