@@ -68,13 +68,7 @@ final class RecordCache {
     /// statement compiled before the change recompiles itself, and `SELECT *`
     /// may then return other columns than those its cached layouts describe.
     func checkSchemaVersion(_ db: Database) throws {
-        let statement: Statement
-        if let existing = schemaVersionStatement {
-            statement = existing
-        } else {
-            statement = try db.makeStatement(sql: "PRAGMA schema_version")
-            schemaVersionStatement = statement
-        }
+        let statement = try Self.statement(&schemaVersionStatement, sql: "PRAGMA schema_version", db)
         let version = try statement.firstRow { sqlite3_column_int64(statement.sqliteStatement, 0) } ?? 0
         if version != schemaVersion {
             if schemaVersion != -1 {
@@ -85,16 +79,17 @@ final class RecordCache {
             // The PRAGMA reads the file, not the connection's copy of the schema,
             // which SQLite reloads only when a statement that reads a table runs:
             // run one, so that the statements compiled next see the new schema.
-            let reload: Statement
-            if let existing = schemaReloadStatement {
-                reload = existing
-            } else {
-                reload = try db.makeStatement(sql: "SELECT 1 FROM sqlite_master LIMIT 1")
-                schemaReloadStatement = reload
-            }
-            try reload.execute()
+            try Self.statement(&schemaReloadStatement, sql: "SELECT 1 FROM sqlite_master LIMIT 1", db).execute()
             schemaVersion = version
         }
+    }
+
+    /// The statement kept in `slot`, compiled on first use.
+    private static func statement(_ slot: inout Statement?, sql: String, _ db: Database) throws -> Statement {
+        if let existing = slot { return existing }
+        let statement = try db.makeStatement(sql: sql)
+        slot = statement
+        return statement
     }
 
     /// Whether `sqliteStatement` is one of the statements of the schema check,

@@ -85,18 +85,11 @@ enum Bank {
 /// Two distinct account ids and an amount, from a small seeded generator so
 /// that each task draws a different but reproducible sequence.
 struct TransferPicker {
-    private var state: UInt64
+    private var generator: SeededGenerator
 
-    init(seed: Int) { state = UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1 }
+    init(seed: Int) { generator = SeededGenerator(state: UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1) }
 
-    /// SplitMix64 (https://prng.di.unimi.it/splitmix64.c).
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private mutating func next() -> UInt64 { generator.next() }
 
     mutating func pick() -> (from: Int64, to: Int64, amount: Int) {
         let count = UInt64(Bank.accountCount)

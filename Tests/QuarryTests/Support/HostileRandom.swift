@@ -15,15 +15,8 @@ struct HostileRandom: RandomNumberGenerator, Sendable {
 
     init(seed: UInt64) {
         self.seed = seed
-        var splitMix = seed
-        func next() -> UInt64 {
-            splitMix &+= 0x9E37_79B9_7F4A_7C15
-            var z = splitMix
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        state = (next(), next(), next(), next())
+        var splitMix = SeededGenerator(state: seed)
+        state = (splitMix.next(), splitMix.next(), splitMix.next(), splitMix.next())
     }
 
     mutating func next() -> UInt64 {
