@@ -7,9 +7,11 @@
 // Work given by async callers then runs on the connection's own serial
 // Dispatch queue, off the cooperative pool, because SQLite calls block (I/O,
 // busy waits). A serial queue per connection, not the global concurrent
-// queue: the global queue runs as many items at once as there are cores, so
-// on a small machine a write waited in line behind blocked reads (measured:
-// 20 transfers in 4 s against 48 async readers on 2 cores).
+// queue: the global queue runs about as many items at once as there are
+// cores and adds threads slowly, so on a small machine a write waited in line
+// behind reads blocked in SQLite (measured on 2 cores with 4 blocked reads:
+// the write ran after about 3 s, now at once; see
+// ConcurrencyIsolationTests.asyncWriteRunsWhileAsyncReadsBlockEveryReader).
 
 import Dispatch
 import Foundation
