@@ -155,10 +155,12 @@ public final class Database {
                 var tail: UnsafePointer<CChar>?
                 let code = sqlite3_prepare_v3(sqliteConnection, start, Int32(end - start), 0, &statementHandle, &tail)
                 guard code == SQLITE_OK else {
-                    throw makeError(code: code, sql: sql)
+                    // Name the statement that failed, not the whole script.
+                    throw makeError(code: code, sql: Database.firstStatementText(start))
                 }
                 guard let statementHandle else { break }  // only whitespace or comments left
-                let statementSQL = String(cString: sqlite3_sql(statementHandle))
+                // sqlite3_sql() keeps the white space before the statement and its `;`.
+                let statementSQL = Database.trimmedStatementText(String(cString: sqlite3_sql(statementHandle)))
                 let statement = Statement(database: self, sqliteStatement: statementHandle, sql: statementSQL)
                 try arguments.bind(to: statement, positionalIndex: &used)
                 if let tail, Database.isBlank(tail) {
@@ -171,6 +173,28 @@ public final class Database {
             }
         }
         try arguments.checkAllPositionalValuesUsed(used, sql: sql)
+    }
+
+    /// The text of one statement, without the white space around it and its
+    /// final semicolons: what errors report as the statement's SQL.
+    static func trimmedStatementText(_ text: String) -> String {
+        var scalars = Substring(text).unicodeScalars
+        while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.properties.isWhitespace || last == ";" { scalars.removeLast() }
+        return String(scalars)
+    }
+
+    /// The first statement of a script that did not compile: the shortest
+    /// prefix up to a `;` that SQLite calls a complete statement
+    /// (<https://www.sqlite.org/c3ref/complete.html>), or the whole rest.
+    private static func firstStatementText(_ text: UnsafePointer<CChar>) -> String {
+        let rest = String(cString: text)
+        var prefix = ""
+        for character in rest {
+            prefix.append(character)
+            if character == ";", sqlite3_complete(prefix) != 0 { return trimmedStatementText(prefix) }
+        }
+        return trimmedStatementText(rest)
     }
 
     /// Whether a C string holds only white space and semicolons.

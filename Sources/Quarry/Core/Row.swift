@@ -12,8 +12,10 @@ import Foundation
 /// let teamID: Int64? = try row["team_id"]     // nil for NULL
 /// ```
 ///
-/// Column names are matched case-insensitively, as SQLite does; when several
-/// columns have the same name, the leftmost one wins. Reading a column that
+/// Column names are matched as SQLite matches them: case-insensitively for
+/// ASCII letters only (`"NAME"` finds `name`, `"É"` does not find `é`), and
+/// when several columns match, the leftmost one wins (`SELECT 1 AS name,
+/// 2 AS NAME` gives 1 for both `row["name"]` and `row["NAME"]`). Reading a column that
 /// does not exist, `NULL` into a non-optional type, or a value that does not
 /// convert throws a ``RowDecodingError`` that names the column and the type.
 ///
@@ -163,19 +165,26 @@ final class RowLayout: Sendable {
 
     init(columnNames: [String]) {
         self.columnNames = columnNames
-        var exact: [String: Int] = [:]
-        var lowercased: [String: Int] = [:]
+        var folded: [String: Int] = [:]
         for (index, name) in columnNames.enumerated() {
-            if exact[name] == nil { exact[name] = index }
-            let key = name.lowercased()
-            if lowercased[key] == nil { lowercased[key] = index }
+            let key = name.asciiLowercased
+            if folded[key] == nil { folded[key] = index }
+        }
+        // The exact spelling of each column leads to the leftmost column of
+        // its case-folded name: `SELECT 1 AS name, 2 AS NAME` reads "NAME" at
+        // index 0, as SQLite does.
+        var exact: [String: Int] = [:]
+        for name in columnNames where exact[name] == nil {
+            exact[name] = folded[name.asciiLowercased]
         }
         exactIndexes = exact
-        lowercasedIndexes = lowercased
+        lowercasedIndexes = folded
     }
 
-    /// The index of the leftmost column named `name`, compared case-insensitively.
+    /// The index of the leftmost column named `name`, compared as SQLite
+    /// compares identifiers: case-insensitively for ASCII letters only
+    /// (<https://www.sqlite.org/lang_keywords.html>).
     func index(of name: String) -> Int? {
-        exactIndexes[name] ?? lowercasedIndexes[name.lowercased()]
+        exactIndexes[name] ?? lowercasedIndexes[name.asciiLowercased]
     }
 }

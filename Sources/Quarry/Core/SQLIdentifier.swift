@@ -28,3 +28,16 @@ extension String {
         return String(result)
     }
 }
+
+extension StringProtocol {
+    /// The name with ASCII letters lowercased and every other character kept:
+    /// the key under which SQLite compares identifiers, case-insensitively
+    /// for ASCII letters only (`"Name"` and `"NAME"` match; `"É"` and `"é"`
+    /// do not). Column and table names are compared through it.
+    var asciiLowercased: String {
+        let utf8 = self.utf8
+        guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(self) }
+        // Only ASCII bytes change, so the result is valid UTF-8.
+        return String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+}

@@ -252,6 +252,16 @@ struct AssociatedRowDecoder: Decoder {
                     availableColumns: scope.layout.columnNames)
             }
             let value = scope.value(at: index)
+            // In the formats of the scope's record (a date in milliseconds, say).
+            let format = scope.recordType.map { RecordValueFormat.of($0) } ?? .standard
+            if T.self == Date.self, format.dateDecoding != .default {
+                guard let date = format.dateDecoding.date(from: value) else {
+                    throw RowDecodingError(
+                        reason: value.isNull ? .unexpectedNull : .valueMismatch(value), column: key.stringValue,
+                        expectedType: "\(T.self)")
+                }
+                return try cast(date, to: T.self)
+            }
             if let convertible = T.self as? any DatabaseValueConvertible.Type {
                 guard let decoded = convertible.fromDatabaseValue(value) else {
                     throw RowDecodingError(
@@ -260,7 +270,8 @@ struct AssociatedRowDecoder: Decoder {
                 }
                 return try cast(decoded, to: T.self)
             }
-            return try cast(DatabaseValueDecoding.decode(T.self, from: value, column: key.stringValue), to: T.self)
+            return try cast(
+                DatabaseValueDecoding.decode(T.self, from: value, column: key.stringValue, format: format), to: T.self)
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {

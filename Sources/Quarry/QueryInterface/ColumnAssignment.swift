@@ -20,7 +20,8 @@ public struct ColumnAssignment<Root>: Sendable {
 
     /// Sets a column to a value.
     public static func set<Value>(_ keyPath: KeyPath<Root, Value>, to value: Value) -> ColumnAssignment where Root: Decodable {
-        ColumnAssignment(.column(keyPath), .bound(value))
+        let column = SQLExpression.column(keyPath)
+        return ColumnAssignment(column, .bound(value, in: Root.self, near: column))
     }
 
     /// Sets a column to the value of an expression.

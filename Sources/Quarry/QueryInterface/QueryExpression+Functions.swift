@@ -28,7 +28,7 @@ public func abs<Root: Decodable, Value: SignedNumeric>(_ keyPath: KeyPath<Root, 
 
 /// The first non-`NULL` value: SQL `coalesce()`.
 public func coalesce<Root, Value>(_ expressions: [QueryExpression<Root, Value?>], default defaultValue: Value) -> QueryExpression<Root, Value> {
-    QueryExpression(.function("coalesce", expressions.map(\.sqlExpression) + [.bound(defaultValue)]))
+    QueryExpression(.function("coalesce", expressions.map(\.sqlExpression) + [.bound(defaultValue, in: Root.self)]))
 }
 
 /// A `CASE` expression: the value of the first branch whose condition holds,
@@ -42,7 +42,7 @@ public func caseWhen<Root, Value>(
     _ branches: [(QueryExpression<Root, Bool>, Value)], otherwise: Value
 ) -> QueryExpression<Root, Value> {
     QueryExpression(SQLExpression(.caseWhen(
-        nil, branches.map { SQLCaseBranch(when: $0.0.sqlExpression, then: .bound($0.1)) }, .bound(otherwise))))
+        nil, branches.map { SQLCaseBranch(when: $0.0.sqlExpression, then: .bound($0.1, in: Root.self)) }, .bound(otherwise, in: Root.self))))
 }
 
 // MARK: - Aggregates

@@ -19,17 +19,21 @@ extension QueryExpression {
 
     /// Whether the value is one of `values`: SQL `IN (?, ?, ...)`.
     public func `in`<S: Sequence>(_ values: S) -> QueryExpression<Root, Bool> where S.Element == Value {
-        QueryExpression<Root, Bool>(SQLExpression(.inList(sqlExpression, values.map { .bound($0) }, negated: false)))
+        QueryExpression<Root, Bool>(SQLExpression(.inList(
+            sqlExpression, values.map { .bound($0, in: Root.self, near: sqlExpression) }, negated: false)))
     }
 
     /// Whether the value is none of `values`: SQL `NOT IN (?, ?, ...)`.
     public func notIn<S: Sequence>(_ values: S) -> QueryExpression<Root, Bool> where S.Element == Value {
-        QueryExpression<Root, Bool>(SQLExpression(.inList(sqlExpression, values.map { .bound($0) }, negated: true)))
+        QueryExpression<Root, Bool>(SQLExpression(.inList(
+            sqlExpression, values.map { .bound($0, in: Root.self, near: sqlExpression) }, negated: true)))
     }
 
     /// Whether the value is between two values, both included: SQL `BETWEEN ? AND ?`.
     public func between(_ lower: Value, and upper: Value) -> QueryExpression<Root, Bool> {
-        QueryExpression<Root, Bool>(SQLExpression(.between(sqlExpression, .bound(lower), .bound(upper), negated: false)))
+        QueryExpression<Root, Bool>(SQLExpression(.between(
+            sqlExpression, .bound(lower, in: Root.self, near: sqlExpression), .bound(upper, in: Root.self, near: sqlExpression),
+            negated: false)))
     }
 
     /// The expression compared with a collation: SQL `COLLATE`.
@@ -52,6 +56,30 @@ extension QueryExpression {
 
     /// Descending order, `NULL`s first.
     public var descNullsFirst: QueryOrdering<Root> { QueryOrdering(self, descending: true, nulls: .first) }
+}
+
+extension QueryExpression where Value == Bool {
+    /// The condition with its comparisons made under a collation: the
+    /// collation applies to the compared value of each `=`, `<>`, `<`, `<=`,
+    /// `>`, `>=`, `IN` and `BETWEEN` (through `AND`, `OR` and `NOT`).
+    ///
+    /// ```swift
+    /// Player.filter((\.name == "arthur").collating(.nocase))
+    /// // "name" COLLATE "NOCASE" = ?
+    /// Player.filter(["arthur", "barbara"].contains(\.name).collating(.nocase))
+    /// // "name" COLLATE "NOCASE" IN (?, ?)
+    /// ```
+    ///
+    /// SQLite compares with the collation of the left operand
+    /// (<https://www.sqlite.org/datatype3.html#collation>); collating the
+    /// 0/1 result of the condition, as `(… = ?) COLLATE …` would, changes
+    /// nothing. A condition whose comparisons a collation cannot reach (`LIKE`
+    /// and `GLOB`, which ignore collations, `hasPrefix` and the other text
+    /// methods, a function call, raw SQL) makes the request throw
+    /// `SQLITE_MISUSE`: collate the column instead.
+    public func collating(_ collation: Collation) -> QueryExpression {
+        QueryExpression(sqlExpression.collatingComparisons(collation.name))
+    }
 }
 
 extension QueryExpression where Value: DatabaseTextValue {
@@ -152,7 +180,8 @@ extension Sequence {
 
     /// Whether the optional column's value is one of the elements: SQL `IN (?, ?, ...)`.
     public func contains<Root: Decodable>(_ keyPath: KeyPath<Root, Element?>) -> QueryExpression<Root, Bool> {
-        QueryExpression<Root, Bool>(SQLExpression(.inList(.column(keyPath), map { .bound($0) }, negated: false)))
+        let column = SQLExpression.column(keyPath)
+        return QueryExpression<Root, Bool>(SQLExpression(.inList(column, map { .bound($0, in: Root.self, near: column) }, negated: false)))
     }
 
     /// Whether the expression's value is one of the elements: SQL `IN (?, ?, ...)`.

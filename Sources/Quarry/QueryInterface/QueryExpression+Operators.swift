@@ -10,12 +10,12 @@
 
 /// `\.column == value`: SQL `=`. Comparing with `nil` gives `IS NULL`.
 public func == <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison("=", .column(lhs), .bound(rhs))
+    comparison("=", .column(lhs), value: rhs)
 }
 
 /// `expression == value`: SQL `=`. Comparing with `nil` gives `IS NULL`.
 public func == <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison("=", lhs.sqlExpression, .bound(rhs))
+    comparison("=", lhs.sqlExpression, value: rhs)
 }
 
 /// `\.column == \.other`: SQL `=` between two columns.
@@ -40,12 +40,12 @@ public func == <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: 
 
 /// `\.column != value`: SQL `<>`. Comparing with `nil` gives `IS NOT NULL`.
 public func != <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison("<>", .column(lhs), .bound(rhs))
+    comparison("<>", .column(lhs), value: rhs)
 }
 
 /// `expression != value`: SQL `<>`. Comparing with `nil` gives `IS NOT NULL`.
 public func != <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison("<>", lhs.sqlExpression, .bound(rhs))
+    comparison("<>", lhs.sqlExpression, value: rhs)
 }
 
 /// `\.column != \.other`: SQL `<>` between two columns.
@@ -70,12 +70,12 @@ public func != <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: 
 
 /// `\.column < value`: SQL `<`.
 public func < <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison("<", .column(lhs), .bound(rhs))
+    comparison("<", .column(lhs), value: rhs)
 }
 
 /// `expression < value`: SQL `<`.
 public func < <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison("<", lhs.sqlExpression, .bound(rhs))
+    comparison("<", lhs.sqlExpression, value: rhs)
 }
 
 /// `\.column < \.other`: SQL `<` between two columns.
@@ -100,12 +100,12 @@ public func < <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: K
 
 /// `\.column <= value`: SQL `<=`.
 public func <= <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison("<=", .column(lhs), .bound(rhs))
+    comparison("<=", .column(lhs), value: rhs)
 }
 
 /// `expression <= value`: SQL `<=`.
 public func <= <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison("<=", lhs.sqlExpression, .bound(rhs))
+    comparison("<=", lhs.sqlExpression, value: rhs)
 }
 
 /// `\.column <= \.other`: SQL `<=` between two columns.
@@ -130,12 +130,12 @@ public func <= <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: 
 
 /// `\.column > value`: SQL `>`.
 public func > <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison(">", .column(lhs), .bound(rhs))
+    comparison(">", .column(lhs), value: rhs)
 }
 
 /// `expression > value`: SQL `>`.
 public func > <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison(">", lhs.sqlExpression, .bound(rhs))
+    comparison(">", lhs.sqlExpression, value: rhs)
 }
 
 /// `\.column > \.other`: SQL `>` between two columns.
@@ -160,12 +160,12 @@ public func > <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: K
 
 /// `\.column >= value`: SQL `>=`.
 public func >= <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison(">=", .column(lhs), .bound(rhs))
+    comparison(">=", .column(lhs), value: rhs)
 }
 
 /// `expression >= value`: SQL `>=`.
 public func >= <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Bool> {
-    comparison(">=", lhs.sqlExpression, .bound(rhs))
+    comparison(">=", lhs.sqlExpression, value: rhs)
 }
 
 /// `\.column >= \.other`: SQL `>=` between two columns.
@@ -186,6 +186,12 @@ public func >= <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: QueryExp
 /// `expression >= \.column`: SQL `>=`.
 public func >= <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Bool> {
     comparison(">=", lhs.sqlExpression, .column(rhs))
+}
+
+/// A comparison with a value, bound in the format the record `Root` stores
+/// it (its date and UUID strategies, the column's JSON encoder).
+private func comparison<Root, Value>(_ op: String, _ lhs: SQLExpression, value: Value) -> QueryExpression<Root, Bool> {
+    comparison(op, lhs, .bound(value, in: Root.self, near: lhs))
 }
 
 /// One comparison, with `= NULL` and `<> NULL` turned into `IS NULL` and `IS NOT NULL`.
@@ -242,12 +248,12 @@ public prefix func ! <Root: Decodable>(operand: KeyPath<Root, Bool>) -> QueryExp
 
 /// The sum of a column and a value: SQL `+`.
 public func + <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    arithmetic("+", .column(lhs), .bound(rhs))
+    arithmetic("+", .column(lhs), value: rhs)
 }
 
 /// The sum of an expression and a value: SQL `+`.
 public func + <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    arithmetic("+", lhs.sqlExpression, .bound(rhs))
+    arithmetic("+", lhs.sqlExpression, value: rhs)
 }
 
 /// The sum of two columns: SQL `+`.
@@ -272,12 +278,12 @@ public func + <Root: Decodable, Value: Numeric>(lhs: QueryExpression<Root, Value
 
 /// The difference of a column and a value: SQL `-`.
 public func - <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    arithmetic("-", .column(lhs), .bound(rhs))
+    arithmetic("-", .column(lhs), value: rhs)
 }
 
 /// The difference of an expression and a value: SQL `-`.
 public func - <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    arithmetic("-", lhs.sqlExpression, .bound(rhs))
+    arithmetic("-", lhs.sqlExpression, value: rhs)
 }
 
 /// The difference of two columns: SQL `-`.
@@ -302,12 +308,12 @@ public func - <Root: Decodable, Value: Numeric>(lhs: QueryExpression<Root, Value
 
 /// The product of a column and a value: SQL `*`.
 public func * <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    arithmetic("*", .column(lhs), .bound(rhs))
+    arithmetic("*", .column(lhs), value: rhs)
 }
 
 /// The product of an expression and a value: SQL `*`.
 public func * <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    arithmetic("*", lhs.sqlExpression, .bound(rhs))
+    arithmetic("*", lhs.sqlExpression, value: rhs)
 }
 
 /// The product of two columns: SQL `*`.
@@ -332,12 +338,12 @@ public func * <Root: Decodable, Value: Numeric>(lhs: QueryExpression<Root, Value
 
 /// The quotient of a column and a value: SQL `/`.
 public func / <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    arithmetic("/", .column(lhs), .bound(rhs))
+    arithmetic("/", .column(lhs), value: rhs)
 }
 
 /// The quotient of an expression and a value: SQL `/`.
 public func / <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    arithmetic("/", lhs.sqlExpression, .bound(rhs))
+    arithmetic("/", lhs.sqlExpression, value: rhs)
 }
 
 /// The quotient of two columns: SQL `/`.
@@ -360,6 +366,10 @@ public func / <Root: Decodable, Value: Numeric>(lhs: QueryExpression<Root, Value
     arithmetic("/", lhs.sqlExpression, .column(rhs))
 }
 
+private func arithmetic<Root, Value>(_ op: String, _ lhs: SQLExpression, value: Value) -> QueryExpression<Root, Value> {
+    arithmetic(op, lhs, .bound(value, in: Root.self, near: lhs))
+}
+
 private func arithmetic<Root, Value>(_ op: String, _ lhs: SQLExpression, _ rhs: SQLExpression) -> QueryExpression<Root, Value> {
     QueryExpression(SQLExpression(.infix(op, lhs, rhs)))
 }
@@ -378,7 +388,7 @@ public prefix func - <Root, Value: SignedNumeric>(operand: QueryExpression<Root,
 
 /// The column's value, or `defaultValue` when it is `NULL`: SQL `IFNULL`.
 public func ?? <Root: Decodable, Value>(lhs: KeyPath<Root, Value?>, rhs: Value) -> QueryExpression<Root, Value> {
-    QueryExpression(.function("IFNULL", [.column(lhs), .bound(rhs)]))
+    QueryExpression(.function("IFNULL", [.column(lhs), .bound(rhs, in: Root.self, near: .column(lhs))]))
 }
 
 /// The first column's value, or the second's when it is `NULL`: SQL `IFNULL`.
@@ -388,10 +398,49 @@ public func ?? <Root: Decodable, Value>(lhs: KeyPath<Root, Value?>, rhs: KeyPath
 
 /// The expression's value, or `defaultValue` when it is `NULL`: SQL `IFNULL`.
 public func ?? <Root, Value>(lhs: QueryExpression<Root, Value?>, rhs: Value) -> QueryExpression<Root, Value> {
-    QueryExpression(.function("IFNULL", [lhs.sqlExpression, .bound(rhs)]))
+    QueryExpression(.function("IFNULL", [lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression)]))
 }
 
 /// The first expression's value, or the second's when it is `NULL`: SQL `IFNULL`.
 public func ?? <Root, Value>(lhs: QueryExpression<Root, Value?>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
     QueryExpression(.function("IFNULL", [lhs.sqlExpression, rhs.sqlExpression]))
+}
+
+// Between two columns or expressions of the same type, optional or not, the
+// query interface's `??` must win over the standard library's, which would
+// otherwise compile (with a mere warning) by wrapping the left key path or
+// expression in an Optional and return it unchanged, dropping the right side:
+// `(\.age ?? \.fallbackAge) > 18` would filter on "age" alone. These exact
+// matches rank above the standard library's optional promotion.
+
+/// The first column's value, or the second's when it is `NULL`: SQL `IFNULL`.
+/// The result is optional when both columns are.
+public func ?? <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    QueryExpression(.function("IFNULL", [.column(lhs), .column(rhs)]))
+}
+
+/// The expression's value, or the other's when it is `NULL`: SQL `IFNULL`.
+/// The result is optional when both expressions are.
+public func ?? <Root, Value>(lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    QueryExpression(.function("IFNULL", [lhs.sqlExpression, rhs.sqlExpression]))
+}
+
+/// The column's value, or the expression's when it is `NULL`: SQL `IFNULL`.
+public func ?? <Root: Decodable, Value>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    QueryExpression(.function("IFNULL", [.column(lhs), rhs.sqlExpression]))
+}
+
+/// The expression's value, or the column's when it is `NULL`: SQL `IFNULL`.
+public func ?? <Root: Decodable, Value>(lhs: QueryExpression<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    QueryExpression(.function("IFNULL", [lhs.sqlExpression, .column(rhs)]))
+}
+
+/// The optional column's value, or the expression's when it is `NULL`: SQL `IFNULL`.
+public func ?? <Root: Decodable, Value>(lhs: KeyPath<Root, Value?>, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
+    QueryExpression(.function("IFNULL", [.column(lhs), rhs.sqlExpression]))
+}
+
+/// The optional expression's value, or the column's when it is `NULL`: SQL `IFNULL`.
+public func ?? <Root: Decodable, Value>(lhs: QueryExpression<Root, Value?>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
+    QueryExpression(.function("IFNULL", [lhs.sqlExpression, .column(rhs)]))
 }

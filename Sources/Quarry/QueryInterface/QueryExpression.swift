@@ -80,38 +80,6 @@ extension SQLExpression {
             return SQLExpression(.invalid(error))
         }
     }
-
-    /// A Swift value of any type, bound as a statement argument.
-    ///
-    /// `nil` is `NULL`; ``DatabaseValueConvertible`` values use their database
-    /// value; other `Encodable` values (such as `Codable` enums) are stored the
-    /// way records store them.
-    static func bound<Value>(_ value: Value) -> SQLExpression {
-        if let optional = value as? any OptionalValue, optional.isNone {
-            return .value(.null)
-        }
-        if let convertible = value as? any DatabaseValueConvertible {
-            return .value(of: convertible)
-        }
-        if let encodable = value as? any Encodable {
-            do {
-                return .value(try DatabaseValueEncoding.databaseValue(of: encodable))
-            } catch {
-                return SQLExpression(.invalid(error))
-            }
-        }
-        return SQLExpression(.invalid(DatabaseError.misuse(
-            "a value of type \(Value.self) cannot be used in SQL: make \(Value.self) conform to DatabaseValueConvertible")))
-    }
-}
-
-/// Lets the query interface see whether a generic value is `nil`.
-protocol OptionalValue {
-    var isNone: Bool { get }
-}
-
-extension Optional: OptionalValue {
-    var isNone: Bool { self == nil }
 }
 
 /// The columns of a record, by key path, for building expressions in closures:

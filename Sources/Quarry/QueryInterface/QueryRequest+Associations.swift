@@ -143,13 +143,38 @@ extension QueryRequest {
     ) throws -> [DatabaseValue: [ScopedRow]] {
         guard !keys.isEmpty else { return [:] }
         let parent = TableAlias()
+        guard !keys.contains(where: { if case .blob = $0 { true } else { false } }) else {
+            // JSON cannot carry blob keys (a UUID stored as 16 bytes, say):
+            // bind them in IN lists, in chunks well under SQLite's limit on
+            // parameters. Each parent key is in one chunk, so the order of
+            // its children is kept.
+            var children: [DatabaseValue: [ScopedRow]] = [:]
+            var start = 0
+            while start < keys.count {
+                let chunk = keys[start..<min(start + 500, keys.count)]
+                let filter = SQLExpression(.inList(parent[parentColumn], chunk.map { .value($0) }, negated: false))
+                children.merge(
+                    try fetchChildren(db, prefetch: prefetch, table: table, parentColumn: parentColumn, parent: parent, filter: filter),
+                    uniquingKeysWith: { $0 + $1 })
+                start += 500
+            }
+            return children
+        }
+        var keyList = SQLSelectQuery(source: .tableFunction("json_each", [.value(.text(try jsonArray(keys)))]))
+        keyList.selection = [SQLSelectable(expression: .column("value"), alias: nil)]
+        let filter = SQLExpression(.inSubquery(parent[parentColumn], keyList, negated: false))
+        return try fetchChildren(db, prefetch: prefetch, table: table, parentColumn: parentColumn, parent: parent, filter: filter)
+    }
+
+    /// The records of a prefetched association whose parent key passes `filter`.
+    private func fetchChildren(
+        _ db: Database, prefetch: Prefetch, table: String, parentColumn: String, parent: TableAlias, filter: SQLExpression
+    ) throws -> [DatabaseValue: [ScopedRow]] {
         var query = SQLSelectQuery(source: .table(table))
         query.alias = parent
         query.selection = [SQLSelectable(expression: parent[parentColumn], alias: prefetchKeyColumn)]
         query.joins = [prefetch.join]
-        var keyList = SQLSelectQuery(source: .tableFunction("json_each", [.value(.text(try jsonArray(keys)))]))
-        keyList.selection = [SQLSelectable(expression: .column("value"), alias: nil)]
-        query.filter = SQLExpression(.inSubquery(parent[parentColumn], keyList, negated: false))
+        query.filter = filter
 
         let (statement, layout) = try statement(db, query: query)
         guard let scope = layout.scopes.first else { return [:] }

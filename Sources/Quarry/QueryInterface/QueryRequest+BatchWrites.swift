@@ -50,7 +50,7 @@ extension QueryRequest {
         let selection = Self.selection(repeat each keyPaths)
         let context = SQLGenerationContext(db: db)
         let sql = try context.deleteSQL(query, returning: selection)
-        return try fetchReturning(db, sql, context.arguments, ResultDecoder<(repeat each Value)>.columns(repeat (each Value).self))
+        return try fetchReturning(db, sql, context.arguments, ResultDecoder<(repeat each Value)>.columns(repeat (each Value).self, of: Root.self))
     }
 
     /// Updates the rows the request matches and returns the chosen columns of
@@ -66,7 +66,7 @@ extension QueryRequest {
         let context = SQLGenerationContext(db: db)
         let sql = try context.updateSQL(
             query, assignments: assignments.map { $0.assignment }, conflictResolution: nil, returning: selection)
-        return try fetchReturning(db, sql, context.arguments, ResultDecoder<(repeat each Value)>.columns(repeat (each Value).self))
+        return try fetchReturning(db, sql, context.arguments, ResultDecoder<(repeat each Value)>.columns(repeat (each Value).self, of: Root.self))
     }
 
     /// Deletes the rows the request matches and returns them as records:

@@ -154,7 +154,7 @@ public struct QueryRequest<Root, Result>: Sendable {
     /// let names: [String] = try Player.select(\.name).fetchAll(db)   // SELECT "name" FROM "player"
     /// ```
     public func select<Value>(_ keyPath: KeyPath<Root, Value>) -> QueryRequest<Root, Value> where Root: Decodable {
-        selecting([SQLSelectable(expression: .column(keyPath), alias: nil)], decoder: .value(Value.self))
+        selecting([SQLSelectable(expression: .column(keyPath), alias: nil)], decoder: .value(Value.self, of: Root.self))
     }
 
     /// Selects one expression; each row decodes as its value.
@@ -163,7 +163,7 @@ public struct QueryRequest<Root, Result>: Sendable {
     /// let best = try Player.select(max(\.score)).fetchOne(db)   // SELECT MAX("score") FROM "player"
     /// ```
     public func select<Value>(_ expression: QueryExpression<Root, Value>) -> QueryRequest<Root, Value> {
-        selecting([SQLSelectable(expression: expression.sqlExpression, alias: nil)], decoder: .value(Value.self))
+        selecting([SQLSelectable(expression: expression.sqlExpression, alias: nil)], decoder: .value(Value.self, of: Root.self))
     }
 
     /// Selects columns by key path; each row decodes as one value, or as a tuple.
@@ -178,7 +178,7 @@ public struct QueryRequest<Root, Result>: Sendable {
         for keyPath in repeat each keyPaths {
             selection.append(SQLSelectable(expression: .column(keyPath), alias: nil))
         }
-        return selecting(selection, decoder: .columns(repeat (each Value).self))
+        return selecting(selection, decoder: .columns(repeat (each Value).self, of: Root.self))
     }
 
     /// Selects expressions; each row decodes as one value, or as a tuple.
@@ -191,7 +191,7 @@ public struct QueryRequest<Root, Result>: Sendable {
         for expression in repeat each expressions {
             selection.append(SQLSelectable(expression: expression.sqlExpression, alias: nil))
         }
-        return selecting(selection, decoder: .columns(repeat (each Value).self))
+        return selecting(selection, decoder: .columns(repeat (each Value).self, of: Root.self))
     }
 
     /// Selects expressions built from the record's columns.
@@ -207,7 +207,7 @@ public struct QueryRequest<Root, Result>: Sendable {
         for expression in repeat each built {
             selection.append(SQLSelectable(expression: expression.sqlExpression, alias: nil))
         }
-        return selecting(selection, decoder: .columns(repeat (each Value).self))
+        return selecting(selection, decoder: .columns(repeat (each Value).self, of: Root.self))
     }
 
     /// Selects named expressions, for decoding into another `Decodable` type

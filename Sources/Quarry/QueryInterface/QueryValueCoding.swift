@@ -1,30 +1,45 @@
-// QueryValueCoding: Codable values (such as enums that are only Codable, or
-// nested structs stored as JSON) used as query arguments or selected values,
-// coded exactly the way records store them.
+// QueryValueCoding: Swift values that meet SQL in the query interface (filter
+// arguments, assignments, selected values), coded exactly the way the
+// request's record stores them (RecordValueFormat).
 
 import Foundation
 
-/// Encodes a Swift value that is not DatabaseValueConvertible into the
-/// database value a record would store for it.
-enum DatabaseValueEncoding {
-    /// The single value the type encodes to, or its JSON text (sorted keys)
-    /// when it encodes as a keyed or unkeyed container.
-    static func databaseValue(of value: any Encodable) throws -> DatabaseValue {
-        if let single = try SingleDatabaseValueEncoder.databaseValue(of: value, dateStrategy: .default, uuidStrategy: .blob) {
-            return single
+extension SQLExpression {
+    /// A Swift value of any type, bound as a statement argument, in the
+    /// format the record `Root` stores it (its date and UUID strategies, its
+    /// JSON encoder), so that `\.createdAt == date` matches what `insert`
+    /// wrote.
+    ///
+    /// `nil` is `NULL`; ``DatabaseValueConvertible`` values use their database
+    /// value; other `Encodable` values (such as `Codable` enums, or nested
+    /// structs stored as JSON) are stored the way records store them.
+    /// `column`, when the value is compared with or assigned to a column,
+    /// picks that column's JSON encoder.
+    static func bound<Root, Value>(_ value: Value, in root: Root.Type, near column: SQLExpression? = nil) -> SQLExpression {
+        var columnName: String?
+        if let column, case .column(let name, _) = column.node { columnName = name }
+        do {
+            if let databaseValue = try RecordValueFormat.of(Root.self).databaseValue(of: value, column: columnName) {
+                return .value(databaseValue)
+            }
+        } catch {
+            return SQLExpression(.invalid(error))
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return .text(String(decoding: try encoder.encode(value), as: UTF8.self))
+        return SQLExpression(.invalid(DatabaseError.misuse(
+            "a value of type \(Value.self) cannot be used in SQL: make \(Value.self) conform to DatabaseValueConvertible")))
     }
 }
 
 /// Decodes a Swift value that is not DatabaseValueConvertible from a database
 /// value, the way records read it.
 enum DatabaseValueDecoding {
-    /// The value of `type` stored in `value`: a single value, or JSON text.
-    static func decode(_ type: any Decodable.Type, from value: DatabaseValue, column: String) throws -> Any {
-        let decoder = SingleDatabaseValueDecoder(value: value, dateStrategy: .default)
+    /// The value of `type` stored in `value`: a single value, or JSON text,
+    /// read with the formats of `format` (a record's date strategy and JSON
+    /// decoder).
+    static func decode(
+        _ type: any Decodable.Type, from value: DatabaseValue, column: String, format: RecordValueFormat = .standard
+    ) throws -> Any {
+        let decoder = SingleDatabaseValueDecoder(value: value, dateStrategy: format.dateDecoding)
         do {
             return try type.init(from: decoder)
         } catch is SingleDatabaseValueDecoder.NestedValueRequest {
@@ -36,7 +51,7 @@ enum DatabaseValueDecoding {
                 throw RowDecodingError(reason: value.isNull ? .unexpectedNull : .valueMismatch(value), column: column, expectedType: "\(type)")
             }
             do {
-                return try JSONDecoder().decode(type, from: data)
+                return try format.jsonDecoder(column).decode(type, from: data)
             } catch {
                 throw RowDecodingError(reason: .other("invalid JSON: \(value)"), column: column, expectedType: "\(type)")
             }

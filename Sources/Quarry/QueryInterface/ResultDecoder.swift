@@ -5,6 +5,8 @@
 // indexes, choosing the fast path for each type), and returns the function
 // that runs once per row.
 
+import Foundation
+
 /// Decodes the rows of a request's statement.
 ///
 /// `@unchecked Sendable`: the closures capture only metatypes and immutable
@@ -70,23 +72,28 @@ extension ResultDecoder where Result == Row {
 }
 
 extension ResultDecoder {
-    /// The leftmost column, decoded as `Value`.
-    static func value<Value>(_ type: Value.Type) -> ResultDecoder<Value> {
+    /// The leftmost column, decoded as `Value` in the formats of the record
+    /// `root` (its date strategy, its JSON decoder).
+    static func value<Value, Root>(_ type: Value.Type, of root: Root.Type) -> ResultDecoder<Value> {
         ResultDecoder<Value>(prepare: { statement, _ in
             guard statement.columnCount >= 1 else {
                 throw DatabaseError.misuse("the request selects no column", sql: statement.sql)
             }
-            return columnDecoder(Value.self, at: 0)
+            return columnDecoder(Value.self, at: 0, format: RecordValueFormat.of(Root.self))
         })
     }
 
-    /// The leftmost columns, decoded as the given types, as one value or a tuple.
-    static func columns<each Value>(_ types: repeat (each Value).Type) -> ResultDecoder<(repeat each Value)> {
+    /// The leftmost columns, decoded as the given types in the formats of the
+    /// record `root`, as one value or a tuple.
+    static func columns<each Value, Root>(
+        _ types: repeat (each Value).Type, of root: Root.Type
+    ) -> ResultDecoder<(repeat each Value)> {
         ResultDecoder<(repeat each Value)>(prepare: { statement, _ in
             var index: Int32 = 0
+            let format = RecordValueFormat.of(Root.self)
             func next<T>(_ type: T.Type) -> (Statement) throws -> T {
                 defer { index += 1 }
-                return columnDecoder(type, at: index)
+                return columnDecoder(type, at: index, format: format)
             }
             let decoders = (repeat next((each Value).self))
             let count = index
@@ -100,8 +107,22 @@ extension ResultDecoder {
 }
 
 /// A function that decodes column `index` of the current row as `Value`,
-/// through the fastest path the type allows.
-func columnDecoder<Value>(_ type: Value.Type, at index: Int32) -> (Statement) throws -> Value {
+/// through the fastest path the type allows, in the formats of a record
+/// (dates in milliseconds, say).
+func columnDecoder<Value>(_ type: Value.Type, at index: Int32, format: RecordValueFormat) -> (Statement) throws -> Value {
+    if format.dateDecoding != .default, Value.self == Date.self || Value.self == Date?.self {
+        // The record's own date format, not Date's default reading.
+        let strategy = format.dateDecoding
+        return { statement in
+            let value = DatabaseValue(sqliteStatement: statement.sqliteStatement, index: index)
+            if value.isNull, Value.self == Date?.self { return try cast(Date?.none as Any, Value.self, statement, index) }
+            guard let date = strategy.date(from: value) else {
+                throw statement.decodingError(
+                    value.isNull ? .unexpectedNull : .valueMismatch(value), index: index, expectedType: Value.self)
+            }
+            return try cast(date, Value.self, statement, index)
+        }
+    }
     if let optionalType = Value.self as? any OptionalColumnDecodable.Type {
         return { statement in
             let decoded = try optionalType.decodeOptionalColumn(statement, index)
@@ -117,7 +138,8 @@ func columnDecoder<Value>(_ type: Value.Type, at index: Int32) -> (Statement) th
     if let decodableType = Value.self as? any Decodable.Type {
         return { statement in
             let value = DatabaseValue(sqliteStatement: statement.sqliteStatement, index: index)
-            let decoded = try DatabaseValueDecoding.decode(decodableType, from: value, column: statement.columnName(index))
+            let decoded = try DatabaseValueDecoding.decode(
+                decodableType, from: value, column: statement.columnName(index), format: format)
             return try cast(decoded, Value.self, statement, index)
         }
     }

@@ -32,6 +32,27 @@ public protocol EncodableRecord {
 
     /// How `UUID` properties are stored (default: ``DatabaseUUIDEncodingStrategy/blob``, 16 bytes).
     static var databaseUUIDEncodingStrategy: DatabaseUUIDEncodingStrategy { get }
+
+    /// The JSON encoder of the nested values (structs, arrays, dictionaries)
+    /// stored in `column`.
+    ///
+    /// The default writes the format GRDB writes, so that a database shared
+    /// with a GRDB app reads the same on both sides: dates as milliseconds
+    /// since 1970, `Data` as base64, keys sorted, non-finite floats refused
+    /// (``Foundation/JSONEncoder/databaseDefault()``). Return your own encoder
+    /// for another format:
+    ///
+    /// ```swift
+    /// static func databaseJSONEncoder(for column: String) -> JSONEncoder {
+    ///     let encoder = JSONEncoder.databaseDefault()
+    ///     encoder.dateEncodingStrategy = .iso8601
+    ///     return encoder
+    /// }
+    /// ```
+    ///
+    /// Implement ``FetchableRecord/databaseJSONDecoder(for:)`` to match.
+    /// Quarry asks once per column and connection, and keeps the encoder.
+    static func databaseJSONEncoder(for column: String) -> JSONEncoder
 }
 
 extension EncodableRecord {
@@ -41,6 +62,8 @@ extension EncodableRecord {
     public static var databaseDateEncodingStrategy: DatabaseDateEncodingStrategy { .default }
     /// ``DatabaseUUIDEncodingStrategy/blob``.
     public static var databaseUUIDEncodingStrategy: DatabaseUUIDEncodingStrategy { .blob }
+    /// ``Foundation/JSONEncoder/databaseDefault()``: GRDB's JSON format.
+    public static func databaseJSONEncoder(for column: String) -> JSONEncoder { .databaseDefault() }
 
     /// The values of the record by column: `["id": 1, "name": "Arthur"]`.
     public var databaseDictionary: [String: DatabaseValue] {

@@ -131,8 +131,9 @@ extension FetchableRecord where Self: TableRecord {
         let resolved = try resolveKey(db, Key?.none)
         let column = resolved.columns[0]
         var values: [DatabaseValue] = []
+        let format = RecordValueFormat.of(Self.self)
         for key in keys {
-            let value = try key.databaseValue
+            let value = try format.databaseValue(ofKey: key, column: column)
             if !value.isNull { values.append(value) }
         }
         var records: [Self] = []

@@ -32,7 +32,8 @@ extension FetchableRecord {
 extension FetchableRecord where Self: Decodable {
     /// The Decodable reader of rows with `columnNames`, with one shared layout.
     static func decodableRowReader(columnNames: [String]) -> RowReaderBox<Self> {
-        let layout = DecodingLayout(columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy)
+        let layout = DecodingLayout(
+            columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy, jsonDecoder: Self.databaseJSONDecoder(for:))
         let dateStrategy = Self.databaseDateDecodingStrategy
         return RowReaderBox { row in
             try Self(from: RecordDecoder(row: row, layout: layout, recordType: Self.self, dateStrategy: dateStrategy))

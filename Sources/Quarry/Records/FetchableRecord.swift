@@ -43,6 +43,24 @@ public protocol FetchableRecord {
 
     /// How `Date` properties are read (default: ``DatabaseDateDecodingStrategy/default``).
     static var databaseDateDecodingStrategy: DatabaseDateDecodingStrategy { get }
+
+    /// The JSON decoder of the nested values (structs, arrays, dictionaries)
+    /// read from `column`.
+    ///
+    /// The default reads the format GRDB writes: dates as milliseconds since
+    /// 1970, `Data` as base64 (``Foundation/JSONDecoder/databaseDefault()``).
+    /// Implement it together with ``EncodableRecord/databaseJSONEncoder(for:)``:
+    ///
+    /// ```swift
+    /// static func databaseJSONDecoder(for column: String) -> JSONDecoder {
+    ///     let decoder = JSONDecoder.databaseDefault()
+    ///     decoder.dateDecodingStrategy = .iso8601
+    ///     return decoder
+    /// }
+    /// ```
+    ///
+    /// Quarry asks once per column and statement, and keeps the decoder.
+    static func databaseJSONDecoder(for column: String) -> JSONDecoder
 }
 
 extension FetchableRecord {
@@ -50,13 +68,17 @@ extension FetchableRecord {
     public static var databaseColumnDecodingStrategy: DatabaseColumnNamingStrategy { .useCodingKeys }
     /// ``DatabaseDateDecodingStrategy/default``.
     public static var databaseDateDecodingStrategy: DatabaseDateDecodingStrategy { .default }
+    /// ``Foundation/JSONDecoder/databaseDefault()``: GRDB's JSON format.
+    public static func databaseJSONDecoder(for column: String) -> JSONDecoder { .databaseDefault() }
 }
 
 extension FetchableRecord where Self: Decodable {
     /// Decodes the record from the row through `Decodable`.
     public init(row: Row) throws {
         DefaultRowInitializerProbe.markUsed(Self.self)
-        let layout = DecodingLayout(columnNames: row.columnNames, naming: Self.databaseColumnDecodingStrategy)
+        let layout = DecodingLayout(
+            columnNames: row.columnNames, naming: Self.databaseColumnDecodingStrategy,
+            jsonDecoder: Self.databaseJSONDecoder(for:))
         let decoder = RecordDecoder(
             row: row, layout: layout, recordType: Self.self, dateStrategy: Self.databaseDateDecodingStrategy)
         try self.init(from: decoder)
@@ -69,7 +91,8 @@ extension FetchableRecord where Self: Decodable {
         let allNames = statement.columnNames
         let columnNames = Array(allNames[columns.clamped(to: allNames.indices)])
         let layout = DecodingLayout(
-            columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy, offset: Int32(columns.lowerBound))
+            columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy, offset: Int32(columns.lowerBound),
+            jsonDecoder: Self.databaseJSONDecoder(for:))
         let decoder = RecordDecoder(
             statement: statement, columnNames: columnNames, layout: layout, recordType: Self.self,
             dateStrategy: Self.databaseDateDecodingStrategy)

@@ -19,6 +19,9 @@ final class ProbeRound {
     var types: [Any.Type]
     /// The fingerprint of the value handed out for each key in this round.
     var fingerprints: [String: String] = [:]
+    /// The type a wrapper record decodes from its single-value container
+    /// (`decoder.singleValueContainer().decode(Player.self)`), if any.
+    var wrappedType: Any.Type?
 
     init(round: Int, keys: [String], types: [Any.Type]) {
         self.round = round
@@ -54,8 +57,42 @@ struct KeyPathProbeDecoder: Decoder {
         throw DecodingError.typeMismatch([Any].self, .init(codingPath: [], debugDescription: "a record decodes from a keyed container"))
     }
 
+    /// A wrapper around another record (`decoder.singleValueContainer().decode(Player.self)`):
+    /// the wrapped type is probed with the same keys, so `\Wrapper.player.name`
+    /// resolves to the column of `\Player.name`.
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        throw DecodingError.typeMismatch(Any.self, .init(codingPath: [], debugDescription: "a record decodes from a keyed container"))
+        WrapperContainer(round: round)
+    }
+
+    struct WrapperContainer: SingleValueDecodingContainer {
+        let round: ProbeRound
+        var codingPath: [any CodingKey] { [] }
+
+        private func refuse(_ type: Any.Type) -> DecodingError {
+            DecodingError.typeMismatch(type, .init(
+                codingPath: [], debugDescription: "the record is a single value of type \(type), with no column to name by key path"))
+        }
+
+        func decodeNil() -> Bool { false }
+        func decode(_ type: Bool.Type) throws -> Bool { throw refuse(type) }
+        func decode(_ type: String.Type) throws -> String { throw refuse(type) }
+        func decode(_ type: Double.Type) throws -> Double { throw refuse(type) }
+        func decode(_ type: Float.Type) throws -> Float { throw refuse(type) }
+        func decode(_ type: Int.Type) throws -> Int { throw refuse(type) }
+        func decode(_ type: Int8.Type) throws -> Int8 { throw refuse(type) }
+        func decode(_ type: Int16.Type) throws -> Int16 { throw refuse(type) }
+        func decode(_ type: Int32.Type) throws -> Int32 { throw refuse(type) }
+        func decode(_ type: Int64.Type) throws -> Int64 { throw refuse(type) }
+        func decode(_ type: UInt.Type) throws -> UInt { throw refuse(type) }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { throw refuse(type) }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { throw refuse(type) }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { throw refuse(type) }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { throw refuse(type) }
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            if ProbeValues.leaf(T.self, bit: false) != nil { throw refuse(type) }
+            if round.wrappedType == nil { round.wrappedType = T.self }
+            return try T(from: KeyPathProbeDecoder(round: round))
+        }
     }
 
     struct RecordingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {

@@ -62,7 +62,7 @@ extension MutablePersistableRecord {
         if schema.generatedColumns.isEmpty && schema.columnsWithDefault.isEmpty { return nil }
         var indexes: [Int] = []
         for (index, column) in container.columns.enumerated() {
-            let lowercased = column.lowercased()
+            let lowercased = column.asciiLowercased
             if schema.generatedColumns.contains(lowercased) { continue }
             if container.databaseValues[index].isNull && schema.columnsWithDefault.contains(lowercased) { continue }
             indexes.append(index)
@@ -85,8 +85,8 @@ extension MutablePersistableRecord {
             let columns = indexes.map { container.columns[$0] }
             var upsertUpdating: [String]?
             if kind == .upsert {
-                let keyColumns = Set(schema.primaryKey.map { $0.lowercased() })
-                let updated = columns.filter { !keyColumns.contains($0.lowercased()) }
+                let keyColumns = Set(schema.primaryKey.map { $0.asciiLowercased })
+                let updated = columns.filter { !keyColumns.contains($0.asciiLowercased) }
                 upsertUpdating = updated.isEmpty ? columns : updated
             }
             let sql = RecordStatementSQL.insert(
@@ -129,7 +129,7 @@ extension MutablePersistableRecord {
         var record = self
         try record.willSave(db)
         let container = try record.performUpdate(
-            db, columns: Set(columns.map { $0.lowercased() }), conflictResolution, fetch: nil, as: Row.self
+            db, columns: Set(columns.map { $0.asciiLowercased }), conflictResolution, fetch: nil, as: Row.self
         ).container
         record.didSave(PersistenceSuccess(persistenceContainer: container))
     }
@@ -144,9 +144,9 @@ extension MutablePersistableRecord {
         if let subset { key.extra = subset.sorted().joined(separator: "\u{0}") }
         return try db.recordCache.plan(key, columns: container.columns, db: db) {
             let keyIndexes = try Self.keyIndexes(container, schema)
-            let keyColumns = Set(schema.primaryKey.map { $0.lowercased() })
+            let keyColumns = Set(schema.primaryKey.map { $0.asciiLowercased })
             var setIndexes = container.columns.indices.filter { index in
-                let column = container.columns[index].lowercased()
+                let column = container.columns[index].asciiLowercased
                 return !keyColumns.contains(column) && schema.isWritable(column)
                     && (subset == nil || subset?.contains(column) == true)
             }

@@ -10,8 +10,27 @@ public struct InsertionSuccess {
     /// The column that holds the rowid: the `INTEGER PRIMARY KEY` column,
     /// `"rowid"` for a table without one, nil for a `WITHOUT ROWID` table.
     public let rowIDColumn: String?
-    /// The values that were inserted.
+    /// The values that were inserted, with the new rowid in the rowid column
+    /// (where the record inserted `NULL`, say), as GRDB gives them.
     public let persistenceContainer: PersistenceContainer
+    /// Whether the record inserted another value than the rowid in the rowid
+    /// column (`NULL`, usually): the record's id property is then stale.
+    let rowIDWasAssigned: Bool
+
+    init(rowID: Int64, rowIDColumn: String?, persistenceContainer: PersistenceContainer) {
+        self.rowID = rowID
+        self.rowIDColumn = rowIDColumn
+        var container = persistenceContainer
+        var assigned = false
+        if let rowIDColumn, let index = container.index(ofColumn: rowIDColumn),
+            container.databaseValues[index] != .integer(rowID)
+        {
+            container.databaseValues[index] = .integer(rowID)
+            assigned = true
+        }
+        self.persistenceContainer = container
+        self.rowIDWasAssigned = assigned
+    }
 }
 
 /// What ``MutablePersistableRecord/didUpdate(_:)`` and
@@ -113,19 +132,19 @@ extension MutablePersistableRecord where Self: Decodable {
     /// Writes the new rowid into the property of the rowid column, when the
     /// record inserted `NULL` there (see ``MutablePersistableRecord``).
     public mutating func didInsert(_ inserted: InsertionSuccess) {
-        guard let rowIDColumn = inserted.rowIDColumn else { return }
-        var container = inserted.persistenceContainer
-        guard let index = container.index(ofColumn: rowIDColumn) else { return }
-        let newValue = DatabaseValue.integer(inserted.rowID)
-        guard container.databaseValues[index] != newValue else { return }
+        guard let rowIDColumn = inserted.rowIDColumn, inserted.rowIDWasAssigned else { return }
         // Fast path: store the rowid into the property directly (structs).
         if RecordIDWriter.write(inserted.rowID, into: &self, column: rowIDColumn) { return }
-        container.databaseValues[index] = newValue
+        // The container holds the new rowid already.
+        let container = inserted.persistenceContainer
         guard let row = try? Row(columnNames: container.columns, databaseValues: container.databaseValues) else { return }
         let dateStrategy: DatabaseDateDecodingStrategy =
             Self.databaseDateEncodingStrategy == .millisecondsSince1970 ? .millisecondsSince1970 : .default
         let decoder = RecordDecoder(
-            row: row, layout: DecodingLayout(columnNames: row.columnNames, naming: Self.databaseColumnEncodingStrategy),
+            row: row,
+            layout: DecodingLayout(
+                columnNames: row.columnNames, naming: Self.databaseColumnEncodingStrategy,
+                jsonDecoder: RecordValueFormat.of(Self.self).jsonDecoder),
             recordType: Self.self, dateStrategy: dateStrategy)
         if let record = try? Self(from: decoder) { self = record }
     }

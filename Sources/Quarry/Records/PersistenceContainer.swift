@@ -81,11 +81,11 @@ public struct PersistenceContainer {
         }
     }
 
-    /// The index of a column, compared exactly then case-insensitively.
+    /// The index of the leftmost column named `column`, compared as SQLite
+    /// compares identifiers (case-insensitively for ASCII letters only).
     func index(ofColumn column: String) -> Int? {
-        if let index = columns.firstIndex(of: column) { return index }
-        let lowercased = column.lowercased()
-        return columns.firstIndex { $0.lowercased() == lowercased }
+        let folded = column.asciiLowercased
+        return columns.firstIndex { $0 == column || $0.asciiLowercased == folded }
     }
 
     /// Throws the first conversion error of the subscript setter.

@@ -29,11 +29,15 @@ import Foundation
 final class EncodingLayout {
     /// Created by the first record encoded; reused by the next ones.
     var encoder: PersistenceEncoder?
-    lazy var jsonEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
+    /// The record's JSON encoders, by column, made on first use.
+    private var jsonEncoders: [String: JSONEncoder] = [:]
+
+    func jsonEncoder<Record: EncodableRecord>(_ type: Record.Type, column: String) -> JSONEncoder {
+        if let encoder = jsonEncoders[column] { return encoder }
+        let encoder = Record.databaseJSONEncoder(for: column)
+        jsonEncoders[column] = encoder
         return encoder
-    }()
+    }
 }
 
 /// Encodes an Encodable record into a PersistenceContainer.
@@ -42,7 +46,8 @@ final class PersistenceEncoder: Encoder {
     let naming: DatabaseColumnNamingStrategy
     let dateStrategy: DatabaseDateEncodingStrategy
     let uuidStrategy: DatabaseUUIDEncodingStrategy
-    let jsonEncoder: () -> JSONEncoder
+    /// The JSON encoder of a column.
+    let jsonEncoder: (String) -> JSONEncoder
 
     /// Mutable state behind a pointer: the hot path then pays no dynamic
     /// exclusivity check, which class `var` properties would cost per access.
@@ -67,7 +72,7 @@ final class PersistenceEncoder: Encoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init<Record: EncodableRecord>(_ type: Record.Type, jsonEncoder: @escaping () -> JSONEncoder) {
+    init<Record: EncodableRecord>(_ type: Record.Type, jsonEncoder: @escaping (String) -> JSONEncoder) {
         recordType = type
         naming = Record.databaseColumnEncodingStrategy
         dateStrategy = Record.databaseDateEncodingStrategy
@@ -91,14 +96,14 @@ final class PersistenceEncoder: Encoder {
             if let reusable = layout.encoder, !reusable.state.pointee.inUse {
                 encoder = reusable
             } else if layout.encoder == nil {
-                encoder = PersistenceEncoder(Record.self, jsonEncoder: { [unowned layout] in layout.jsonEncoder })
+                encoder = PersistenceEncoder(Record.self, jsonEncoder: { [unowned layout] in layout.jsonEncoder(Record.self, column: $0) })
                 layout.encoder = encoder
             } else {
                 // Reentrant encoding of the same type: use a fresh encoder.
-                encoder = PersistenceEncoder(Record.self, jsonEncoder: { JSONEncoder.sortedKeys })
+                encoder = PersistenceEncoder(Record.self, jsonEncoder: { Record.databaseJSONEncoder(for: $0) })
             }
         } else {
-            encoder = PersistenceEncoder(Record.self, jsonEncoder: { JSONEncoder.sortedKeys })
+            encoder = PersistenceEncoder(Record.self, jsonEncoder: { Record.databaseJSONEncoder(for: $0) })
         }
         let state = encoder.state
         state.pointee.inUse = true
@@ -169,7 +174,7 @@ final class PersistenceEncoder: Encoder {
         }
         // Nested Codable values (structs, arrays, dictionaries) are stored as JSON text.
         do {
-            let data = try jsonEncoder().encode(value)
+            let data = try jsonEncoder(naming.columnName(for: key)).encode(value)
             return .text(String(decoding: data, as: UTF8.self))
         } catch {
             throw EncodingError.invalidValue(value, EncodingError.Context(
@@ -211,15 +216,6 @@ final class PersistenceEncoder: Encoder {
 final class EncodingContainerHolder<Key: CodingKey> {
     let container: KeyedEncodingContainer<Key>
     init(_ container: KeyedEncodingContainer<Key>) { self.container = container }
-}
-
-extension JSONEncoder {
-    /// A JSON encoder with sorted keys, for stable column contents.
-    static var sortedKeys: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }
 }
 
 /// The keyed container of PersistenceEncoder: one method per value type, so
@@ -327,7 +323,7 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
 extension PersistenceEncoder {
     /// An encoder whose output is thrown away, returned after an error was recorded.
     static var discarding: PersistenceEncoder {
-        PersistenceEncoder(DiscardedRecord.self, jsonEncoder: { JSONEncoder.sortedKeys })
+        PersistenceEncoder(DiscardedRecord.self, jsonEncoder: { _ in .databaseDefault() })
     }
 }
 

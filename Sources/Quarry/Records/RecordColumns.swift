@@ -35,14 +35,21 @@ enum RecordColumns {
         /// For each round, the record decoded from probe values, and the
         /// fingerprint of the value handed out for each key.
         let rounds: [(record: Root, fingerprints: [String: String])]
+        /// The record a wrapper decodes from its single-value container:
+        /// its columns, and the formats its values are stored in.
+        let wrappedType: Any.Type?
         /// Resolved key paths. Guarded by `RecordColumns.lock`.
         var resolved: [AnyKeyPath: String] = [:]
 
-        init(keys: [String], columns: [String], types: [Any.Type], rounds: [(record: Root, fingerprints: [String: String])]) {
+        init(
+            keys: [String], columns: [String], types: [Any.Type], rounds: [(record: Root, fingerprints: [String: String])],
+            wrappedType: Any.Type? = nil
+        ) {
             self.keys = keys
             self.columns = columns
             self.types = types
             self.rounds = rounds
+            self.wrappedType = wrappedType
         }
     }
 
@@ -56,6 +63,27 @@ enum RecordColumns {
         let column = try resolve(keyPath, probe)
         lock.withLock { probe.resolved[keyPath] = column }
         return column
+    }
+
+    /// The type whose value formats apply to the columns of `type`: the
+    /// record a wrapper decodes from its single-value container, or `type`
+    /// itself. Learned once per type (failures included, so that a type the
+    /// probe cannot decode is not probed again at each query).
+    static func formatType(of type: Any.Type) -> Any.Type {
+        let id = ObjectIdentifier(type)
+        if let known = lock.withLock({ formatTypes[id] }) { return known }
+        var result = type
+        if let decodable = type as? any Decodable.Type, let wrapped = wrappedType(decodable) {
+            result = formatType(of: wrapped)
+        }
+        lock.withLock { formatTypes[id] = result }
+        return result
+    }
+
+    nonisolated(unsafe) private static var formatTypes: [ObjectIdentifier: Any.Type] = [:]
+
+    private static func wrappedType<Root: Decodable>(_ type: Root.Type) -> Any.Type? {
+        (try? probe(Root.self))?.wrappedType
     }
 
     /// The columns of `Root`, in the order its coding keys decode.
@@ -75,6 +103,7 @@ enum RecordColumns {
         var keys: [String] = []
         var types: [Any.Type] = []
         var rounds: [(record: Root, fingerprints: [String: String])] = []
+        var wrappedType: Any.Type?
         var roundCount = 1
         var round = 0
         while round < roundCount {
@@ -91,6 +120,7 @@ enum RecordColumns {
             }
             keys = probeRound.keys
             types = probeRound.types
+            wrappedType = wrappedType ?? probeRound.wrappedType
             rounds.append((record, probeRound.fingerprints))
             if round == 0 {
                 // Enough rounds for every key index + 1 to have a distinct bit pattern.
@@ -98,8 +128,10 @@ enum RecordColumns {
             }
             round += 1
         }
-        let naming = (Root.self as? any FetchableRecord.Type)?.databaseColumnDecodingStrategy ?? .useCodingKeys
-        return Probe(keys: keys, columns: keys.map { naming.columnName(for: $0) }, types: types, rounds: rounds)
+        let naming = (wrappedType as? any FetchableRecord.Type)?.databaseColumnDecodingStrategy
+            ?? (Root.self as? any FetchableRecord.Type)?.databaseColumnDecodingStrategy ?? .useCodingKeys
+        return Probe(
+            keys: keys, columns: keys.map { naming.columnName(for: $0) }, types: types, rounds: rounds, wrappedType: wrappedType)
     }
 
     private static func resolve<Root, Value>(_ keyPath: KeyPath<Root, Value>, _ probe: Probe<Root>) throws -> String {

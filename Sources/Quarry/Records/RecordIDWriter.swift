@@ -61,7 +61,7 @@ enum RecordIDWriter {
     private static func findSlot<Record: Decodable>(_ type: Record.Type, column: String) -> Slot {
         // Only structs hold their properties inline.
         guard !(Record.self is AnyClass), let probe = try? RecordColumns.probe(Record.self),
-            let keyIndex = probe.columns.firstIndex(where: { $0.lowercased() == column.lowercased() })
+            let keyIndex = probe.columns.firstIndex(where: { $0.asciiLowercased == column.asciiLowercased })
         else { return .none }
         let key = probe.keys[keyIndex]
         let expected = probe.rounds.map { $0.fingerprints[key] }

@@ -34,16 +34,30 @@ final class DecodingLayout {
     /// Keys asked for out of order.
     private var fallback: [String: Int32] = [:]
     private let naming: DatabaseColumnNamingStrategy
-    lazy var jsonDecoder = JSONDecoder()
+    /// The record's JSON decoder of a column, and those made so far.
+    private let makeJSONDecoder: (String) -> JSONDecoder
+    private var jsonDecoders: [String: JSONDecoder] = [:]
     /// The statement column index of `columnNames[0]`: non-zero for the
     /// columns of an included association, which follow other columns.
     let offset: Int32
 
-    init(columnNames: [String], naming: DatabaseColumnNamingStrategy, offset: Int32 = 0) {
+    init(
+        columnNames: [String], naming: DatabaseColumnNamingStrategy, offset: Int32 = 0,
+        jsonDecoder: @escaping (String) -> JSONDecoder
+    ) {
         self.columnNames = columnNames
         self.nameIndex = RowLayout(columnNames: columnNames)
         self.naming = naming
         self.offset = offset
+        self.makeJSONDecoder = jsonDecoder
+    }
+
+    /// The JSON decoder of a column (the record's ``FetchableRecord/databaseJSONDecoder(for:)``).
+    func jsonDecoder(forColumn column: String) -> JSONDecoder {
+        if let decoder = jsonDecoders[column] { return decoder }
+        let decoder = makeJSONDecoder(column)
+        jsonDecoders[column] = decoder
+        return decoder
     }
 
     /// The column name a key maps to.
@@ -163,9 +177,9 @@ final class RecordDecoder: Decoder {
                     column: "*", expectedType: recordType)
     }
 
+    /// A wrapper around another record or value (see RecordSingleValueContainer).
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        throw error(.other("records decode with a keyed container; \(recordType) asked for a single value container"),
-                    column: "*", expectedType: recordType)
+        RecordSingleValueContainer(decoder: self)
     }
 
     // MARK: Reading cells
@@ -293,7 +307,7 @@ final class RecordDecoder: Decoder {
             default: throw columnError(.valueMismatch(value), index, T.self)
             }
             do {
-                return try layout.jsonDecoder.decode(T.self, from: data)
+                return try layout.jsonDecoder(forColumn: columnNames[Int(index - layout.offset)]).decode(T.self, from: data)
             } catch {
                 throw columnError(.other("invalid JSON: \(value) (\(Self.describe(error)))"), index, T.self)
             }

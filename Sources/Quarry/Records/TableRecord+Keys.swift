@@ -27,7 +27,8 @@ extension TableRecord {
                         + "use a key dictionary such as [\(schema.primaryKey.map { "\"\($0)\": …" }.joined(separator: ", "))]")
         }
         guard let value else { return ResolvedKey(columns: schema.primaryKey, values: nil) }
-        let databaseValue = try value.databaseValue
+        // In the format the record stores its key (a UUID as text, say).
+        let databaseValue = try RecordValueFormat.of(Self.self).databaseValue(ofKey: value, column: schema.primaryKey[0])
         return ResolvedKey(columns: schema.primaryKey, values: databaseValue.isNull ? nil : [databaseValue])
     }
 
@@ -37,15 +38,16 @@ extension TableRecord {
             throw RecordError.invalidKey(databaseTableName: databaseTableName, reason: "the key has no column")
         }
         let schema = try db.recordCache.schema(for: databaseTableName, in: db)
-        let sorted = key.sorted { $0.key.lowercased() < $1.key.lowercased() }
+        let sorted = key.sorted { $0.key.asciiLowercased < $1.key.asciiLowercased }
         let columns = sorted.map(\.key)
         guard schema.isUniqueKey(columns) else {
             throw RecordError.notUniqueKey(databaseTableName: databaseTableName, columns: columns)
         }
         var values: [DatabaseValue] = []
-        for (_, value) in sorted {
+        let format = RecordValueFormat.of(Self.self)
+        for (column, value) in sorted {
             guard let value else { return ResolvedKey(columns: columns, values: nil) }
-            let databaseValue = try value.databaseValue
+            let databaseValue = try format.databaseValue(ofKey: value, column: column)
             if databaseValue.isNull { return ResolvedKey(columns: columns, values: nil) }
             values.append(databaseValue)
         }

@@ -40,8 +40,8 @@ struct TableSchema {
         let keyColumns = columnInfos.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
         self.name = table
         self.columns = columnInfos.map(\.name)
-        self.generatedColumns = Set(columnInfos.filter(\.isGenerated).map { $0.name.lowercased() })
-        self.columnsWithDefault = Set(columnInfos.filter { $0.defaultValueSQL != nil }.map { $0.name.lowercased() })
+        self.generatedColumns = Set(columnInfos.filter(\.isGenerated).map { $0.name.asciiLowercased })
+        self.columnsWithDefault = Set(columnInfos.filter { $0.defaultValueSQL != nil }.map { $0.name.asciiLowercased })
         self.hasRowID = hasRowID
         if keyColumns.isEmpty {
             primaryKey = hasRowID ? ["rowid"] : []
@@ -56,10 +56,10 @@ struct TableSchema {
                 rowIDColumn = hasRowID ? "rowid" : nil
             }
         }
-        var uniqueKeys: [Set<String>] = [Set(primaryKey.map { $0.lowercased() })]
+        var uniqueKeys: [Set<String>] = [Set(primaryKey.map { $0.asciiLowercased })]
         for index in try db.indexes(on: table) where index.isUnique && !index.isPartial {
             // An index on an expression has an empty column name: it is no key of columns.
-            if !index.columns.contains("") { uniqueKeys.append(Set(index.columns.map { $0.lowercased() })) }
+            if !index.columns.contains("") { uniqueKeys.append(Set(index.columns.map { $0.asciiLowercased })) }
         }
         self.uniqueKeys = uniqueKeys
         hasTriggers = try db.hasTriggers(on: table)
@@ -67,12 +67,12 @@ struct TableSchema {
 
     /// Whether a column is written by INSERT and UPDATE.
     func isWritable(_ column: String) -> Bool {
-        generatedColumns.isEmpty || !generatedColumns.contains(column.lowercased())
+        generatedColumns.isEmpty || !generatedColumns.contains(column.asciiLowercased)
     }
 
     /// Whether `columns` is the primary key or a unique index.
     func isUniqueKey(_ columns: [String]) -> Bool {
-        let set = Set(columns.map { $0.lowercased() })
+        let set = Set(columns.map { $0.asciiLowercased })
         return uniqueKeys.contains(set)
     }
 }

@@ -18,7 +18,7 @@ import Foundation
 /// Values inside an expression are always bound as statement arguments; they
 /// never appear in the SQL text.
 public struct SQLExpression: Sendable {
-    indirect enum Node: Sendable {
+    enum Node: Sendable {
         /// A column of the table the expression is evaluated on.
         case column(String, SQLQualifier)
         /// A bound value.
@@ -58,9 +58,16 @@ public struct SQLExpression: Sendable {
         case invalid(any Error)
     }
 
-    let node: Node
+    /// The node, in a box whose deinit frees deep trees without recursion
+    /// (see ``NodeBox``).
+    /// A `var` only so that NodeBox's deinit can test it with
+    /// `isKnownUniquelyReferenced`; never reassigned.
+    fileprivate var box: NodeBox
 
-    init(_ node: Node) { self.node = node }
+    /// The node of the expression.
+    var node: Node { box.node }
+
+    init(_ node: Node) { box = NodeBox(node) }
 
     /// Raw SQL, with `?` placeholders bound to `arguments`.
     ///
@@ -151,6 +158,67 @@ public struct SQLExpression: Sendable {
                 branches.map { SQLCaseBranch(when: $0.when.qualified(by: qualifier), then: $0.then.qualified(by: qualifier)) },
                 otherwise?.qualified(by: qualifier)))
         case .collate(let x, let collation): return SQLExpression(.collate(x.qualified(by: qualifier), collation))
+        }
+    }
+}
+
+/// The node of an expression, in a class so that freeing a tree is iterative.
+///
+/// An expression built programmatically can be as deep as memory allows
+/// (`(1...100_000).reduce(expr) { $0 + $1 }`). Freeing nested enum payloads
+/// recurses once per level and overflows the stack far below that, even
+/// though SQL generation refuses the expression (it throws SQLITE_TOOBIG past
+/// SQLite's 1000 levels). This deinit instead moves the children of each node
+/// it frees onto an explicit stack, so that no release goes deeper than one
+/// level.
+final class NodeBox: @unchecked Sendable {
+    // `@unchecked`: `node` is only written in deinit, when no other reference
+    // to the box exists.
+    fileprivate(set) var node: SQLExpression.Node
+
+    init(_ node: SQLExpression.Node) { self.node = node }
+
+    deinit {
+        guard node.hasExpressionChildren else { return }
+        var pending = node.takeChildren()
+        node = .countAll
+        while var expression = pending.popLast() {
+            // Only a box this loop holds the last reference to is freed here:
+            // take its children first, so its own deinit has nothing to free.
+            if isKnownUniquelyReferenced(&expression.box), expression.box.node.hasExpressionChildren {
+                pending.append(contentsOf: expression.box.node.takeChildren())
+                expression.box.node = .countAll
+            }
+        }
+    }
+}
+
+extension SQLExpression.Node {
+    /// Whether the node holds other expressions.
+    fileprivate var hasExpressionChildren: Bool {
+        switch self {
+        case .column, .value, .literal, .countAll, .allColumns, .invalid: return false
+        case .exists, .subquery: return false
+        default: return true
+        }
+    }
+
+    /// The expressions the node holds (subqueries excluded: they are shallow).
+    fileprivate func takeChildren() -> [SQLExpression] {
+        switch self {
+        case .column, .value, .literal, .countAll, .allColumns, .invalid, .exists, .subquery: return []
+        case .prefix(_, let x), .postfix(let x, _), .collate(let x, _), .inSubquery(let x, _, _): return [x]
+        case .infix(_, let x, let y): return [x, y]
+        case .function(_, let arguments, _): return arguments
+        case .inList(let x, let list, _): return [x] + list
+        case .between(let x, let low, let high, _): return [x, low, high]
+        case .match(_, let x, let pattern, _, _): return [x, pattern]
+        case .caseWhen(let subject, let branches, let otherwise):
+            var children: [SQLExpression] = []
+            if let subject { children.append(subject) }
+            for branch in branches { children += [branch.when, branch.then] }
+            if let otherwise { children.append(otherwise) }
+            return children
         }
     }
 }

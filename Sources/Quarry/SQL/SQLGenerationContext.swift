@@ -164,11 +164,11 @@ final class SQLGenerationContext {
         if let name = aliasNames[ObjectIdentifier(alias)] { return name }
         var name = preferred
         var counter = 1
-        while usedNames.contains(name.lowercased()) {
+        while usedNames.contains(name.asciiLowercased) {
             counter += 1
             name = preferred + String(counter)
         }
-        usedNames.insert(name.lowercased())
+        usedNames.insert(name.asciiLowercased)
         aliasNames[ObjectIdentifier(alias)] = name
         return name
     }

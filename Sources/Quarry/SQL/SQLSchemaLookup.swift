@@ -33,9 +33,9 @@ enum SQLSchemaLookup {
         guard try db.tableExists(referenced) else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(referenced)")
         }
-        var keys = try db.foreignKeys(on: holder).filter { $0.destinationTable.lowercased() == referenced.lowercased() }
+        var keys = try db.foreignKeys(on: holder).filter { $0.destinationTable.asciiLowercased == referenced.asciiLowercased }
         if let foreignKeyColumns {
-            keys = keys.filter { $0.originColumns.map { $0.lowercased() } == foreignKeyColumns.map { $0.lowercased() } }
+            keys = keys.filter { $0.originColumns.map { $0.asciiLowercased } == foreignKeyColumns.map { $0.asciiLowercased } }
         }
         let pairs: [(holder: String, referenced: String)]
         switch keys.count {

@@ -52,13 +52,13 @@ extension SQLGenerationContext {
         var result: [SelectionScope] = []
         for join in joins {
             if join.isSelected {
-                let columns = try db.columns(in: join.tableName).map { $0.name.lowercased() }
+                let columns = try db.columns(in: join.tableName).map { $0.name.asciiLowercased }
                 let range = offset..<(offset + columns.count)
                 offset += columns.count
                 var identityColumn: Int?
                 if case .foreignKey(childHoldsForeignKey: false, _) = join.condition, join.joins.isEmpty,
                     let pairs = try? columnPairs(of: join, parentTable: parentTable), pairs.count == 1,
-                    let position = columns.firstIndex(of: pairs[0].child.lowercased())
+                    let position = columns.firstIndex(of: pairs[0].child.asciiLowercased)
                 {
                     // A belongs-to join matches the destination's primary key.
                     identityColumn = range.lowerBound + position

@@ -173,7 +173,7 @@ public final class TableDefinition {
 
     /// The primary key column and type a `belongsTo` refers to.
     private func referencedKey(of table: String, _ db: Database) throws -> (String, DatabaseColumnType?) {
-        if table.lowercased() == name.lowercased() {
+        if table.asciiLowercased == name.asciiLowercased {
             // A self reference: look at the columns defined so far.
             for case .column(let column) in items where column.isPrimaryKey {
                 return (column.name, column.type)

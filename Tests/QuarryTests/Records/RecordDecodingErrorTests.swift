@@ -81,16 +81,17 @@ struct RecordDecodingErrorTests {
     }
 
     @Test func unsupportedShapesThrow() throws {
-        struct Single: Codable, FetchableRecord {
+        struct Unkeyed: Codable, FetchableRecord {
             var value: Int
             init(from decoder: any Decoder) throws {
-                value = try decoder.singleValueContainer().decode(Int.self)
+                var container = try decoder.unkeyedContainer()
+                value = try container.decode(Int.self)
             }
         }
         let dbQueue = try DatabaseQueue()
         try dbQueue.read { db in
-            #expect(message { _ = try Single.fetchAll(db, sql: "SELECT 1 AS value") }?
-                .contains("records decode with a keyed container; Single asked for a single value container") == true)
+            #expect(message { _ = try Unkeyed.fetchAll(db, sql: "SELECT 1 AS value") }?
+                .contains("records decode with a keyed container; Unkeyed asked for an unkeyed container") == true)
         }
     }
 }

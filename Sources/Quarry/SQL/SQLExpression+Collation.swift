@@ -1,0 +1,78 @@
+// SQLExpression+Collation: a collation applied to a condition, pushed down to
+// the values the condition compares.
+//
+// `("name" = ?) COLLATE "NOCASE"` would collate the 0/1 result of the
+// comparison, and the comparison itself would stay case-sensitive. SQLite
+// uses the collation of the left operand of a comparison, IN or BETWEEN
+// (<https://www.sqlite.org/datatype3.html#collation>), so the collation goes
+// there: `"name" COLLATE "NOCASE" = ?`. A condition it cannot reach that way
+// (LIKE, GLOB, a function call, raw SQL) is refused with an error rather than
+// ignored.
+
+extension SQLExpression {
+    /// The condition with `collation` applied to every comparison it makes.
+    ///
+    /// A chain of one operator (`a AND b AND c …`, built by a loop) is walked
+    /// without recursion, so that a long chain does not recurse once per
+    /// condition.
+    func collatingComparisons(_ collation: String) -> SQLExpression {
+        switch node {
+        case .infix(let op, _, _) where op == "AND" || op == "OR":
+            var operands: [SQLExpression] = []
+            var pending = [self]
+            while let expression = pending.popLast() {
+                if case .infix(let innerOp, let x, let y) = expression.node, innerOp == op {
+                    pending.append(y)
+                    pending.append(x)
+                } else {
+                    operands.append(expression)
+                }
+            }
+            let collated = operands.map { $0.collatingComparisons(collation) }
+            return collated.dropFirst().reduce(collated[0]) { SQLExpression(.infix(op, $0, $1)) }
+        case .prefix(let op, let x) where op == "NOT ":
+            return SQLExpression(.prefix(op, x.collatingComparisons(collation)))
+        case .infix(let op, let x, let y) where Self.comparisonOperators.contains(op):
+            guard let collated = x.collated(collation) else { return refusal(collation, "a comparison of a function's result") }
+            return SQLExpression(.infix(op, collated, y))
+        case .inList(let x, let list, let negated):
+            guard let collated = x.collated(collation) else { return refusal(collation, "IN on a function's result") }
+            return SQLExpression(.inList(collated, list, negated: negated))
+        case .inSubquery(let x, let query, let negated):
+            guard let collated = x.collated(collation) else { return refusal(collation, "IN on a function's result") }
+            return SQLExpression(.inSubquery(collated, query, negated: negated))
+        case .between(let x, let low, let high, let negated):
+            guard let collated = x.collated(collation) else { return refusal(collation, "BETWEEN on a function's result") }
+            return SQLExpression(.between(collated, low, high, negated: negated))
+        case .postfix:
+            // IS NULL and IS NOT NULL: no collation is involved.
+            return self
+        case .invalid:
+            return self
+        case .match(let op, _, _, _, _):
+            return refusal(collation, "\(op) (LIKE and GLOB ignore collations)")
+        default:
+            return refusal(collation, "this condition")
+        }
+    }
+
+    private static let comparisonOperators: Set<String> = ["=", "<>", "<", "<=", ">", ">=", "IS", "IS NOT"]
+
+    /// The operand with the collation, or nil when it is a function call:
+    /// the text methods (hasPrefix, contains…) compare the integer results of
+    /// instr() or bytes, which a collation would not change.
+    private func collated(_ collation: String) -> SQLExpression? {
+        switch node {
+        case .function, .countAll: return nil
+        case .collate(let x, _): return SQLExpression(.collate(x, collation))
+        default: return SQLExpression(.collate(self, collation))
+        }
+    }
+
+    private func refusal(_ collation: String, _ what: String) -> SQLExpression {
+        SQLExpression(.invalid(DatabaseError.misuse(
+            "collating(\(collation)) on a condition applies to the compared value of =, <>, <, <=, >, >=, IN and BETWEEN "
+                + "(and to conditions joined with AND, OR, NOT); it cannot apply to \(what): collate the column instead, "
+                + "as in `$0.name.collating(.nocase) == \"arthur\"`")))
+    }
+}
