@@ -24,25 +24,31 @@ import Testing
 
     /// Built and freed on a thread with a 512 KiB stack, as small as a
     /// secondary thread's: a recursive free of 100,000 levels overflowed it.
-    @Test func deepNotFunctionAndChainExpressionsAreFreedOnASmallStack() throws {
-        let done = DispatchSemaphore(value: 0)
+    /// Async, so that waiting for the thread does not hold a thread of the
+    /// cooperative pool (the concurrency tests need them).
+    @Test func deepNotFunctionAndChainExpressionsAreFreedOnASmallStack() async throws {
         let depth = Self.depth
-        let thread = Thread {
-            do {  // everything built here is freed at the end of this block, before the signal
-            var condition = \QPlayer.score > 0
-            for _ in 0..<depth { condition = !condition }
-            var value = QueryExpression(\QPlayer.name)
-            for _ in 0..<depth { value = value.lowercased }
-            var chain = \QPlayer.score > 0
-            for index in 0..<depth { chain = chain && \QPlayer.score != index }
-            var cases = caseWhen([(\QPlayer.score > 0, 1)], otherwise: 0)
-            for _ in 0..<depth { cases = caseWhen([(cases > 0, 1)], otherwise: 0) }
-            _ = (condition, value, chain, cases)
+        let finished: Bool = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                Self.buildAndFreeDeepExpressions(depth: depth)
+                continuation.resume(returning: true)
             }
-            done.signal()
+            thread.stackSize = 512 * 1024
+            thread.start()
         }
-        thread.stackSize = 512 * 1024
-        thread.start()
-        #expect(done.wait(timeout: .now() + 120) == .success)
+        #expect(finished)
+    }
+
+    /// Builds four kinds of deep expressions; they are freed on return.
+    private static func buildAndFreeDeepExpressions(depth: Int) {
+        var condition = \QPlayer.score > 0
+        for _ in 0..<depth { condition = !condition }
+        var value = QueryExpression(\QPlayer.name)
+        for _ in 0..<depth { value = value.lowercased }
+        var chain = \QPlayer.score > 0
+        for index in 0..<depth { chain = chain && \QPlayer.score != index }
+        var cases = caseWhen([(\QPlayer.score > 0, 1)], otherwise: 0)
+        for _ in 0..<depth { cases = caseWhen([(cases > 0, 1)], otherwise: 0) }
+        withExtendedLifetime((condition, value, chain, cases)) {}
     }
 }
