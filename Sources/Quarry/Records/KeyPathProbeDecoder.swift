@@ -22,12 +22,22 @@ final class ProbeRound {
     /// The type a wrapper record decodes from its single-value container
     /// (`decoder.singleValueContainer().decode(Player.self)`), if any.
     var wrappedType: Any.Type?
+    /// The CodingKey type of the record's keyed container.
+    var codingKeyType: (any CodingKey.Type)?
+    /// Which pair of candidate values each key gets (see ProbeValues): a key
+    /// whose type refused the first pair (`guard score > 0`, an email
+    /// without "@") is given the next one in a new attempt.
+    let choices: [String: Int]
 
-    init(round: Int, keys: [String], types: [Any.Type]) {
+    init(round: Int, keys: [String], types: [Any.Type], choices: [String: Int] = [:]) {
         self.round = round
         self.keys = keys
         self.types = types
+        self.choices = choices
     }
+
+    /// The candidate pair of `key`.
+    func choice(for key: String) -> Int { choices[key] ?? 0 }
 
     /// The bit that key `index` gets in this round.
     func bit(forKeyAt index: Int) -> Bool {
@@ -50,7 +60,8 @@ struct KeyPathProbeDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RecordingContainer<Key>(round: round))
+        if round.codingKeyType == nil { round.codingKeyType = Key.self }
+        return KeyedDecodingContainer(RecordingContainer<Key>(round: round))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -105,25 +116,26 @@ struct KeyPathProbeDecoder: Decoder {
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let index = round.index(of: key.stringValue, type: T.self)
-            let value = try ProbeValues.make(T.self, bit: round.bit(forKeyAt: index), depth: 0)
+            let value = try ProbeValues.make(
+                T.self, bit: round.bit(forKeyAt: index), choice: round.choice(for: key.stringValue), depth: 0)
             round.fingerprints[key.stringValue] = ProbeValues.fingerprint(value)
             return value
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
             let index = round.index(of: key.stringValue, type: Any.self)
-            return try NestedProbeDecoder(bit: round.bit(forKeyAt: index), depth: 1).container(keyedBy: type)
+            return try NestedProbeDecoder(bit: round.bit(forKeyAt: index), choice: round.choice(for: key.stringValue), depth: 1).container(keyedBy: type)
         }
 
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
             let index = round.index(of: key.stringValue, type: Any.self)
-            return try NestedProbeDecoder(bit: round.bit(forKeyAt: index), depth: 1).unkeyedContainer()
+            return try NestedProbeDecoder(bit: round.bit(forKeyAt: index), choice: round.choice(for: key.stringValue), depth: 1).unkeyedContainer()
         }
 
         func superDecoder() throws -> any Decoder { KeyPathProbeDecoder(round: round) }
         func superDecoder(forKey key: Key) throws -> any Decoder {
             let index = round.index(of: key.stringValue, type: Any.self)
-            return NestedProbeDecoder(bit: round.bit(forKeyAt: index), depth: 1)
+            return NestedProbeDecoder(bit: round.bit(forKeyAt: index), choice: round.choice(for: key.stringValue), depth: 1)
         }
     }
 }
@@ -133,30 +145,57 @@ enum ProbeValues {
     /// Nested values deeper than this are empty (recursive types stop here).
     static let maximumDepth = 4
 
-    static func make<T: Decodable>(_ type: T.Type, bit: Bool, depth: Int) throws -> T {
-        if let leaf = leaf(T.self, bit: bit) { return leaf }
-        return try T(from: NestedProbeDecoder(bit: bit, depth: depth + 1))
+    /// How many candidate pairs there are for the types that have several.
+    static let choiceCount = 6
+
+    static func make<T: Decodable>(_ type: T.Type, bit: Bool, choice: Int, depth: Int) throws -> T {
+        if let leaf = leaf(T.self, bit: bit, choice: choice) { return leaf }
+        return try T(from: NestedProbeDecoder(bit: bit, choice: choice, depth: depth + 1))
     }
 
-    /// A directly made value for the standard value types and enumerations.
-    static func leaf<T>(_ type: T.Type, bit: Bool) -> T? {
+    /// Candidate pairs of numbers: the first pair (0 and 1) suits most
+    /// types; the next ones suit types that validate their value (positive,
+    /// non-zero, negative, larger).
+    private static let numbers: [(Int, Int)] = [(0, 1), (1, 2), (2, 3), (-1, -2), (100, 200), (1000, 2000)]
+    /// Candidate pairs of strings: digits, letters, then shapes that common
+    /// validated types accept (email addresses, URLs, dates, UUIDs).
+    private static let strings: [(String, String)] = [
+        ("0", "1"), ("a", "b"), ("a@example.com", "b@example.com"), ("https://example.com/a", "https://example.com/b"),
+        ("2000-01-01", "2000-01-02"),
+        ("00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000001"),
+    ]
+
+    /// A directly made value for the standard value types and enumerations:
+    /// the first or second value (by `bit`) of candidate pair `choice`.
+    static func leaf<T>(_ type: T.Type, bit: Bool, choice: Int = 0) -> T? {
         let n = bit ? 1 : 0
+        let pair = numbers[min(max(choice, 0), numbers.count - 1)]
+        let number = bit ? pair.1 : pair.0
         switch T.self {
         case is Bool.Type: return bit as? T
-        case is String.Type: return String(n) as? T
-        case is Date.Type: return Date(timeIntervalSince1970: Double(n)) as? T
-        case is Decimal.Type: return Decimal(n) as? T
-        case is Data.Type: return Data([UInt8(n)]) as? T
-        case is UUID.Type: return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(n))) as? T
-        case is URL.Type: return URL(string: "quarry-probe:\(n)") as? T
+        case is String.Type:
+            let strings = strings[min(max(choice, 0), strings.count - 1)]
+            return (bit ? strings.1 : strings.0) as? T
+        case is Date.Type: return Date(timeIntervalSince1970: Double(number)) as? T
+        case is Decimal.Type: return Decimal(number) as? T
+        case is Data.Type: return Data(repeating: UInt8(n), count: choice + 1) as? T
+        case is UUID.Type: return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(choice), UInt8(n))) as? T
+        case is URL.Type: return URL(string: "https://example.com/\(choice)/\(n)") as? T
         default: break
         }
-        if let integer = T.self as? any FixedWidthInteger.Type { return integer.init(n) as? T }
-        if let floating = T.self as? any BinaryFloatingPoint.Type { return floating.init(n) as? T }
+        if let integer = T.self as? any FixedWidthInteger.Type {
+            return (integer.init(exactly: number) ?? integer.init(exactly: n)) as? T
+        }
+        if let floating = T.self as? any BinaryFloatingPoint.Type { return floating.init(number) as? T }
         if let caseIterable = T.self as? any CaseIterable.Type {
             let cases = allCases(of: caseIterable)
             guard !cases.isEmpty else { return nil }
             return cases[cases.count > 1 ? n : 0] as? T
+        }
+        // Enums without associated values, CaseIterable or not: their first
+        // and second cases, made from the type's metadata.
+        if let info = EnumMetadata.info(of: T.self), info.payloadCaseCount == 0, info.emptyCaseCount > 0 {
+            return EnumMetadata.value(T.self, tag: info.emptyCaseCount > 1 ? n : 0)
         }
         if let rawRepresentable = T.self as? any RawRepresentable.Type {
             return integerRawCase(rawRepresentable, bit: bit) as? T
@@ -197,6 +236,7 @@ enum ProbeValues {
 /// The decoder of a nested value: every leaf gets the value of one bit.
 struct NestedProbeDecoder: Decoder, SingleValueDecodingContainer {
     let bit: Bool
+    let choice: Int
     let depth: Int
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -209,23 +249,31 @@ struct NestedProbeDecoder: Decoder, SingleValueDecodingContainer {
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
     func decodeNil() -> Bool { depth > ProbeValues.maximumDepth }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try ProbeValues.make(T.self, bit: bit, depth: depth) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try ProbeValues.make(T.self, bit: bit, choice: choice, depth: depth) }
 
     struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let decoder: NestedProbeDecoder
         var codingPath: [any CodingKey] { [] }
-        /// One key, so that dictionaries get one entry.
-        var allKeys: [Key] { decoder.depth > ProbeValues.maximumDepth ? [] : [Key(stringValue: "k")].compactMap { $0 } }
+        /// One key, so that dictionaries get one entry. For an enum with
+        /// associated values (its keys are its cases), the first or second
+        /// case, by bit.
+        var allKeys: [Key] {
+            guard decoder.depth <= ProbeValues.maximumDepth else { return [] }
+            if let cases = EnumMetadata.allCases(Key.self), !cases.isEmpty {
+                return [cases[decoder.bit && cases.count > 1 ? 1 : 0]]
+            }
+            return [Key(stringValue: "k")].compactMap { $0 }
+        }
         func contains(_ key: Key) -> Bool { decoder.depth <= ProbeValues.maximumDepth }
         func decodeNil(forKey key: Key) throws -> Bool { decoder.depth > ProbeValues.maximumDepth }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            try ProbeValues.make(T.self, bit: decoder.bit, depth: decoder.depth)
+            try ProbeValues.make(T.self, bit: decoder.bit, choice: decoder.choice, depth: decoder.depth)
         }
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-            try NestedProbeDecoder(bit: decoder.bit, depth: decoder.depth + 1).container(keyedBy: type)
+            try NestedProbeDecoder(bit: decoder.bit, choice: decoder.choice, depth: decoder.depth + 1).container(keyedBy: type)
         }
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-            Unkeyed(decoder: NestedProbeDecoder(bit: decoder.bit, depth: decoder.depth + 1))
+            Unkeyed(decoder: NestedProbeDecoder(bit: decoder.bit, choice: decoder.choice, depth: decoder.depth + 1))
         }
         func superDecoder() throws -> any Decoder { decoder }
         func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
@@ -244,19 +292,19 @@ struct NestedProbeDecoder: Decoder, SingleValueDecodingContainer {
         mutating func decodeNil() throws -> Bool { false }
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
             currentIndex += 1
-            return try ProbeValues.make(T.self, bit: decoder.bit, depth: decoder.depth)
+            return try ProbeValues.make(T.self, bit: decoder.bit, choice: decoder.choice, depth: decoder.depth)
         }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
             currentIndex += 1
-            return try NestedProbeDecoder(bit: decoder.bit, depth: decoder.depth + 1).container(keyedBy: type)
+            return try NestedProbeDecoder(bit: decoder.bit, choice: decoder.choice, depth: decoder.depth + 1).container(keyedBy: type)
         }
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
             currentIndex += 1
-            return Unkeyed(decoder: NestedProbeDecoder(bit: decoder.bit, depth: decoder.depth + 1))
+            return Unkeyed(decoder: NestedProbeDecoder(bit: decoder.bit, choice: decoder.choice, depth: decoder.depth + 1))
         }
         mutating func superDecoder() throws -> any Decoder {
             currentIndex += 1
-            return NestedProbeDecoder(bit: decoder.bit, depth: decoder.depth + 1)
+            return NestedProbeDecoder(bit: decoder.bit, choice: decoder.choice, depth: decoder.depth + 1)
         }
     }
 }

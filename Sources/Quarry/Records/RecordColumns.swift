@@ -1,10 +1,28 @@
 // RecordColumns: maps a key path of a Decodable record to the column its
 // coding key names — with no macro and no list of columns written by hand.
 //
-// The mapping is learned once per record type with KeyPathProbeDecoder, then
-// cached (thread-safe). A key path that does not name exactly one column — a
-// computed property, a path into a nested JSON value, a property no coding key
-// fills — is refused with an error that says why.
+// The mapping is learned once per record type, then cached (thread-safe):
+//
+// 1. The probe (KeyPathProbeDecoder) decodes the record from made-up values,
+//    a few rounds, each key getting one of two values chosen by one bit of
+//    its index; reading a key path on the decoded records shows the bit
+//    pattern of the one key that fills it. Valid values come from the type:
+//    numbers, strings, dates…; enum cases made from the enum's metadata
+//    (EnumMetadata: no CaseIterable needed, associated values included);
+//    nested structs, arrays and dictionaries built leaf by leaf.
+// 2. A record that refuses a value (a validated type, a check in
+//    `init(from:)`) is decoded again with the next pair of candidate values
+//    for the key it refused, then for every key ("a@example.com",
+//    "https://example.com/a", 1, 2, -1, 100…; see ProbeValues).
+// 3. A record that refuses every candidate is resolved from its stored
+//    properties and its CodingKeys enum instead (RecordColumns+Layout.swift).
+//
+// A key path that does not name exactly one column — a computed property, a
+// path into a nested JSON value, a property no coding key fills — is refused
+// with an error that says why; other key paths of the type still resolve.
+//
+// Cost, once per type: about <see Records.md, "Key paths"> for a record of
+// 30 properties (measured by RecordShapeTests.probeCostOfAThirtyPropertyRecord).
 
 import Foundation
 
@@ -38,18 +56,30 @@ enum RecordColumns {
         /// The record a wrapper decodes from its single-value container:
         /// its columns, and the formats its values are stored in.
         let wrappedType: Any.Type?
+        /// When the record could not be decoded from probe values (`rounds`
+        /// is then empty): the offset of the stored property of each key,
+        /// and why decoding failed (see RecordColumns+Layout.swift).
+        let offsets: [Int]?
+        let probeFailure: String?
+        /// The CodingKeys case name of each key, when the keys are the cases
+        /// of an enum (`teamID` for the key "team_id").
+        let caseNames: [String: String]
         /// Resolved key paths. Guarded by `RecordColumns.lock`.
         var resolved: [AnyKeyPath: String] = [:]
 
         init(
             keys: [String], columns: [String], types: [Any.Type], rounds: [(record: Root, fingerprints: [String: String])],
-            wrappedType: Any.Type? = nil
+            wrappedType: Any.Type? = nil, offsets: [Int]? = nil, probeFailure: String? = nil,
+            caseNames: [String: String] = [:]
         ) {
+            self.caseNames = caseNames
             self.keys = keys
             self.columns = columns
             self.types = types
             self.rounds = rounds
             self.wrappedType = wrappedType
+            self.offsets = offsets
+            self.probeFailure = probeFailure
         }
     }
 
@@ -102,25 +132,21 @@ enum RecordColumns {
     private static func makeProbe<Root: Decodable>(_ type: Root.Type) throws -> Probe<Root> {
         var keys: [String] = []
         var types: [Any.Type] = []
+        var choices: [String: Int] = [:]
         var rounds: [(record: Root, fingerprints: [String: String])] = []
         var wrappedType: Any.Type?
+        var codingKeyType: (any CodingKey.Type)?
         var roundCount = 1
         var round = 0
         while round < roundCount {
-            let probeRound = ProbeRound(round: round, keys: keys, types: types)
-            let record: Root
-            do {
-                record = try Root(from: KeyPathProbeDecoder(round: probeRound))
-            } catch {
-                let key = probeRound.keys.last.map { " (at the coding key \"\($0)\")" } ?? ""
-                throw KeyPathColumnError(
-                    recordType: "\(Root.self)", keyPath: "\\\(Root.self)",
-                    reason: "Quarry could not decode the record from probe values\(key): \(error). "
-                        + "Make enumerations used as properties CaseIterable, or name columns with Column(\"name\")")
+            let decoded = decodeRound(Root.self, round, keys: &keys, types: &types, choices: &choices)
+            guard case .success(let (record, probeRound)) = decoded else {
+                guard case .failure(let failure) = decoded else { break }
+                // Every candidate was refused: resolve from the stored properties.
+                return try layoutProbe(Root.self, failure)
             }
-            keys = probeRound.keys
-            types = probeRound.types
             wrappedType = wrappedType ?? probeRound.wrappedType
+            codingKeyType = codingKeyType ?? probeRound.codingKeyType
             rounds.append((record, probeRound.fingerprints))
             if round == 0 {
                 // Enough rounds for every key index + 1 to have a distinct bit pattern.
@@ -130,19 +156,95 @@ enum RecordColumns {
         }
         let naming = (wrappedType as? any FetchableRecord.Type)?.databaseColumnDecodingStrategy
             ?? (Root.self as? any FetchableRecord.Type)?.databaseColumnDecodingStrategy ?? .useCodingKeys
+        var caseNames: [String: String] = [:]
+        for key in codingKeyType.flatMap(codingKeyCases) ?? [] { caseNames[key.stringValue] = key.caseName }
         return Probe(
-            keys: keys, columns: keys.map { naming.columnName(for: $0) }, types: types, rounds: rounds, wrappedType: wrappedType)
+            keys: keys, columns: keys.map { naming.columnName(for: $0) }, types: types, rounds: rounds, wrappedType: wrappedType,
+            caseNames: caseNames)
+    }
+
+    /// The column of a property-wrapped property (`@Trimmed var label`),
+    /// whose key path is computed (it reads `_label.wrappedValue`): the key
+    /// whose stored property is `_label` (the name synthesized Codable
+    /// codes), when the wrapper's single stored value is the key path's
+    /// value in every probe round.
+    private static func wrappedPropertyColumn<Root, Value>(_ keyPath: KeyPath<Root, Value>, _ probe: Probe<Root>) -> String? {
+        guard !probe.rounds.isEmpty else { return nil }
+        let observed = probe.rounds.map { ProbeValues.fingerprint($0.record[keyPath: keyPath]) }
+        let storedNames = probe.keys.map { "_" + (probe.caseNames[$0] ?? $0) }
+        let candidates = probe.keys.indices.filter { index in
+            probe.rounds.indices.allSatisfy { round in
+                let record = Mirror(reflecting: probe.rounds[round].record)
+                guard let wrapper = record.children.first(where: { $0.label == storedNames[index] })?.value else { return false }
+                let stored = Mirror(reflecting: wrapper).children
+                guard stored.count == 1, let inner = stored.first?.value else { return false }
+                return ProbeValues.fingerprint(inner) == observed[round]
+            }
+        }
+        return candidates.count == 1 ? probe.columns[candidates[0]] : nil
+    }
+
+    /// Why a record could not be decoded from probe values.
+    struct ProbeFailure: Error {
+        /// The coding key asked for last, the error, and the CodingKey type.
+        let key: String?
+        let error: any Error
+        let codingKeyType: (any CodingKey.Type)?
+
+        var description: String {
+            "Quarry could not decode the record from probe values"
+                + (key.map { " (at the coding key \"\($0)\")" } ?? "") + ": \(error)"
+        }
+    }
+
+    /// Decodes the record of one round. When the record refuses a probe
+    /// value (a validated type, a check in `init(from:)`), the key asked for
+    /// last gets the next candidate pair, then every key moves to the next
+    /// pair together (for checks made after all keys are decoded): at most
+    /// `choiceCount`² attempts, cheap next to a query.
+    private static func decodeRound<Root: Decodable>(
+        _ type: Root.Type, _ round: Int, keys: inout [String], types: inout [Any.Type], choices: inout [String: Int]
+    ) -> Result<(Root, ProbeRound), ProbeFailure> {
+        var failure = ProbeFailure(key: nil, error: DatabaseError.misuse("no attempt"), codingKeyType: nil)
+        for level in 0..<ProbeValues.choiceCount {
+            var trial = choices
+            for key in keys { trial[key] = max(trial[key] ?? 0, level) }
+            while true {
+                let probeRound = ProbeRound(round: round, keys: keys, types: types, choices: trial)
+                do {
+                    let record = try Root(from: KeyPathProbeDecoder(round: probeRound))
+                    keys = probeRound.keys
+                    types = probeRound.types
+                    choices = trial
+                    return .success((record, probeRound))
+                } catch {
+                    // The keys asked so far keep their order in the next attempt.
+                    keys = probeRound.keys
+                    types = probeRound.types
+                    failure = ProbeFailure(
+                        key: probeRound.keys.last, error: error, codingKeyType: probeRound.codingKeyType ?? failure.codingKeyType)
+                    guard let key = probeRound.keys.last, (trial[key] ?? 0) + 1 < ProbeValues.choiceCount else { break }
+                    trial[key] = (trial[key] ?? 0) + 1
+                }
+            }
+        }
+        return .failure(failure)
     }
 
     private static func resolve<Root, Value>(_ keyPath: KeyPath<Root, Value>, _ probe: Probe<Root>) throws -> String {
         func refuse(_ reason: String) -> KeyPathColumnError {
-            KeyPathColumnError(recordType: "\(Root.self)", keyPath: describe(keyPath), reason: reason)
+            KeyPathColumnError(recordType: "\(Root.self)", keyPath: describeKeyPath(keyPath), reason: reason)
         }
-        // A key path into a struct that has no offset is a computed property.
+        // A key path into a struct that has no offset is a computed property,
+        // or a property wrapper's wrapped value.
         if !(Root.self is AnyClass), MemoryLayout<Root>.offset(of: keyPath) == nil {
+            if let column = wrappedPropertyColumn(keyPath, probe) { return column }
             throw refuse("it is a computed property")
         }
         let valueType = unwrappedType(Value.self)
+        if let offsets = probe.offsets {
+            return try resolveFromLayout(keyPath, probe, offsets: offsets, refuse: refuse)
+        }
         let observed = probe.rounds.map { ProbeValues.fingerprint($0.record[keyPath: keyPath]) }
         let candidates = probe.keys.indices.filter { index in
             probe.types[index] == valueType
@@ -164,7 +266,7 @@ enum RecordColumns {
 
 /// The key path as Swift prints it, with the address of computed components
 /// replaced by their type: `\Player.<computed property of type String>`.
-private func describe(_ keyPath: AnyKeyPath) -> String {
+func describeKeyPath(_ keyPath: AnyKeyPath) -> String {
     var text = "\(keyPath)"
     while let start = text.range(of: "<computed 0x"), let typeStart = text[start.upperBound...].firstIndex(of: "("),
         let end = text[typeStart...].firstIndex(of: ">")
@@ -176,7 +278,7 @@ private func describe(_ keyPath: AnyKeyPath) -> String {
 }
 
 /// The wrapped type of an optional type, or the type itself.
-private func unwrappedType(_ type: Any.Type) -> Any.Type {
+func unwrappedType(_ type: Any.Type) -> Any.Type {
     (type as? any OptionalTypeMarker.Type)?.wrappedType ?? type
 }
 

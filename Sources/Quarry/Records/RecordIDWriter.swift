@@ -65,6 +65,8 @@ enum RecordIDWriter {
         else { return .none }
         let key = probe.keys[keyIndex]
         let expected = probe.rounds.map { $0.fingerprints[key] }
+        // A record resolved from its stored properties: the offset is known.
+        let knownOffset = probe.offsets?[keyIndex]
         var fields: [(offset: Int, type: Any.Type)] = []
         let walked = _forEachField(of: Record.self, options: []) { _, offset, type, _ in
             fields.append((offset, type))
@@ -73,6 +75,7 @@ enum RecordIDWriter {
         guard walked else { return .none }
         var matches: [Slot] = []
         for field in fields {
+            if let knownOffset, field.offset != knownOffset { continue }
             let candidate: Slot
             let observed: [String]
             switch field.type {
