@@ -15,6 +15,8 @@ let package = Package(
         // `swift package generate-documentation`: builds the DocC catalog (CI
         // checks it builds without warnings: scripts/docs.sh).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // Property-based tests (test target only).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
         // The system SQLite library (Debian: `apt-get install libsqlite3-dev`).
@@ -48,7 +50,10 @@ let package = Package(
         ),
         .testTarget(
             name: "QuarryTests",
-            dependencies: ["Quarry", "QuarryProcessHelper"]
+            dependencies: [
+                "Quarry", "QuarryProcessHelper",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -21,8 +21,9 @@
 // path into a nested JSON value, a property no coding key fills — is refused
 // with an error that says why; other key paths of the type still resolve.
 //
-// Cost, once per type: about <see Records.md, "Key paths"> for a record of
-// 30 properties (measured by RecordShapeTests.probeCostOfAThirtyPropertyRecord).
+// Cost, once per type: 9 to 12 ms for a record of 30 properties in a debug
+// build on 2 cores (RecordShapeTests.probeCostOfAThirtyPropertyRecord prints
+// it); then a locked dictionary lookup per key path.
 
 import Foundation
 

@@ -144,6 +144,11 @@ import Testing
     /// global queue used before, the reads beyond the core count and the
     /// write waited for libdispatch to add threads: this test took 3 s there,
     /// 0.01 s now, on 2 cores.)
+    ///
+    /// The timeouts are long (60 s): the test looks for a deadlock, not for
+    /// speed. In the full parallel suite on 2 cores, long synchronous tests
+    /// can hold the cooperative pool's threads for over 10 s before the
+    /// reader tasks even start, which made a 10 s limit fail now and then.
     @Test func asyncWriteRunsWhileAsyncReadsBlockEveryReader() async throws {
         let directory = try TemporaryDirectory()
         var configuration = Configuration()
@@ -159,12 +164,12 @@ import Testing
                 try await dbPool.read { db -> Bool in
                     _ = try BankTransfer.fetchCount(db)
                     readersAreIn.signal()
-                    return finishReads.wait(seconds: 10)
+                    return finishReads.wait(seconds: 60)
                 }
             }
         }
         let allIn = await onNewThread {
-            (0..<readerCount).allSatisfy { _ in readersAreIn.wait(timeout: .now() + 10) == .success }
+            (0..<readerCount).allSatisfy { _ in readersAreIn.wait(timeout: .now() + 60) == .success }
         }
         #expect(allIn, "not every async read got to run at once")
 
