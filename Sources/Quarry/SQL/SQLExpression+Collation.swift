@@ -18,17 +18,7 @@ extension SQLExpression {
     func collatingComparisons(_ collation: String) -> SQLExpression {
         switch node {
         case .infix(let op, _, _) where op == "AND" || op == "OR":
-            var operands: [SQLExpression] = []
-            var pending = [self]
-            while let expression = pending.popLast() {
-                if case .infix(let innerOp, let x, let y) = expression.node, innerOp == op {
-                    pending.append(y)
-                    pending.append(x)
-                } else {
-                    operands.append(expression)
-                }
-            }
-            let collated = operands.map { $0.collatingComparisons(collation) }
+            let collated = chainOperands(op).map { $0.collatingComparisons(collation) }
             return collated.dropFirst().reduce(collated[0]) { SQLExpression(.infix(op, $0, $1)) }
         case .prefix(let op, let x) where op == "NOT ":
             return SQLExpression(.prefix(op, x.collatingComparisons(collation)))

@@ -123,6 +123,23 @@ public struct SQLExpression: Sendable {
         SQLExpression(.function(name, arguments, distinct: distinct))
     }
 
+    /// The operands of a chain of `op` (`a AND b AND c`), left to right;
+    /// the expression itself when it is not an `op`. Iterative: a chain
+    /// built in a loop can be very long.
+    func chainOperands(_ op: String) -> [SQLExpression] {
+        var operands: [SQLExpression] = []
+        var pending = [self]
+        while let next = pending.popLast() {
+            if case .infix(let innerOp, let lhs, let rhs) = next.node, innerOp == op {
+                pending.append(rhs)
+                pending.append(lhs)
+            } else {
+                operands.append(next)
+            }
+        }
+        return operands
+    }
+
     /// Whether the expression is the `NULL` literal value.
     var isNullValue: Bool {
         if case .value(.null) = node { return true }

@@ -61,7 +61,7 @@ final class SQLGenerationContext {
         case .infix(let op, let lhs, let rhs):
             if op == "AND" || op == "OR" {
                 // Flatten chains of the same operator: (a) AND (b) AND (c).
-                return try flattened(op, expression).map(self.operand).joined(separator: " \(op) ")
+                return try expression.chainOperands(op).map(self.operand).joined(separator: " \(op) ")
             }
             return try self.operand(lhs) + " \(op) " + self.operand(rhs)
         case .function(let name, let functionArguments, let distinct):
@@ -110,22 +110,6 @@ final class SQLGenerationContext {
         default:
             return "(" + (try sql(expression)) + ")"
         }
-    }
-
-    /// The operands of a chain of `op`, left to right (iteratively: a chain
-    /// built in a loop can be very long).
-    private func flattened(_ op: String, _ expression: SQLExpression) -> [SQLExpression] {
-        var operands: [SQLExpression] = []
-        var pending = [expression]
-        while let next = pending.popLast() {
-            if case .infix(let innerOp, let lhs, let rhs) = next.node, innerOp == op {
-                pending.append(rhs)
-                pending.append(lhs)
-            } else {
-                operands.append(next)
-            }
-        }
-        return operands
     }
 
     private func qualifierPrefix(_ qualifier: SQLQualifier) throws -> String {

@@ -182,20 +182,3 @@ struct ISOAddressPlayer: Codable, FetchableRecord, PersistableRecord, Equatable 
         }
     }
 }
-
-/// A copy of the file a GRDB 7.10 app wrote (never the original).
-func grdbWrittenCopy(in directory: TemporaryDirectory) throws -> String {
-    let source = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Records
-        .deletingLastPathComponent()  // QuarryTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // project root
-        .deletingLastPathComponent()  // beside the project
-        .appendingPathComponent("shared/data/grdb-written.sqlite")
-    guard FileManager.default.fileExists(atPath: source.path) else {
-        throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the GRDB-written fixture is missing at \(source.path)")
-    }
-    let target = directory.path("grdb-written.sqlite")
-    try FileManager.default.copyItem(atPath: source.path, toPath: target)
-    return target
-}

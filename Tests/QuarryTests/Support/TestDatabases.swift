@@ -42,17 +42,28 @@ enum WriterKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 /// A copy of the Chinook sample database (never the original). Throws when
 /// `../shared/data/chinook.sqlite` is not beside the project.
 func chinookCopy(in directory: TemporaryDirectory) throws -> String {
+    try sharedDataCopy("chinook.sqlite", in: directory)
+}
+
+/// A copy of the file a GRDB 7.10 app wrote (`../shared/data/grdb-written.sqlite`),
+/// never the original.
+func grdbWrittenCopy(in directory: TemporaryDirectory) throws -> String {
+    try sharedDataCopy("grdb-written.sqlite", in: directory)
+}
+
+/// A copy of a file of `../shared/data`, beside the project.
+private func sharedDataCopy(_ name: String, in directory: TemporaryDirectory) throws -> String {
     let source = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()  // Support
         .deletingLastPathComponent()  // QuarryTests
         .deletingLastPathComponent()  // Tests
         .deletingLastPathComponent()  // project root
         .deletingLastPathComponent()  // beside the project
-        .appendingPathComponent("shared/data/chinook.sqlite")
+        .appendingPathComponent("shared/data/\(name)")
     guard FileManager.default.fileExists(atPath: source.path) else {
-        throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the Chinook fixture is missing at \(source.path)")
+        throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the fixture \(name) is missing at \(source.path)")
     }
-    let target = directory.path("chinook.sqlite")
+    let target = directory.path(name)
     try FileManager.default.copyItem(atPath: source.path, toPath: target)
     return target
 }
