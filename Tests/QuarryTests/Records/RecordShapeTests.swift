@@ -203,6 +203,13 @@ struct Book: Codable, FetchableRecord, PersistableRecord {
     enum CodingKeys: String, CodingKey { case id, isbn = "isbn_13", title, status }
 }
 
+/// A class that refuses every probe value: its key paths have no offset, so
+/// the stored-property fallback cannot apply, and the error says so.
+final class ClassBook: Codable, FetchableRecord, TableRecord {
+    var id: Int64?
+    var isbn: ISBN
+}
+
 /// Chinook's Invoice table, money as Decimal.
 struct ChinookInvoice: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "Invoice"
@@ -417,6 +424,17 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
             let error = try #require(throws: KeyPathColumnError.self) { _ = try Book.filter(\.cache == 0).fetchAll(db) }
             #expect(error.description.contains("\\Book.cache does not name a column of Book"))
             #expect(error.description.contains("at the coding key \"isbn_13\""))
+        }
+    }
+
+    @Test func classThatRefusesEveryProbeValueExplainsWhy() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.read { db in
+            let error = try #require(throws: KeyPathColumnError.self) { _ = try ClassBook.filter(\.id == 1).fetchAll(db) }
+            #expect(error.description.contains("at the coding key \"isbn\""))
+            #expect(error.description.contains("not an ISBN-13"))
+            #expect(error.description.contains("key paths of a class cannot be resolved from its stored properties"))
+            #expect(error.description.contains("Column(\"name\")"))
         }
     }
 
