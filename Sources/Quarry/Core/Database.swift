@@ -43,6 +43,9 @@ public final class Database {
     var traceOptions: TraceOptions = []
 
     private var isClosed = false
+    /// The authorizer installed by `withAuthorizer` (Functions/), kept alive
+    /// while SQLite may call it.
+    var installedAuthorizer: AnyObject?
 
     /// Whether the block of ``inTransaction(_:_:)`` is running: its
     /// transaction must still be open (see `checkTransactionNotAborted`).
