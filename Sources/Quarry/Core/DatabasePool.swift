@@ -79,7 +79,7 @@ public final class DatabasePool: DatabaseWriter {
         try readers.withConnection { db in try db.inReadTransaction(block) }
     }
 
-    /// Async ``read(_:)-(((Database)throws->T))``.
+    /// Async `read(_:)`.
     @discardableResult
     public func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await readers.withConnection { db in try db.inReadTransaction(block) }
@@ -91,7 +91,7 @@ public final class DatabasePool: DatabaseWriter {
         try writer.withConnection { db in try db.inWriteTransaction(block) }
     }
 
-    /// Async ``write(_:)-(((Database)throws->T))``.
+    /// Async `write(_:)`.
     @discardableResult
     public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.withConnection { db in try db.inWriteTransaction(block) }
@@ -103,7 +103,7 @@ public final class DatabasePool: DatabaseWriter {
         try writer.withConnection(block)
     }
 
-    /// Async ``writeWithoutTransaction(_:)-(((Database)throws->T))``.
+    /// Async `writeWithoutTransaction(_:)`.
     @discardableResult
     public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.withConnection(block)

@@ -57,37 +57,37 @@ public final class DatabaseQueue: DatabaseWriter {
     public func close() { pool.close() }
 
     /// Runs `block` with read-only access (`PRAGMA query_only`), in a
-    /// transaction so that it sees one snapshot; see ``DatabaseReader/read(_:)-(((Database)throws->T))``.
+    /// transaction so that it sees one snapshot; see `DatabaseReader.read(_:)`.
     @discardableResult
     public func read<T>(_ block: (Database) throws -> T) throws -> T {
         try pool.withConnection { db in try db.readOnly { try db.inReadTransaction(block) } }
     }
 
-    /// Async ``read(_:)-(((Database)throws->T))``.
+    /// Async `read(_:)`.
     @discardableResult
     public func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await pool.withConnection { db in try db.readOnly { try db.inReadTransaction(block) } }
     }
 
-    /// Runs `block` in an immediate transaction; see ``DatabaseWriter/write(_:)-(((Database)throws->T))``.
+    /// Runs `block` in an immediate transaction; see `DatabaseWriter.write(_:)`.
     @discardableResult
     public func write<T>(_ block: (Database) throws -> T) throws -> T {
         try pool.withConnection { db in try db.inWriteTransaction(block) }
     }
 
-    /// Async ``write(_:)-(((Database)throws->T))``.
+    /// Async `write(_:)`.
     @discardableResult
     public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await pool.withConnection { db in try db.inWriteTransaction(block) }
     }
 
-    /// Runs `block` outside of any transaction; see ``DatabaseWriter/writeWithoutTransaction(_:)-(((Database)throws->T))``.
+    /// Runs `block` outside of any transaction; see `DatabaseWriter.writeWithoutTransaction(_:)`.
     @discardableResult
     public func writeWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T {
         try pool.withConnection(block)
     }
 
-    /// Async ``writeWithoutTransaction(_:)-(((Database)throws->T))``.
+    /// Async `writeWithoutTransaction(_:)`.
     @discardableResult
     public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await pool.withConnection(block)

@@ -44,7 +44,7 @@ public protocol DatabaseWriter: DatabaseReader {
     @discardableResult
     func write<T>(_ block: (Database) throws -> T) throws -> T
 
-    /// The async variant of ``write(_:)-(((Database)throws->T))``: waits for the
+    /// The async variant of `write(_:)`: waits for the
     /// writer without blocking the calling task's thread.
     @discardableResult
     func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T
@@ -55,7 +55,7 @@ public protocol DatabaseWriter: DatabaseReader {
     @discardableResult
     func writeWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T
 
-    /// The async variant of ``writeWithoutTransaction(_:)-(((Database)throws->T))``.
+    /// The async variant of `writeWithoutTransaction(_:)`.
     @discardableResult
     func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T
 }

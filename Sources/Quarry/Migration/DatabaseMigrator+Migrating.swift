@@ -32,13 +32,13 @@ extension DatabaseMigrator {
     /// including the migration named `name`.
     ///
     /// - throws: ``MigrationError/unregisteredMigration(_:)`` if no migration
-    ///   has that name, and the errors of ``migrate(_:)``.
+    ///   has that name, and the errors of `migrate(_:)`.
     public func migrate(_ writer: any DatabaseWriter, upTo name: String) throws {
         let target = try targetIndex(upTo: name)
         try writer.writeWithoutTransaction { db in try migrate(db, upTo: target) }
     }
 
-    /// The async variant of ``migrate(_:)``: waits for the writer without
+    /// The async variant of `migrate(_:)`: waits for the writer without
     /// blocking the calling task's thread.
     ///
     /// ```swift
@@ -49,7 +49,7 @@ extension DatabaseMigrator {
         try await writer.writeWithoutTransaction { db in try self.migrate(db, upTo: target) }
     }
 
-    /// The async variant of ``migrate(_:upTo:)``.
+    /// The async variant of `migrate(_:upTo:)`.
     public func migrate(_ writer: any DatabaseWriter, upTo name: String) async throws {
         let target = try targetIndex(upTo: name)
         try await writer.writeWithoutTransaction { db in try self.migrate(db, upTo: target) }

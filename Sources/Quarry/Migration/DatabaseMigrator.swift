@@ -50,7 +50,7 @@ public struct DatabaseMigrator: Sendable {
         case deferred
     }
 
-    /// What ``migrate(_:)`` does when the database records migrations that
+    /// What `migrate(_:)` does when the database records migrations that
     /// are not registered, as when an older version of the application opens
     /// a database migrated by a newer one.
     public enum UnknownMigrationPolicy: Sendable {
@@ -78,7 +78,7 @@ public struct DatabaseMigrator: Sendable {
     /// Default: ``UnknownMigrationPolicy/refuse``.
     public var unknownMigrationPolicy: UnknownMigrationPolicy = .refuse
 
-    /// **Development only.** When true, ``migrate(_:)`` erases the database
+    /// **Development only.** When true, `migrate(_:)` erases the database
     /// and applies all migrations again if the applied migrations no longer
     /// produce the schema on disk: a migration was edited, renamed or removed.
     ///
@@ -112,7 +112,7 @@ public struct DatabaseMigrator: Sendable {
     ///
     /// The closure runs inside the migration's transaction: do not commit or
     /// roll back in it. Registering two migrations with the same name makes
-    /// ``migrate(_:)`` throw ``MigrationError/duplicateMigration(_:)``.
+    /// `migrate(_:)` throw ``MigrationError/duplicateMigration(_:)``.
     ///
     /// - parameters:
     ///   - name: the migration's permanent name, recorded in the database.

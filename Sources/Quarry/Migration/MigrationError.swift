@@ -24,7 +24,7 @@ public enum MigrationError: Error, CustomStringConvertible {
     /// See ``DatabaseMigrator/unknownMigrationPolicy``.
     case unknownMigrations([String])
 
-    /// ``DatabaseMigrator/migrate(_:upTo:)`` names a migration that is not registered.
+    /// `DatabaseMigrator.migrate(_:upTo:)` names a migration that is not registered.
     case unregisteredMigration(String)
 
     /// Two migrations were registered with the same name. Nothing was applied.

@@ -192,6 +192,7 @@ extension TableRecord {
     /// key column: `team.id ← player.team_id`.
     ///
     /// - parameters:
+    ///   - destination: the record type of the rows that refer to this one.
     ///   - key: the association key; default: the destination table name in
     ///     the plural, first letter lowercased (`player` → `players`,
     ///     `Category` → `categories`).

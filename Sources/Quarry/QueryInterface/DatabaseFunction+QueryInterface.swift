@@ -57,7 +57,7 @@ extension QueryExpression {
 
 extension QueryExpression where Value == Bool {
     /// The condition with its comparisons made under a Swift collation (see
-    /// ``QueryExpression/collating(_:)-(Collation)`` on conditions).
+    /// `collating(_:)` on conditions).
     public func collating(_ collation: DatabaseCollation) -> QueryExpression {
         collating(collation.collation)
     }

@@ -86,7 +86,9 @@ extension QueryExpression where Value: DatabaseTextValue {
     /// SQL `LIKE`: `%` matches any text, `_` any character, case-insensitive
     /// for ASCII letters (<https://www.sqlite.org/lang_expr.html#like>).
     ///
-    /// - parameter escape: a character that makes the next `%` or `_` literal.
+    /// - parameters:
+    ///   - pattern: the pattern, bound as an argument.
+    ///   - escape: a character that makes the next `%` or `_` literal.
     public func like(_ pattern: String, escape: Character? = nil) -> QueryExpression<Root, Bool> {
         QueryExpression<Root, Bool>(SQLExpression(.match(
             "LIKE", sqlExpression, .value(.text(pattern)), escape: escape.map(String.init), negated: false)))

@@ -57,7 +57,7 @@ extension TableRecord {
         all().order(orderings)
     }
 
-    /// A request that selects one column: see ``QueryRequest/select(_:)-(KeyPath<Root,Value>)``.
+    /// A request that selects one column: see `QueryRequest.select(_:)`.
     public static func select<Value>(_ keyPath: KeyPath<Self, Value>) -> QueryRequest<Self, Value> where Self: Decodable {
         all().select(keyPath)
     }
@@ -67,7 +67,7 @@ extension TableRecord {
         all().select(expression)
     }
 
-    /// A request that selects columns by key path: see ``QueryRequest/select(_:)-(KeyPath<Root,Value>...)``.
+    /// A request that selects columns by key path: see `QueryRequest.select(_:)`.
     public static func select<each Value>(_ keyPaths: repeat KeyPath<Self, each Value>) -> QueryRequest<Self, (repeat each Value)>
     where Self: Decodable {
         all().select(repeat each keyPaths)

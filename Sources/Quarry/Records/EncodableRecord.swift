@@ -39,7 +39,7 @@ public protocol EncodableRecord {
     /// The default writes the format GRDB writes, so that a database shared
     /// with a GRDB app reads the same on both sides: dates as milliseconds
     /// since 1970, `Data` as base64, keys sorted, non-finite floats refused
-    /// (``Foundation/JSONEncoder/databaseDefault()``). Return your own encoder
+    /// (`JSONEncoder.databaseDefault()`). Return your own encoder
     /// for another format:
     ///
     /// ```swift
@@ -62,7 +62,7 @@ extension EncodableRecord {
     public static var databaseDateEncodingStrategy: DatabaseDateEncodingStrategy { .default }
     /// ``DatabaseUUIDEncodingStrategy/blob``.
     public static var databaseUUIDEncodingStrategy: DatabaseUUIDEncodingStrategy { .blob }
-    /// ``Foundation/JSONEncoder/databaseDefault()``: GRDB's JSON format.
+    /// `JSONEncoder.databaseDefault()`: GRDB's JSON format.
     public static func databaseJSONEncoder(for column: String) -> JSONEncoder { .databaseDefault() }
 
     /// The values of the record by column: `["id": 1, "name": "Arthur"]`.

@@ -48,7 +48,7 @@ public protocol FetchableRecord {
     /// read from `column`.
     ///
     /// The default reads the format GRDB writes: dates as milliseconds since
-    /// 1970, `Data` as base64 (``Foundation/JSONDecoder/databaseDefault()``).
+    /// 1970, `Data` as base64 (`JSONDecoder.databaseDefault()`).
     /// Implement it together with ``EncodableRecord/databaseJSONEncoder(for:)``:
     ///
     /// ```swift
@@ -68,7 +68,7 @@ extension FetchableRecord {
     public static var databaseColumnDecodingStrategy: DatabaseColumnNamingStrategy { .useCodingKeys }
     /// ``DatabaseDateDecodingStrategy/default``.
     public static var databaseDateDecodingStrategy: DatabaseDateDecodingStrategy { .default }
-    /// ``Foundation/JSONDecoder/databaseDefault()``: GRDB's JSON format.
+    /// `JSONDecoder.databaseDefault()`: GRDB's JSON format.
     public static func databaseJSONDecoder(for column: String) -> JSONDecoder { .databaseDefault() }
 }
 

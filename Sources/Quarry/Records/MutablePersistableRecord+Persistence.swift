@@ -43,7 +43,9 @@ extension MutablePersistableRecord {
     /// ``didInsert(_:)`` receives the rowid. With `onConflict: .ignore`, a row
     /// that was not inserted calls neither `didInsert` nor `didSave`.
     ///
-    /// - parameter conflictResolution: The `OR` policy (<https://www.sqlite.org/lang_conflict.html>).
+    /// - parameters:
+    ///   - db: the database connection.
+    ///   - conflictResolution: the `OR` policy (<https://www.sqlite.org/lang_conflict.html>).
     public mutating func insert(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws {
         try willSave(db)
         guard let (container, _) = try performInsert(db, conflictResolution, fetch: nil, as: Row.self) else { return }

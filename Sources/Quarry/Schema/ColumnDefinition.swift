@@ -132,8 +132,13 @@ public final class ColumnDefinition {
     /// (<https://www.sqlite.org/foreignkeys.html>). Without `column`, the
     /// key refers to the primary key of `table`.
     ///
-    /// - parameter deferred: `DEFERRABLE INITIALLY DEFERRED`: the constraint
-    ///   is checked at commit instead of after each statement.
+    /// - parameters:
+    ///   - table: the referenced table.
+    ///   - column: the referenced column; the primary key of `table` when nil.
+    ///   - onDelete: the action when the referenced row is deleted.
+    ///   - onUpdate: the action when the referenced key changes.
+    ///   - deferred: `DEFERRABLE INITIALLY DEFERRED`: the constraint is
+    ///     checked at commit instead of after each statement.
     @discardableResult
     public func references(
         _ table: String, column: String? = nil, onDelete: ForeignKeyAction? = nil,

@@ -60,6 +60,10 @@ extension Database {
     /// ```
     ///
     /// - parameters:
+    ///   - name: the index name.
+    ///   - table: the indexed table.
+    ///   - columns: the indexed columns, in order.
+    ///   - options: `.ifNotExists` and other ``IndexOptions``.
     ///   - unique: `UNIQUE`: no two rows share the same values of `columns`.
     ///   - condition: the SQL condition of a partial index
     ///     (<https://www.sqlite.org/partialindex.html>); it must come from

@@ -112,6 +112,10 @@ public final class TableDefinition {
     /// - parameters:
     ///   - name: the name of the relation; the column is `<name>_id`.
     ///   - table: the referenced table; `name` by default.
+    ///   - onDelete: the action when the referenced row is deleted.
+    ///   - onUpdate: the action when the referenced key changes.
+    ///   - deferred: `DEFERRABLE INITIALLY DEFERRED`: the constraint is
+    ///     checked at commit instead of after each statement.
     ///   - indexed: whether to create the index (the default). SQLite does
     ///     not index foreign keys by itself, and deletions in the referenced
     ///     table scan the referencing table without one.
