@@ -16,6 +16,10 @@ extension SQLExpression {
     /// `column`, when the value is compared with or assigned to a column,
     /// picks that column's JSON encoder.
     static func bound<Root, Value>(_ value: Value, in root: Root.Type, near column: SQLExpression? = nil) -> SQLExpression {
+        if let optional = value as? any OptionalValue, optional.isNone { return .value(.null) }
+        if !RecordValueFormat.dependsOnFormat(value), let convertible = value as? any DatabaseValueConvertible {
+            return .value(of: convertible)  // the common case: no format to look up
+        }
         var columnName: String?
         if let column, case .column(let name, _) = column.node { columnName = name }
         do {

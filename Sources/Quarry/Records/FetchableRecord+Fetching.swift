@@ -131,9 +131,8 @@ extension FetchableRecord where Self: TableRecord {
         let resolved = try resolveKey(db, Key?.none)
         let column = resolved.columns[0]
         var values: [DatabaseValue] = []
-        let format = RecordValueFormat.of(Self.self)
         for key in keys {
-            let value = try format.databaseValue(ofKey: key, column: column)
+            let value = try RecordValueFormat.keyValue(key, of: Self.self, column: column)
             if !value.isNull { values.append(value) }
         }
         var records: [Self] = []

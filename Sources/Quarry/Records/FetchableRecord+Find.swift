@@ -36,8 +36,7 @@ extension FetchableRecord where Self: TableRecord {
         if let record = try fetchOne(db, resolved: resolved) { return record }
         // A NULL value matches no row; report the key as it was given.
         var given: [String: DatabaseValue] = [:]
-        let format = RecordValueFormat.of(Self.self)
-        for (column, value) in key { given[column] = try format.databaseValue(ofKey: value, column: column) }
+        for (column, value) in key { given[column] = try RecordValueFormat.keyValue(value, of: Self.self, column: column) }
         throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: given)
     }
 

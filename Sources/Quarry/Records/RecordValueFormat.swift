@@ -72,10 +72,19 @@ struct RecordValueFormat {
         return .text(String(decoding: try jsonEncoder(column ?? "").encode(value), as: UTF8.self))
     }
 
-    /// The database value of a key column, `nil` being `NULL`.
-    func databaseValue(ofKey value: (any DatabaseValueConvertible)?, column: String?) throws -> DatabaseValue {
+    /// Whether a value's database value depends on a record's formats: a
+    /// Date or UUID (strategies), or a type that is not
+    /// DatabaseValueConvertible (single value or JSON). Other values skip
+    /// the look-up of the formats, on the hot paths of keys and filters.
+    static func dependsOnFormat(_ value: Any) -> Bool {
+        value is Date || value is UUID || !(value is any DatabaseValueConvertible)
+    }
+
+    /// The database value of a key column of `type`, `nil` being `NULL`.
+    static func keyValue(_ value: (any DatabaseValueConvertible)?, of type: Any.Type, column: String?) throws -> DatabaseValue {
         guard let value else { return .null }
-        return try databaseValue(of: value, column: column) ?? value.databaseValue
+        guard dependsOnFormat(value) else { return try value.databaseValue }
+        return try of(type).databaseValue(of: value, column: column) ?? value.databaseValue
     }
 }
 

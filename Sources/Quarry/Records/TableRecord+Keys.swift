@@ -28,7 +28,7 @@ extension TableRecord {
         }
         guard let value else { return ResolvedKey(columns: schema.primaryKey, values: nil) }
         // In the format the record stores its key (a UUID as text, say).
-        let databaseValue = try RecordValueFormat.of(Self.self).databaseValue(ofKey: value, column: schema.primaryKey[0])
+        let databaseValue = try RecordValueFormat.keyValue(value, of: Self.self, column: schema.primaryKey[0])
         return ResolvedKey(columns: schema.primaryKey, values: databaseValue.isNull ? nil : [databaseValue])
     }
 
@@ -44,10 +44,9 @@ extension TableRecord {
             throw RecordError.notUniqueKey(databaseTableName: databaseTableName, columns: columns)
         }
         var values: [DatabaseValue] = []
-        let format = RecordValueFormat.of(Self.self)
         for (column, value) in sorted {
             guard let value else { return ResolvedKey(columns: columns, values: nil) }
-            let databaseValue = try format.databaseValue(ofKey: value, column: column)
+            let databaseValue = try RecordValueFormat.keyValue(value, of: Self.self, column: column)
             if databaseValue.isNull { return ResolvedKey(columns: columns, values: nil) }
             values.append(databaseValue)
         }
