@@ -43,6 +43,13 @@ extension Row {
         return rows
     }
 
+    /// The distinct rows of `sql` (same column names and values).
+    public static func fetchSet(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
+    ) throws -> Set<Row> {
+        try Set(fetchCursor(db, sql: sql, arguments: arguments))
+    }
+
     /// The first row of `sql`, or nil if there is none.
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()

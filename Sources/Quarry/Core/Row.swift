@@ -21,7 +21,7 @@ import Foundation
 ///
 /// A row is a value: it holds copies of the database values, so it can be kept
 /// and sent across tasks after the database access has ended.
-public struct Row: Sendable, Equatable, CustomStringConvertible {
+public struct Row: Sendable, Hashable, CustomStringConvertible {
     /// The column names, shared by all rows of one fetch.
     let layout: RowLayout
 
@@ -123,6 +123,12 @@ public struct Row: Sendable, Equatable, CustomStringConvertible {
     /// Whether both rows have the same column names and values.
     public static func == (lhs: Row, rhs: Row) -> Bool {
         lhs.columnNames == rhs.columnNames && lhs.databaseValues == rhs.databaseValues
+    }
+
+    /// Hashes the column names and values, as ``==(_:_:)`` compares them.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(columnNames)
+        hasher.combine(databaseValues)
     }
 
     // MARK: - Private
