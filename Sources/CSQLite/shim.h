@@ -1,2 +1,11 @@
 // Exposes the system SQLite C API to Swift.
 #include <sqlite3.h>
+
+// sqlite3_db_config is variadic, which Swift cannot call: this wrapper sets
+// the two double-quoted string literal options
+// (https://www.sqlite.org/quirks.html#dblquote) for one connection.
+static inline int quarry_set_double_quoted_string_literals(sqlite3 *db, int enabled) {
+    int rc = sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, enabled, (int *)0);
+    if (rc != SQLITE_OK) return rc;
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, enabled, (int *)0);
+}

@@ -39,13 +39,41 @@ public struct Configuration: Sendable {
     /// file's mode. A ``DatabasePool`` always uses WAL.
     public var journalMode: JournalMode?
 
+    /// Whether SQL accepts double-quoted string literals (default: false, as
+    /// in GRDB).
+    ///
+    /// SQLite reads `"name"` as a string when no column has that name
+    /// (<https://www.sqlite.org/quirks.html#dblquote>), so that a misspelled
+    /// column, `Column("nmae") == "x"`, silently compares two strings and
+    /// matches nothing. With false, it is an error: `no such column: nmae`.
+    /// Write string literals with single quotes, or bind them.
+    public var acceptsDoubleQuotedStringLiterals = false
+
     /// The most reader connections a ``DatabasePool`` opens (default 5):
     /// the number of reads that run in parallel.
     public var maximumReaderCount = 5
 
-    /// Runs on every new connection, after Quarry's own set-up: pragmas,
-    /// custom functions, collations.
+    /// Runs on every new connection, after Quarry's own set-up and after the
+    /// steps added with ``prepareDatabase(_:)``: pragmas, custom functions,
+    /// collations. Assigning it replaces only this closure, never the added steps.
     public var prepareDatabase: (@Sendable (Database) throws -> Void)?
+
+    /// The steps added with ``prepareDatabase(_:)``, in order.
+    var preparationSteps: [@Sendable (Database) throws -> Void] = []
+
+    /// Adds a step that runs on every new connection, after the steps added
+    /// before it, as GRDB's method does:
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -8000") }
+    /// config.prepareDatabase { db in try db.add(function: slugify) }
+    /// ```
+    ///
+    /// A step that throws makes opening the connection fail with its error.
+    public mutating func prepareDatabase(_ step: @escaping @Sendable (Database) throws -> Void) {
+        preparationSteps.append(step)
+    }
 
     /// Logs every executed statement through swift-log, at ``sqlLogLevel``.
     /// Statement arguments are logged only with ``publicStatementArguments``.

@@ -113,6 +113,9 @@ public final class Database {
         if configuration.logger != nil {
             installTrace()
         }
+        let quotesCode = quarry_set_double_quoted_string_literals(
+            sqliteConnection, configuration.acceptsDoubleQuotedStringLiterals ? 1 : 0)
+        if quotesCode != SQLITE_OK { throw makeError(code: quotesCode, sql: nil) }
         // Fails with SQLITE_NOTADB for a file that is not a database.
         try execute(sql: "SELECT count(*) FROM sqlite_master")
         if configuration.foreignKeysEnabled {
@@ -121,6 +124,7 @@ public final class Database {
         if readerOnly {
             try execute(sql: "PRAGMA query_only = 1")
         }
+        for step in configuration.preparationSteps { try step(self) }
         try configuration.prepareDatabase?(self)
     }
 

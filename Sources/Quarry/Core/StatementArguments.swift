@@ -105,6 +105,11 @@ public struct StatementArguments: Sendable, Equatable, CustomStringConvertible,
         return "[" + parts.joined(separator: ", ") + "]"
     }
 
+    /// The error of a value that could not be converted, if any.
+    var conversionFailure: DatabaseError? {
+        conversionError.map { DatabaseError(resultCode: $0.code, message: $0.message) }
+    }
+
     private mutating func set(_ name: String, _ value: (any DatabaseValueConvertible)?) {
         var key = name
         if let first = key.unicodeScalars.first, first == ":" || first == "@" || first == "$" {

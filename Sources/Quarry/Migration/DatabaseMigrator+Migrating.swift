@@ -77,9 +77,14 @@ extension DatabaseMigrator {
             try eraseIfSchemaChanged(db, logs: logs)
         }
         var recorded: [String] = []
+        // GRDB's identifiers, when the database was migrated by GRDB only:
+        // recorded in Quarry's table with the next migration.
+        var adopted: [String] = []
         try db.inTransaction(.immediate) {
             try createMigrationsTable(db)
             recorded = try recordedMigrations(db)
+            adopted = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(Self.migrationsTableName.quotedDatabaseIdentifier)") == 0
+                ? recorded : []
             return .commit
         }
         if unknownMigrationPolicy == .refuse {
@@ -90,7 +95,8 @@ extension DatabaseMigrator {
         let recordedNames = Set(recorded)
         guard target >= 0 else { return }
         for migration in registered[...target] where !recordedNames.contains(migration.name) {
-            try apply(migration, db, logs: logs)
+            try apply(migration, db, adopting: adopted, logs: logs)
+            adopted = []
         }
     }
 
@@ -104,7 +110,7 @@ extension DatabaseMigrator {
 
     /// Applies one migration in its own transaction, unless another connection
     /// recorded it in the meantime.
-    private func apply(_ migration: Migration, _ db: Database, logs: Bool) throws {
+    private func apply(_ migration: Migration, _ db: Database, adopting adopted: [String], logs: Bool) throws {
         let foreignKeysEnabled = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
         let disablesForeignKeys = migration.foreignKeyChecks == .deferred && foreignKeysEnabled
         if disablesForeignKeys {
@@ -120,11 +126,16 @@ extension DatabaseMigrator {
                     arguments: [migration.name]) != nil
                 if isRecorded { return .commit }  // applied by a concurrent migrator
                 try migration.migrate(db)
-                if foreignKeysEnabled {
+                if foreignKeysEnabled && migration.checksForeignKeys {
                     let violations = try db.foreignKeyViolations()
                     if !violations.isEmpty {
                         throw MigrationError.foreignKeyViolations(migration: migration.name, violations: violations)
                     }
+                }
+                for name in adopted {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO \(Self.migrationsTableName.quotedDatabaseIdentifier) (name) VALUES (?)",
+                        arguments: [name])
                 }
                 try db.execute(
                     sql: "INSERT INTO \(Self.migrationsTableName.quotedDatabaseIdentifier) (name) VALUES (?)",

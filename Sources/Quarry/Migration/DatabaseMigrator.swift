@@ -38,16 +38,18 @@ public struct DatabaseMigrator: Sendable {
     /// Either way, when foreign keys are enabled on the connection
     /// (``Configuration/foreignKeysEnabled``, the default), `PRAGMA
     /// foreign_key_check` runs at the end of the migration, before it
-    /// commits, and a violation fails the migration.
+    /// commits, and a violation fails the migration (unless the migrator
+    /// was made with ``DatabaseMigrator/disablingDeferredForeignKeyChecks()``).
     public enum ForeignKeyChecks: Sendable {
-        /// Foreign keys stay enforced while the migration runs: each statement
-        /// that breaks one fails at once. The default.
-        case immediate
         /// Foreign keys are turned off while the migration runs
         /// (`PRAGMA foreign_keys = OFF`, outside its transaction) and checked
-        /// when it ends. Use it to rebuild a table, which drops a table that
-        /// other tables refer to (<https://www.sqlite.org/lang_altertable.html#otheralter>).
+        /// when it ends. The default, as in GRDB: a migration can rebuild a
+        /// table that other tables refer to
+        /// (<https://www.sqlite.org/lang_altertable.html#otheralter>).
         case deferred
+        /// Foreign keys stay enforced while the migration runs: each statement
+        /// that breaks one fails at once.
+        case immediate
     }
 
     /// What `migrate(_:)` does when the database records migrations that
@@ -66,13 +68,21 @@ public struct DatabaseMigrator: Sendable {
     struct Migration: Sendable {
         let name: String
         let foreignKeyChecks: ForeignKeyChecks
+        /// False for deferred migrations registered after `disablingDeferredForeignKeyChecks()`.
+        var checksForeignKeys = true
         let migrate: @Sendable (Database) throws -> Void
     }
 
     /// The name of the table where applied migrations are recorded.
     public static let migrationsTableName = "quarry_migrations"
 
+    /// The table where GRDB records the migrations it applied: a database
+    /// migrated by GRDB is adopted (see ``migrate(_:)-(any DatabaseWriter)``).
+    public static let grdbMigrationsTableName = "grdb_migrations"
+
     var registered: [Migration] = []
+    /// Set by `disablingDeferredForeignKeyChecks()`.
+    var skipsDeferredForeignKeyChecks = false
 
     /// What to do with migrations recorded in the database but not registered.
     /// Default: ``UnknownMigrationPolicy/refuse``.
@@ -116,24 +126,62 @@ public struct DatabaseMigrator: Sendable {
     ///
     /// - parameters:
     ///   - name: the migration's permanent name, recorded in the database.
-    ///   - foreignKeyChecks: `.deferred` for migrations that rebuild tables;
-    ///     see ``ForeignKeyChecks``.
+    ///   - foreignKeyChecks: `.deferred` (the default) checks foreign keys
+    ///     when the migration ends, `.immediate` at each statement; see
+    ///     ``ForeignKeyChecks``.
     ///   - migrate: the schema and data changes.
     public mutating func registerMigration(
-        _ name: String, foreignKeyChecks: ForeignKeyChecks = .immediate,
+        _ name: String, foreignKeyChecks: ForeignKeyChecks = .deferred,
         migrate: @escaping @Sendable (Database) throws -> Void
     ) {
-        registered.append(Migration(name: name, foreignKeyChecks: foreignKeyChecks, migrate: migrate))
+        var migration = Migration(name: name, foreignKeyChecks: foreignKeyChecks, migrate: migrate)
+        migration.checksForeignKeys = !(foreignKeyChecks == .deferred && skipsDeferredForeignKeyChecks)
+        registered.append(migration)
+    }
+
+    /// A migrator whose deferred migrations registered from now on skip the
+    /// foreign key check that ends them, as GRDB's method does.
+    ///
+    /// ```swift
+    /// var migrator = DatabaseMigrator().disablingDeferredForeignKeyChecks()
+    /// ```
+    ///
+    /// - warning: A migration registered after it can commit rows that break
+    ///   foreign keys, and nothing reports them. Use it only for migrations
+    ///   whose data you vouch for, when the check is too slow on a large
+    ///   database; Quarry's default checks every migration.
+    public func disablingDeferredForeignKeyChecks() -> DatabaseMigrator {
+        var migrator = self
+        migrator.skipsDeferredForeignKeyChecks = true
+        return migrator
     }
 
     // MARK: - Applied migrations
 
     /// All migration names recorded in the database, in the order they were
     /// applied, including those this migrator does not know.
+    ///
+    /// For a database migrated by GRDB and never by Quarry, they are the
+    /// identifiers in GRDB's `grdb_migrations` table.
     public func recordedMigrations(_ db: Database) throws -> [String] {
-        guard try db.tableExists(Self.migrationsTableName) else { return [] }
+        let own = try db.tableExists(Self.migrationsTableName)
+            ? try String.fetchAll(
+                db, sql: "SELECT name FROM \(Self.migrationsTableName.quotedDatabaseIdentifier) ORDER BY rowid")
+            : []
+        return own.isEmpty ? try grdbMigrations(db) : own
+    }
+
+    /// The identifiers in GRDB's migrations table, in the order GRDB applied them.
+    func grdbMigrations(_ db: Database) throws -> [String] {
+        guard try db.tableExists(Self.grdbMigrationsTableName) else { return [] }
         return try String.fetchAll(
-            db, sql: "SELECT name FROM \(Self.migrationsTableName.quotedDatabaseIdentifier) ORDER BY rowid")
+            db, sql: "SELECT identifier FROM \(Self.grdbMigrationsTableName.quotedDatabaseIdentifier) ORDER BY rowid")
+    }
+
+    /// The names of all applied migrations, registered or not: GRDB's spelling
+    /// of `Set(recordedMigrations(db))`.
+    public func appliedIdentifiers(_ db: Database) throws -> Set<String> {
+        Set(try recordedMigrations(db))
     }
 
     /// The registered migrations that are applied, in registration order.

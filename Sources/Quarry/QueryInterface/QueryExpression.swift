@@ -16,8 +16,9 @@
 /// lower(\Player.name) == "arthur"     // lower("name") = ?
 /// ```
 ///
-/// For what key paths cannot name, use ``Column`` (a column by name) or
-/// ``init(sql:arguments:)`` (raw SQL).
+/// For what key paths cannot name, use ``Column`` (a column by name),
+/// ``init(_:)-(String)`` (a typed column by name) or ``init(sql:arguments:)``
+/// (raw SQL).
 public struct QueryExpression<Root, Value>: Sendable {
     /// The untyped expression.
     public let sqlExpression: SQLExpression
@@ -66,9 +67,17 @@ public struct NamedExpression<Root>: Sendable {
     let expression: SQLExpression
 }
 
-/// A column by name, typed by the record and value it is used with:
-/// `Player.filter(Column("score") > 10)`.
-public typealias Column<Root, Value> = QueryExpression<Root, Value>
+extension QueryExpression {
+    /// The expression of an untyped ``Column``, for the methods and functions
+    /// that `Column` lacks:
+    ///
+    /// ```swift
+    /// Player.select(max(QueryExpression<Player, Int>(Column("score"))))
+    /// ```
+    public init(_ column: Column) {
+        self.sqlExpression = .column(column.name)
+    }
+}
 
 extension SQLExpression {
     /// The column that `keyPath` names, or an invalid expression that explains

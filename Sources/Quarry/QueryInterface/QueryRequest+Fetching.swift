@@ -25,12 +25,13 @@ extension QueryRequest {
         try generate(db, query: effectiveQuery(db))
     }
 
-    /// The query with the primary key ordering that `reversed()` asked for.
+    /// The query with the primary key ordering that `reversed()` or
+    /// `orderByPrimaryKey()` asked for.
     func effectiveQuery(_ db: Database) throws -> SQLSelectQuery {
         var query = query
-        if reversesPrimaryKey, query.ordering.isEmpty, let table = query.tableName {
+        if reversesPrimaryKey || ordersByPrimaryKey, query.ordering.isEmpty, let table = query.tableName {
             query.ordering = try SQLSchemaLookup.primaryKey(db, table: table).map {
-                SQLOrdering(expression: .column($0), isDescending: true, nulls: nil)
+                SQLOrdering(expression: .column($0), isDescending: reversesPrimaryKey, nulls: nil)
             }
         }
         return query

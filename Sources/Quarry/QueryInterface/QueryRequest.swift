@@ -22,6 +22,9 @@ public struct QueryRequest<Root, Result>: Sendable {
     /// Set by `reversed()` on a request without ordering: the primary key is
     /// ordered descending when SQL is generated.
     var reversesPrimaryKey = false
+    /// Set by `orderByPrimaryKey()`: the primary key is ordered ascending
+    /// when SQL is generated.
+    var ordersByPrimaryKey = false
 
     init(query: SQLSelectQuery, decoder: ResultDecoder<Result>) {
         self.query = query
@@ -33,10 +36,11 @@ public struct QueryRequest<Root, Result>: Sendable {
         var request = QueryRequest<Root, Other>(query: query, decoder: decoder)
         request.prefetches = prefetches
         request.reversesPrimaryKey = reversesPrimaryKey
+        request.ordersByPrimaryKey = ordersByPrimaryKey
         return request
     }
 
-    private func modified(_ change: (inout SQLSelectQuery) -> Void) -> QueryRequest {
+    func modified(_ change: (inout SQLSelectQuery) -> Void) -> QueryRequest {
         var request = self
         change(&request.query)
         return request
@@ -69,12 +73,14 @@ public struct QueryRequest<Root, Result>: Sendable {
         filter(QueryExpression(keyPath))
     }
 
-    /// Keeps the rows that match raw SQL, with bound arguments.
+    /// Keeps the rows that match raw SQL, with bound arguments, positional
+    /// or named.
     ///
     /// ```swift
     /// Player.filter(sql: "score % ? = 0", arguments: [2])
+    /// Player.filter(sql: "score > :minimum", arguments: ["minimum": 10])
     /// ```
-    public func filter(sql: String, arguments: [(any DatabaseValueConvertible)?] = []) -> QueryRequest {
+    public func filter(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryRequest {
         modified { $0.addFilter(SQLExpression(sql: sql, arguments: arguments)) }
     }
 
@@ -117,6 +123,7 @@ public struct QueryRequest<Root, Result>: Sendable {
     public func order(_ orderings: [QueryOrdering<Root>]) -> QueryRequest {
         var request = modified { $0.ordering = orderings.map(\.ordering) }
         request.reversesPrimaryKey = false
+        request.ordersByPrimaryKey = false
         return request
     }
 
@@ -134,6 +141,7 @@ public struct QueryRequest<Root, Result>: Sendable {
         if query.ordering.isEmpty {
             var request = self
             request.reversesPrimaryKey.toggle()
+            request.ordersByPrimaryKey = !request.reversesPrimaryKey
             return request
         }
         return modified { $0.ordering = $0.ordering.map(\.reversed) }
@@ -143,6 +151,7 @@ public struct QueryRequest<Root, Result>: Sendable {
     public func unordered() -> QueryRequest {
         var request = modified { $0.ordering = [] }
         request.reversesPrimaryKey = false
+        request.ordersByPrimaryKey = false
         return request
     }
 

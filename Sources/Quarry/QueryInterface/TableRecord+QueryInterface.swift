@@ -31,7 +31,7 @@ extension TableRecord {
     }
 
     /// A request for the rows that match raw SQL, with bound arguments.
-    public static func filter(sql: String, arguments: [(any DatabaseValueConvertible)?] = []) -> QueryRequest<Self, Self> {
+    public static func filter(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryRequest<Self, Self> {
         all().filter(sql: sql, arguments: arguments)
     }
 

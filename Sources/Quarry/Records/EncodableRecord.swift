@@ -53,6 +53,13 @@ public protocol EncodableRecord {
     /// Implement ``FetchableRecord/databaseJSONDecoder(for:)`` to match.
     /// Quarry asks once per column and connection, and keeps the encoder.
     static func databaseJSONEncoder(for column: String) -> JSONEncoder
+
+    /// The `userInfo` that `encode(to:)` finds in its `Encoder` (default: empty).
+    ///
+    /// ```swift
+    /// static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { [.storage: "database"] }
+    /// ```
+    static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { get }
 }
 
 extension EncodableRecord {
@@ -64,6 +71,8 @@ extension EncodableRecord {
     public static var databaseUUIDEncodingStrategy: DatabaseUUIDEncodingStrategy { .blob }
     /// `JSONEncoder.databaseDefault()`: GRDB's JSON format.
     public static func databaseJSONEncoder(for column: String) -> JSONEncoder { .databaseDefault() }
+    /// Empty.
+    public static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// The values of the record by column: `["id": 1, "name": "Arthur"]`.
     public var databaseDictionary: [String: DatabaseValue] {

@@ -61,6 +61,10 @@ public protocol FetchableRecord {
     ///
     /// Quarry asks once per column and statement, and keeps the decoder.
     static func databaseJSONDecoder(for column: String) -> JSONDecoder
+
+    /// The `userInfo` that `init(from:)` finds in its `Decoder` (default: empty).
+    /// Quarry reads it once per statement.
+    static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { get }
 }
 
 extension FetchableRecord {
@@ -70,18 +74,25 @@ extension FetchableRecord {
     public static var databaseDateDecodingStrategy: DatabaseDateDecodingStrategy { .default }
     /// `JSONDecoder.databaseDefault()`: GRDB's JSON format.
     public static func databaseJSONDecoder(for column: String) -> JSONDecoder { .databaseDefault() }
+    /// Empty.
+    public static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { [:] }
 }
 
 extension FetchableRecord where Self: Decodable {
     /// Decodes the record from the row through `Decodable`.
     public init(row: Row) throws {
         DefaultRowInitializerProbe.markUsed(Self.self)
+        self = try Self.decodedFromRow(row)
+    }
+
+    /// The record decoded from `row` through `Decodable`, whatever its `init(row:)`.
+    static func decodedFromRow(_ row: Row) throws -> Self {
         let layout = DecodingLayout(
             columnNames: row.columnNames, naming: Self.databaseColumnDecodingStrategy,
             jsonDecoder: Self.databaseJSONDecoder(for:))
         let decoder = RecordDecoder(
             row: row, layout: layout, recordType: Self.self, dateStrategy: Self.databaseDateDecodingStrategy)
-        try self.init(from: decoder)
+        return try Self(from: decoder)
     }
 
     /// A function that decodes records from the current row of `statement`,

@@ -45,15 +45,14 @@ extension MutablePersistableRecord {
     ///
     /// - parameters:
     ///   - db: the database connection.
-    ///   - conflictResolution: the `OR` policy (<https://www.sqlite.org/lang_conflict.html>).
-    public mutating func insert(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws {
-        try willSave(db)
-        guard let (container, _) = try performInsert(db, conflictResolution, fetch: nil, as: Row.self) else { return }
-        didSave(PersistenceSuccess(persistenceContainer: container))
+    ///   - conflictResolution: the `OR` policy (<https://www.sqlite.org/lang_conflict.html>);
+    ///     nil uses ``MutablePersistableRecord/persistenceConflictPolicy``.
+    public mutating func insert(_ db: Database, onConflict conflictResolution: ConflictResolution? = nil) throws {
+        _ = try withSaveCallbacks(db) { try $0.performInsert(db, conflictResolution, fetch: nil, as: Row.self) }
     }
 
     /// Inserts a copy of the record and returns it, with its id set.
-    public func inserted(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws -> Self {
+    public func inserted(_ db: Database, onConflict conflictResolution: ConflictResolution? = nil) throws -> Self {
         var record = self
         try record.insert(db, onConflict: conflictResolution)
         return record
@@ -109,11 +108,11 @@ extension MutablePersistableRecord {
     ///
     /// Throws ``RecordError/recordNotFound(databaseTableName:key:)`` when no
     /// row has this primary key (or the key is `NULL`).
-    public func update(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws {
+    public func update(_ db: Database, onConflict conflictResolution: ConflictResolution? = nil) throws {
         var record = self
-        try record.willSave(db)
-        let container = try record.performUpdate(db, columns: nil, conflictResolution, fetch: nil, as: Row.self).container
-        record.didSave(PersistenceSuccess(persistenceContainer: container))
+        _ = try record.withSaveCallbacks(db) {
+            try $0.performUpdate(db, columns: nil, conflictResolution, fetch: nil, as: Row.self)
+        }
     }
 
     /// Updates the given columns of the row that has the record's primary key.
@@ -126,14 +125,13 @@ extension MutablePersistableRecord {
     /// Column names are compared case-insensitively; names the record does
     /// not encode are ignored.
     public func update(
-        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort, columns: some Collection<String>
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil, columns: some Collection<String>
     ) throws {
         var record = self
-        try record.willSave(db)
-        let container = try record.performUpdate(
-            db, columns: Set(columns.map { $0.asciiLowercased }), conflictResolution, fetch: nil, as: Row.self
-        ).container
-        record.didSave(PersistenceSuccess(persistenceContainer: container))
+        let subset = Set(columns.map { $0.asciiLowercased })
+        _ = try record.withSaveCallbacks(db) {
+            try $0.performUpdate(db, columns: subset, conflictResolution, fetch: nil, as: Row.self)
+        }
     }
 
     /// The plan of an UPDATE of `container`.
@@ -230,10 +228,8 @@ extension MutablePersistableRecord {
     /// ```swift
     /// try player.save(db)   // UPDATE, or INSERT when the id is nil or not found
     /// ```
-    public mutating func save(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws {
-        try willSave(db)
-        guard let (container, _) = try performSave(db, conflictResolution, fetch: nil, as: Row.self) else { return }
-        didSave(PersistenceSuccess(persistenceContainer: container))
+    public mutating func save(_ db: Database, onConflict conflictResolution: ConflictResolution? = nil) throws {
+        _ = try withSaveCallbacks(db) { try $0.performSave(db, conflictResolution, fetch: nil, as: Row.self) }
     }
 
     func hasNonNullPrimaryKey(_ db: Database) throws -> Bool {
@@ -261,7 +257,7 @@ extension MutablePersistableRecord {
     /// (<https://www.sqlite.org/lang_upsert.html>). ``didInsert(_:)`` receives
     /// the rowid of the inserted or updated row.
     public mutating func upsert(_ db: Database) throws {
-        _ = try performUpsert(db, fetch: nil, as: Row.self)
+        _ = try withSaveCallbacks(db) { try $0.performUpsert(db, fetch: nil, as: Row.self) }
     }
 
     // MARK: - Delete

@@ -57,61 +57,109 @@ extension MutablePersistableRecord {
 
     // MARK: - Engines
 
-    /// willInsert, INSERT, didInsert, and the fetched value when `selection`
-    /// is not nil; nil if an `OR IGNORE` skipped the row.
+    /// The misuse error of an `around…` callback that did not call its
+    /// closure, or called it twice.
+    static func callbackMisuse(_ callback: String) -> DatabaseError {
+        .misuse("\(callback) of \(Self.self) must call its closure exactly once")
+    }
+
+    /// willSave, aroundSave { body }, didSave. `body` returns nil when an
+    /// `OR IGNORE` skipped the row: didSave is not called then.
+    mutating func withSaveCallbacks<R>(
+        _ db: Database, _ body: (inout Self) throws -> (PersistenceContainer, R)?
+    ) throws -> R? {
+        try willSave(db)
+        var outcome: (container: PersistenceContainer, result: R)??  // outer nil: body not called
+        try aroundSave(db) {
+            if outcome != nil { throw Self.callbackMisuse("aroundSave") }
+            let done = try body(&self).map { (container: $0.0, result: $0.1) }
+            outcome = .some(done)
+            return PersistenceSuccess(persistenceContainer: done?.container ?? PersistenceContainer())
+        }
+        guard let outcome else { throw Self.callbackMisuse("aroundSave") }
+        guard let done = outcome else { return nil }
+        didSave(PersistenceSuccess(persistenceContainer: done.container))
+        return done.result
+    }
+
+    /// willInsert, aroundInsert { INSERT }, didInsert, and the fetched value
+    /// when `selection` is not nil; nil if an `OR IGNORE` skipped the row.
     mutating func performInsert<T: FetchableRecord>(
-        _ db: Database, _ conflict: ConflictResolution, fetch selection: [String]?, as type: T.Type
+        _ db: Database, _ conflict: ConflictResolution?, fetch selection: [String]?, as type: T.Type
     ) throws -> (container: PersistenceContainer, fetched: T?)? {
+        let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
         try willInsert(db)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db)
         var fetched: T?
-        if let selection, !schema.hasTriggers {
-            let plan = try insertPlan(db, container, schema, .insert, conflict, returning: Self.returningSQL(selection))
-            fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
-            if fetched == nil { return nil }  // ignored
-        } else {
-            let plan = try insertPlan(db, container, schema, .insert, conflict, returning: "")
-            try plan.execute(container.databaseValues)
-            if conflict == .ignore && db.changesCount == 0 { return nil }
+        var inserted: InsertionSuccess?
+        var ignored = false
+        try aroundInsert(db) {
+            if inserted != nil { throw Self.callbackMisuse("aroundInsert") }
+            if let selection, !schema.hasTriggers {
+                let plan = try insertPlan(db, container, schema, .insert, conflict, returning: Self.returningSQL(selection))
+                fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
+                ignored = fetched == nil
+            } else {
+                let plan = try insertPlan(db, container, schema, .insert, conflict, returning: "")
+                try plan.execute(container.databaseValues)
+                ignored = conflict == .ignore && db.changesCount == 0
+            }
+            let success = InsertionSuccess(
+                rowID: db.lastInsertedRowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
+            inserted = success
+            return success
         }
-        let rowID = db.lastInsertedRowID
-        didInsert(InsertionSuccess(rowID: rowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container))
+        guard let inserted else { throw Self.callbackMisuse("aroundInsert") }
+        if ignored { return nil }
+        didInsert(inserted)
         if let selection, schema.hasTriggers {
-            fetched = try Self.reread(db, schema, rowID: rowID, container: container, selection: selection, as: T.self)
+            fetched = try Self.reread(
+                db, schema, rowID: inserted.rowID, container: container, selection: selection, as: T.self)
         }
         return (container, fetched)
     }
 
-    /// willUpdate, UPDATE, didUpdate, and the fetched value when `selection` is not nil.
+    /// willUpdate, aroundUpdate { UPDATE }, didUpdate, and the fetched value
+    /// when `selection` is not nil.
     func performUpdate<T: FetchableRecord>(
-        _ db: Database, columns: Set<String>?, _ conflict: ConflictResolution, fetch selection: [String]?,
+        _ db: Database, columns: Set<String>?, _ conflict: ConflictResolution?, fetch selection: [String]?,
         as type: T.Type
     ) throws -> (container: PersistenceContainer, fetched: T?) {
+        let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForUpdate
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db)
         let returning = selection.map { schema.hasTriggers ? "" : Self.returningSQL($0) } ?? ""
         let plan = try updatePlan(db, container, schema, columns: columns, conflict, returning: returning)
-        try willUpdate(db, columns: Set(plan.updatedColumns(container)))
-        try checkKey(container, schema, plan)
+        let updatedColumns = Set(plan.updatedColumns(container))
+        try willUpdate(db, columns: updatedColumns)
         var fetched: T?
-        if !returning.isEmpty {
-            fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
-            if fetched == nil { throw Self.notFound(container, schema, plan) }
-        } else {
-            try plan.execute(container.databaseValues)
-            if db.changesCount == 0 { throw Self.notFound(container, schema, plan) }
-            if let selection {
-                fetched = try Self.reread(db, schema, rowID: nil, container: container, selection: selection, as: T.self)
+        var updated: PersistenceSuccess?
+        try aroundUpdate(db, columns: updatedColumns) {
+            if updated != nil { throw Self.callbackMisuse("aroundUpdate") }
+            try checkKey(container, schema, plan)
+            if !returning.isEmpty {
+                fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
+                if fetched == nil { throw Self.notFound(container, schema, plan) }
+            } else {
+                try plan.execute(container.databaseValues)
+                if db.changesCount == 0 { throw Self.notFound(container, schema, plan) }
+                if let selection {
+                    fetched = try Self.reread(db, schema, rowID: nil, container: container, selection: selection, as: T.self)
+                }
             }
+            let success = PersistenceSuccess(persistenceContainer: container)
+            updated = success
+            return success
         }
-        didUpdate(PersistenceSuccess(persistenceContainer: container))
+        guard let updated else { throw Self.callbackMisuse("aroundUpdate") }
+        didUpdate(updated)
         return (container, fetched)
     }
 
     /// Update when the primary key is set and found, insert otherwise.
     mutating func performSave<T: FetchableRecord>(
-        _ db: Database, _ conflict: ConflictResolution, fetch selection: [String]?, as type: T.Type
+        _ db: Database, _ conflict: ConflictResolution?, fetch selection: [String]?, as type: T.Type
     ) throws -> (container: PersistenceContainer, fetched: T?)? {
         if try hasNonNullPrimaryKey(db) {
             do {
@@ -123,47 +171,52 @@ extension MutablePersistableRecord {
         return try performInsert(db, conflict, fetch: selection, as: T.self)
     }
 
-    /// willSave, willInsert, INSERT … ON CONFLICT DO UPDATE, didInsert, didSave.
+    /// willInsert, aroundInsert { INSERT … ON CONFLICT DO UPDATE }, didInsert.
     mutating func performUpsert<T: FetchableRecord>(
         _ db: Database, fetch selection: [String]?, as type: T.Type
-    ) throws -> T? {
-        try willSave(db)
+    ) throws -> (container: PersistenceContainer, fetched: T?) {
         try willInsert(db)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db)
         // The rowid comes last in RETURNING: the fetched value reads the columns before it.
         var returning = schema.hasRowID ? "rowid" : ""
-        var fetchedColumnCount: Int?
         if let selection, !schema.hasTriggers {
             let selectionSQL = Self.returningSQL(selection)
             returning = returning.isEmpty ? selectionSQL : selectionSQL + ", rowid"
         }
         let plan = try insertPlan(db, container, schema, .upsert, .abort, returning: returning)
-        var rowID: Int64 = 0
         var fetched: T?
-        if let selection, !schema.hasTriggers {
-            let total = plan.statement.columnCount
-            fetchedColumnCount = schema.hasRowID ? total - 1 : total
-            fetched = try Self.fetchReturned(
-                plan, container.databaseValues, as: T.self, columnCount: fetchedColumnCount,
-                extra: { statement in if schema.hasRowID { rowID = sqlite3_column_int64(statement, Int32(total - 1)) } })
-            _ = selection
-        } else {
-            try plan.bind(container.databaseValues)
-            try plan.statement.forEachRow {
-                if schema.hasRowID { rowID = sqlite3_column_int64(plan.statement.sqliteStatement, 0) }
+        var inserted: InsertionSuccess?
+        try aroundInsert(db) {
+            if inserted != nil { throw Self.callbackMisuse("aroundInsert") }
+            var rowID: Int64 = 0
+            if selection != nil, !schema.hasTriggers {
+                let total = plan.statement.columnCount
+                fetched = try Self.fetchReturned(
+                    plan, container.databaseValues, as: T.self, columnCount: schema.hasRowID ? total - 1 : total,
+                    extra: { statement in if schema.hasRowID { rowID = sqlite3_column_int64(statement, Int32(total - 1)) } })
+            } else {
+                try plan.bind(container.databaseValues)
+                try plan.statement.forEachRow {
+                    if schema.hasRowID { rowID = sqlite3_column_int64(plan.statement.sqliteStatement, 0) }
+                }
             }
+            let success = InsertionSuccess(rowID: rowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
+            inserted = success
+            return success
         }
-        didInsert(InsertionSuccess(rowID: rowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container))
+        guard let inserted else { throw Self.callbackMisuse("aroundInsert") }
+        didInsert(inserted)
         if let selection, schema.hasTriggers {
             fetched = try Self.reread(
-                db, schema, rowID: schema.hasRowID ? rowID : nil, container: container, selection: selection, as: T.self)
+                db, schema, rowID: schema.hasRowID ? inserted.rowID : nil, container: container, selection: selection,
+                as: T.self)
         }
-        didSave(PersistenceSuccess(persistenceContainer: container))
-        return fetched
+        return (container, fetched)
     }
 
-    /// willDelete, DELETE, didDelete, and the deleted row when `selection` is not nil.
+    /// willDelete, aroundDelete { DELETE }, didDelete, and the deleted row
+    /// when `selection` is not nil.
     func performDelete<T: FetchableRecord>(
         _ db: Database, fetch selection: [String]?, as type: T.Type
     ) throws -> (deleted: Bool, fetched: T?) {
@@ -172,12 +225,19 @@ extension MutablePersistableRecord {
         let schema = try Self.schema(db)
         let plan = try deletePlan(db, container, schema, returning: selection.map { Self.returningSQL($0) } ?? "")
         var fetched: T?
-        if selection != nil {
-            fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
-        } else {
-            try plan.execute(container.databaseValues)
+        var deleted: Bool?
+        try aroundDelete(db) {
+            if deleted != nil { throw Self.callbackMisuse("aroundDelete") }
+            if selection != nil {
+                fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
+                deleted = fetched != nil
+            } else {
+                try plan.execute(container.databaseValues)
+                deleted = db.changesCount > 0
+            }
+            return deleted ?? false
         }
-        let deleted = selection != nil ? fetched != nil : db.changesCount > 0
+        guard let deleted else { throw Self.callbackMisuse("aroundDelete") }
         didDelete(deleted: deleted)
         return (deleted, fetched)
     }
@@ -196,14 +256,13 @@ extension MutablePersistableRecord {
     /// ``RecordError/recordNotFound(databaseTableName:key:)`` when
     /// `onConflict: .ignore` skipped the row.
     public mutating func insertAndFetch<T: FetchableRecord>(
-        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort,
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil,
         selection: [String], as type: T.Type
     ) throws -> T {
-        try willSave(db)
-        guard let (container, fetched) = try performInsert(db, conflictResolution, fetch: selection, as: T.self),
-            let fetched
-        else { throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:]) }
-        didSave(PersistenceSuccess(persistenceContainer: container))
+        let fetched = try withSaveCallbacks(db) { try $0.performInsert(db, conflictResolution, fetch: selection, as: T.self) }
+        guard let fetched = fetched ?? nil else {
+            throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:])
+        }
         return fetched
     }
 
@@ -214,27 +273,28 @@ extension MutablePersistableRecord {
     /// // UPDATE "player" SET "name" = ? WHERE "id" = ? RETURNING "updated_at"
     /// ```
     public func updateAndFetch<T: FetchableRecord>(
-        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort,
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil,
         selection: [String], as type: T.Type
     ) throws -> T {
         var record = self
-        try record.willSave(db)
-        let (container, fetched) = try record.performUpdate(db, columns: nil, conflictResolution, fetch: selection, as: T.self)
-        guard let fetched else { throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:]) }
-        record.didSave(PersistenceSuccess(persistenceContainer: container))
+        let fetched = try record.withSaveCallbacks(db) {
+            try $0.performUpdate(db, columns: nil, conflictResolution, fetch: selection, as: T.self)
+        }
+        guard let fetched = fetched ?? nil else {
+            throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:])
+        }
         return fetched
     }
 
     /// Saves (updates or inserts) the record and returns the given columns of the written row.
     public mutating func saveAndFetch<T: FetchableRecord>(
-        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort,
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil,
         selection: [String], as type: T.Type
     ) throws -> T {
-        try willSave(db)
-        guard let (container, fetched) = try performSave(db, conflictResolution, fetch: selection, as: T.self),
-            let fetched
-        else { throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:]) }
-        didSave(PersistenceSuccess(persistenceContainer: container))
+        let fetched = try withSaveCallbacks(db) { try $0.performSave(db, conflictResolution, fetch: selection, as: T.self) }
+        guard let fetched = fetched ?? nil else {
+            throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:])
+        }
         return fetched
     }
 
@@ -242,7 +302,8 @@ extension MutablePersistableRecord {
     public mutating func upsertAndFetch<T: FetchableRecord>(
         _ db: Database, selection: [String], as type: T.Type
     ) throws -> T {
-        guard let fetched = try performUpsert(db, fetch: selection, as: T.self) else {
+        let fetched = try withSaveCallbacks(db) { try $0.performUpsert(db, fetch: selection, as: T.self) }
+        guard let fetched = fetched ?? nil else {
             throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:])
         }
         return fetched
@@ -271,7 +332,7 @@ extension MutablePersistableRecord where Self: FetchableRecord {
     /// // INSERT INTO "player" ("id", "name") VALUES (?, ?) RETURNING *
     /// ```
     public mutating func insertAndFetch(
-        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil
     ) throws -> Self {
         try insertAndFetch(db, onConflict: conflictResolution, selection: Self.databaseSelection, as: Self.self)
     }
@@ -281,13 +342,13 @@ extension MutablePersistableRecord where Self: FetchableRecord {
     /// ```swift
     /// let fresh = try player.updateAndFetch(db)   // UPDATE … RETURNING *
     /// ```
-    public func updateAndFetch(_ db: Database, onConflict conflictResolution: ConflictResolution = .abort) throws -> Self {
+    public func updateAndFetch(_ db: Database, onConflict conflictResolution: ConflictResolution? = nil) throws -> Self {
         try updateAndFetch(db, onConflict: conflictResolution, selection: Self.databaseSelection, as: Self.self)
     }
 
     /// Saves the record and returns it as the database stored it.
     public mutating func saveAndFetch(
-        _ db: Database, onConflict conflictResolution: ConflictResolution = .abort
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil
     ) throws -> Self {
         try saveAndFetch(db, onConflict: conflictResolution, selection: Self.databaseSelection, as: Self.self)
     }

@@ -67,49 +67,100 @@ public struct PersistenceSuccess {
 /// mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 /// ```
 ///
-/// The persistence callbacks (`will…`/`did…`) do nothing by default.
-/// `willSave`/`didSave` surround every insert, update, save and upsert;
-/// `willInsert`/`didInsert` surround inserts and upserts; `willUpdate`/
-/// `didUpdate` surround updates; `willDelete`/`didDelete` surround deletes.
-/// A throwing `will…` callback cancels the operation.
+/// The persistence callbacks (`will…`/`around…`/`did…`) do nothing by
+/// default. `willSave`/`aroundSave`/`didSave` surround every insert, update,
+/// save and upsert; `willInsert`/`aroundInsert`/`didInsert` surround inserts
+/// and upserts; `willUpdate`/`aroundUpdate`/`didUpdate` surround updates;
+/// `willDelete`/`aroundDelete`/`didDelete` surround deletes. A throwing
+/// `will…` callback cancels the operation. An `around…` callback must call
+/// the closure it receives exactly once (Quarry throws a misuse error when it
+/// does not), and can wrap it, in a savepoint or a timer, say:
+///
+/// ```swift
+/// func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+///     let start = ContinuousClock.now
+///     _ = try save()
+///     logger.debug("saved in \(ContinuousClock.now - start)")
+/// }
+/// ```
+///
+/// Callbacks run in this order: `willSave`, `aroundSave` { `willInsert`,
+/// `aroundInsert` { INSERT }, `didInsert` }, `didSave`. Upserts run the insert
+/// callbacks.
+///
+/// ``persistenceConflictPolicy`` sets the `OR <policy>` of inserts and
+/// updates called without `onConflict:`.
 ///
 /// The primary key is read from the table schema (see ``TableRecord``).
 public protocol MutablePersistableRecord: EncodableRecord, TableRecord {
+    /// The conflict resolution of inserts and updates called without
+    /// `onConflict:` (default: ``ConflictResolution/abort`` for both).
+    static var persistenceConflictPolicy: PersistenceConflictPolicy { get }
     /// Called before an insert or upsert; may modify the record (timestamps…) or throw to cancel.
     mutating func willInsert(_ db: Database) throws
+    /// Wraps the INSERT (or upsert) statement: call `insert` exactly once.
+    func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws
     /// Called after a successful insert or upsert, with the rowid.
     mutating func didInsert(_ inserted: InsertionSuccess)
     /// Called before an update of `columns`; throw to cancel.
     func willUpdate(_ db: Database, columns: Set<String>) throws
+    /// Wraps the UPDATE statement: call `update` exactly once.
+    func aroundUpdate(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws
     /// Called after a successful update.
     func didUpdate(_ updated: PersistenceSuccess)
     /// Called before every insert, update, save and upsert; throw to cancel.
     mutating func willSave(_ db: Database) throws
+    /// Wraps every insert, update, save and upsert, with their `will…` and
+    /// `did…` callbacks: call `save` exactly once.
+    func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws
     /// Called after every successful insert, update, save and upsert.
     func didSave(_ saved: PersistenceSuccess)
     /// Called before a delete; throw to cancel.
     func willDelete(_ db: Database) throws
+    /// Wraps the DELETE statement: call `delete` exactly once. It returns
+    /// whether a row was deleted.
+    func aroundDelete(_ db: Database, delete: () throws -> Bool) throws
     /// Called after a delete, telling whether a row was deleted.
     func didDelete(deleted: Bool)
 }
 
 /// A record that can be written to its table: the protocol most records adopt.
 ///
-/// It has the full API of ``MutablePersistableRecord``, which it refines.
-/// Unlike GRDB, Quarry keeps `insert` `mutating` here too, so that a `var`
-/// record gets its auto-incremented id back with no extra code:
+/// It has the full API of ``MutablePersistableRecord``, which it refines,
+/// and adds non-mutating forms of `insert`, `save`, `upsert` and their
+/// `AndFetch` forms, as GRDB does, so that a `let` value can be written:
 ///
 /// ```swift
 /// struct Player: Codable, FetchableRecord, PersistableRecord {
 ///     var id: Int64?
 ///     var name: String
 /// }
-/// var player = Player(id: nil, name: "Arthur")
-/// try player.insert(db)   // player.id is now set
+/// let arthur = Player(id: 1, name: "Arthur")
+/// try arthur.insert(db)   // INSERT INTO "player" ("id", "name") VALUES (?, ?)
+///
+/// var barbara = Player(id: nil, name: "Barbara")
+/// try barbara.insert(db)  // barbara.id is now set
 /// ```
+///
+/// Unlike GRDB, a `var` record still gets its auto-incremented id back: on a
+/// variable, the mutating form (which runs ``MutablePersistableRecord/didInsert(_:)``
+/// on the value itself) is chosen; on a constant, the non-mutating one (which
+/// runs it on a copy).
 public protocol PersistableRecord: MutablePersistableRecord {}
 
 extension MutablePersistableRecord {
+    /// ``ConflictResolution/abort`` for inserts and updates.
+    public static var persistenceConflictPolicy: PersistenceConflictPolicy { PersistenceConflictPolicy() }
+    /// Calls `insert`.
+    public func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws { _ = try insert() }
+    /// Calls `update`.
+    public func aroundUpdate(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws {
+        _ = try update()
+    }
+    /// Calls `save`.
+    public func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws { _ = try save() }
+    /// Calls `delete`.
+    public func aroundDelete(_ db: Database, delete: () throws -> Bool) throws { _ = try delete() }
     /// Does nothing.
     public mutating func willInsert(_ db: Database) throws {}
     /// Does nothing.

@@ -70,10 +70,12 @@ final class PersistenceEncoder: Encoder {
     let state: UnsafeMutablePointer<State>
 
     var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// The record's ``EncodableRecord/databaseEncodingUserInfo``.
+    let userInfo: [CodingUserInfoKey: Any]
 
     init<Record: EncodableRecord>(_ type: Record.Type, jsonEncoder: @escaping (String) -> JSONEncoder) {
         recordType = type
+        userInfo = Record.databaseEncodingUserInfo
         naming = Record.databaseColumnEncodingStrategy
         dateStrategy = Record.databaseDateEncodingStrategy
         uuidStrategy = Record.databaseUUIDEncodingStrategy

@@ -102,7 +102,8 @@ final class RecordDecoder: Decoder {
     private let state: UnsafeMutablePointer<State>
 
     var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// The record's ``FetchableRecord/databaseDecodingUserInfo``.
+    let userInfo: [CodingUserInfoKey: Any]
 
     /// A decoder of the rows of a statement.
     init(statement: Statement, columnNames: [String], layout: DecodingLayout, recordType: Any.Type,
@@ -114,6 +115,7 @@ final class RecordDecoder: Decoder {
         self.layout = layout
         self.recordType = recordType
         self.dateStrategy = dateStrategy
+        userInfo = (recordType as? any FetchableRecord.Type)?.databaseDecodingUserInfo ?? [:]
         state = .allocate(capacity: 1)
         state.initialize(to: State(keys: layout.keys, indexes: layout.indexes))
     }
@@ -127,6 +129,7 @@ final class RecordDecoder: Decoder {
         self.layout = layout
         self.recordType = recordType
         self.dateStrategy = dateStrategy
+        userInfo = (recordType as? any FetchableRecord.Type)?.databaseDecodingUserInfo ?? [:]
         state = .allocate(capacity: 1)
         state.initialize(to: State(keys: layout.keys, indexes: layout.indexes))
     }

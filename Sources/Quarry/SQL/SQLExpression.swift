@@ -53,6 +53,12 @@ public struct SQLExpression: Sendable {
         case collate(SQLExpression, String)
         /// `*` or `"alias".*`.
         case allColumns(SQLQualifier)
+        /// The single-column primary key of a table, looked up when SQL is
+        /// generated, equal to one of the values: `"id" = ?`, `"id" IN (?, ?)`,
+        /// or `0` (false) for no value.
+        case primaryKeyIn(table: String, [DatabaseValue], SQLQualifier)
+        /// The single-column primary key of a table, looked up when SQL is generated.
+        case primaryKeyColumn(table: String, SQLQualifier)
         /// An expression that could not be built (a key path that names no
         /// column); generating SQL for it throws this error.
         case invalid(any Error)
@@ -151,7 +157,9 @@ public struct SQLExpression: Sendable {
         switch node {
         case .column(let name, .current): return SQLExpression(.column(name, qualifier))
         case .allColumns(.current): return SQLExpression(.allColumns(qualifier))
-        case .column, .value, .literal, .countAll, .allColumns, .invalid, .subquery, .exists:
+        case .primaryKeyIn(let table, let values, .current): return SQLExpression(.primaryKeyIn(table: table, values, qualifier))
+        case .primaryKeyColumn(let table, .current): return SQLExpression(.primaryKeyColumn(table: table, qualifier))
+        case .column, .value, .literal, .countAll, .allColumns, .invalid, .subquery, .exists, .primaryKeyIn, .primaryKeyColumn:
             return self
         case .prefix(let op, let x): return SQLExpression(.prefix(op, x.qualified(by: qualifier)))
         case .postfix(let x, let op): return SQLExpression(.postfix(x.qualified(by: qualifier), op))
@@ -214,7 +222,7 @@ extension SQLExpression.Node {
     /// Whether the node holds other expressions.
     fileprivate var hasExpressionChildren: Bool {
         switch self {
-        case .column, .value, .literal, .countAll, .allColumns, .invalid: return false
+        case .column, .value, .literal, .countAll, .allColumns, .invalid, .primaryKeyIn, .primaryKeyColumn: return false
         case .exists, .subquery: return false
         default: return true
         }
@@ -223,7 +231,8 @@ extension SQLExpression.Node {
     /// The expressions the node holds (subqueries excluded: they are shallow).
     fileprivate func takeChildren() -> [SQLExpression] {
         switch self {
-        case .column, .value, .literal, .countAll, .allColumns, .invalid, .exists, .subquery: return []
+        case .column, .value, .literal, .countAll, .allColumns, .invalid, .exists, .subquery, .primaryKeyIn, .primaryKeyColumn:
+            return []
         case .prefix(_, let x), .postfix(let x, _), .collate(let x, _), .inSubquery(let x, _, _): return [x]
         case .infix(_, let x, let y): return [x, y]
         case .function(_, let arguments, _): return arguments

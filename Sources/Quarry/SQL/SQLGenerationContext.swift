@@ -97,8 +97,34 @@ final class SQLGenerationContext {
             return try self.operand(operand) + " COLLATE " + collation.quotedDatabaseIdentifier
         case .allColumns(let qualifier):
             return try qualifierPrefix(qualifier) + "*"
+        case .primaryKeyIn(let table, let values, let qualifier):
+            return try primaryKeySQL(table, values, qualifier)
+        case .primaryKeyColumn(let table, let qualifier):
+            return try sql(SQLExpression(.column(try singlePrimaryKey(table), qualifier)))
         case .invalid(let error):
             throw error
+        }
+    }
+
+    /// The primary key column of `table`; throws if it has several columns.
+    private func singlePrimaryKey(_ table: String) throws -> String {
+        guard let db else { throw DatabaseError.misuse("a request by primary key needs a database connection") }
+        let primaryKey = try SQLSchemaLookup.primaryKey(db, table: table)
+        guard primaryKey.count == 1 else {
+            throw DatabaseError.misuse(
+                "the primary key of table \"\(table)\" has \(primaryKey.count) columns "
+                    + "(\(primaryKey.joined(separator: ", "))): use a key dictionary instead")
+        }
+        return primaryKey[0]
+    }
+
+    /// `"id" = ?`, `"id" IN (?, ?)` or `0`, for the primary key of `table`.
+    private func primaryKeySQL(_ table: String, _ values: [DatabaseValue], _ qualifier: SQLQualifier) throws -> String {
+        let column = SQLExpression(.column(try singlePrimaryKey(table), qualifier))
+        switch values.count {
+        case 0: return "0"
+        case 1: return try sql(SQLExpression(.infix("=", column, SQLExpression(.value(values[0])))))
+        default: return try sql(SQLExpression(.inList(column, values.map { SQLExpression(.value($0)) }, negated: false)))
         }
     }
 

@@ -39,9 +39,14 @@ public final class ColumnDefinition {
     var type: DatabaseColumnType?
     /// nil: not a primary key; otherwise whether it is AUTOINCREMENT.
     private var primaryKeyAutoincrement: Bool?
-    private var isNotNull = false
-    private var isUnique = false
+    /// nil: nullable; otherwise the `ON CONFLICT` policy of `NOT NULL`, if any.
+    private var notNullConflict: ConflictResolution??
+    /// nil: not unique; otherwise the `ON CONFLICT` policy of `UNIQUE`, if any.
+    private var uniqueConflict: ConflictResolution??
     private var checks: [String] = []
+    /// The error of a check expression that could not be written as SQL,
+    /// thrown when the table is created.
+    var invalidCheck: (any Error)?
     private enum Default {
         case value(Result<DatabaseValue, any Error>)
         case sql(String)
@@ -69,17 +74,19 @@ public final class ColumnDefinition {
         return self
     }
 
-    /// `NOT NULL`: the column refuses NULL.
+    /// `NOT NULL`: the column refuses NULL; with `onConflict`, `NOT NULL ON
+    /// CONFLICT <policy>` (<https://www.sqlite.org/lang_conflict.html>).
     @discardableResult
-    public func notNull() -> Self {
-        isNotNull = true
+    public func notNull(onConflict conflictResolution: ConflictResolution? = nil) -> Self {
+        notNullConflict = .some(conflictResolution)
         return self
     }
 
-    /// `UNIQUE`: no two rows have the same non-NULL value.
+    /// `UNIQUE`: no two rows have the same non-NULL value; with `onConflict`,
+    /// `UNIQUE ON CONFLICT <policy>`.
     @discardableResult
-    public func unique() -> Self {
-        isUnique = true
+    public func unique(onConflict conflictResolution: ConflictResolution? = nil) -> Self {
+        uniqueConflict = .some(conflictResolution)
         return self
     }
 
@@ -89,6 +96,7 @@ public final class ColumnDefinition {
         checks.append(sql)
         return self
     }
+
 
     /// `DEFAULT literal`: the value the column takes when an INSERT omits it.
     ///
@@ -167,14 +175,20 @@ public final class ColumnDefinition {
     }
 
     /// The column definition SQL: `"name" TYPE constraints…`.
+    /// ` ON CONFLICT REPLACE`, or nothing.
+    private static func onConflictSQL(_ conflictResolution: ConflictResolution?) -> String {
+        conflictResolution.map { " ON CONFLICT " + $0.rawValue } ?? ""
+    }
+
     func sql() throws -> String {
+        if let invalidCheck { throw invalidCheck }
         var parts = [name.quotedDatabaseIdentifier]
         if let type { parts.append(type.rawValue) }
         if let primaryKeyAutoincrement {
             parts.append(primaryKeyAutoincrement ? "PRIMARY KEY AUTOINCREMENT" : "PRIMARY KEY")
         }
-        if isNotNull { parts.append("NOT NULL") }
-        if isUnique { parts.append("UNIQUE") }
+        if let notNullConflict { parts.append("NOT NULL" + Self.onConflictSQL(notNullConflict)) }
+        if let uniqueConflict { parts.append("UNIQUE" + Self.onConflictSQL(uniqueConflict)) }
         for check in checks { parts.append("CHECK (\(check))") }
         switch defaultClause {
         case .value(let result)?:

@@ -77,12 +77,38 @@ extension Database {
         }
         try execute(sql: Database.createIndexSQL(
             name: name, table: table, columns: columns, ifNotExists: options.contains(.ifNotExists),
-            unique: unique, condition: condition))
+            unique: unique || options.contains(.unique), condition: condition))
+    }
+
+    /// Creates an index named after its table and columns, as GRDB names it:
+    /// `index_<table>_on_<column>_<column>`.
+    ///
+    /// ```swift
+    /// try db.create(indexOn: "player", columns: ["team_id", "score"], options: [.unique, .ifNotExists])
+    /// // CREATE UNIQUE INDEX IF NOT EXISTS "index_player_on_team_id_score" ON "player"("team_id", "score")
+    /// ```
+    public func create(
+        indexOn table: String, columns: [String], options: IndexOptions = [], condition: String? = nil
+    ) throws {
+        try create(
+            index: Database.defaultIndexName(table, columns), on: table, columns: columns, options: options,
+            condition: condition)
     }
 
     /// Drops an index: `DROP INDEX "name"`.
     public func drop(index name: String) throws {
         try execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
+    }
+
+    /// Drops the index that ``create(indexOn:columns:options:condition:)``
+    /// created on these columns.
+    public func drop(indexOn table: String, columns: [String]) throws {
+        try drop(index: Database.defaultIndexName(table, columns))
+    }
+
+    /// `index_<table>_on_<column>_<column>`.
+    static func defaultIndexName(_ table: String, _ columns: [String]) -> String {
+        "index_\(table)_on_\(columns.joined(separator: "_"))"
     }
 
     static func createIndexSQL(

@@ -22,6 +22,7 @@ public final class TableDefinition {
     let options: TableOptions
     private enum Item {
         case column(ColumnDefinition)
+        case literalColumn(String)
         case belongsTo(BelongsTo)
         case constraint(String)
         case foreignKey(columns: [String], clause: ForeignKeyClause)
@@ -34,6 +35,9 @@ public final class TableDefinition {
         var deferred: Bool
     }
     private var items: [Item] = []
+    /// The error of a check expression that could not be written as SQL,
+    /// thrown when the table is created.
+    var invalidCheck: (any Error)?
 
     init(name: String, options: TableOptions) {
         self.name = name
@@ -80,6 +84,18 @@ public final class TableDefinition {
     /// The SQL must come from your code, never from user input.
     public func check(sql: String) {
         items.append(.constraint("CHECK (\(sql))"))
+    }
+
+    /// Adds a table constraint written in SQL, such as `"UNIQUE (a, b) ON CONFLICT REPLACE"`.
+    /// The SQL must come from your code, never from user input.
+    public func constraint(sql: String) {
+        items.append(.constraint(sql))
+    }
+
+    /// Adds a column defined in SQL, such as `"name TEXT NOT NULL COLLATE NOCASE"`.
+    /// The SQL must come from your code, never from user input.
+    public func column(literal sql: String) {
+        items.append(.literalColumn(sql))
     }
 
     /// Adds a foreign key on several columns:
@@ -135,16 +151,20 @@ public final class TableDefinition {
     /// INDEX per indexed column.
     func statements(_ db: Database) throws -> [String] {
         var definitions: [String] = []
+        var constraints: [String] = []
+        if let invalidCheck { throw invalidCheck }
         var indexedColumns: [String] = []
         for item in items {
             switch item {
             case .column(let column):
                 definitions.append(try column.sql())
                 if column.isIndexed { indexedColumns.append(column.name) }
-            case .constraint(let sql):
+            case .literalColumn(let sql):
                 definitions.append(sql)
+            case .constraint(let sql):
+                constraints.append(sql)
             case .foreignKey(let columns, let clause):
-                definitions.append("FOREIGN KEY (" + TableDefinition.columnList(columns) + ") " + clause.sql())
+                constraints.append("FOREIGN KEY (" + TableDefinition.columnList(columns) + ") " + clause.sql())
             case .belongsTo(let relation):
                 let (keyColumn, keyType) = try referencedKey(of: relation.table, db)
                 let column = relation.column
@@ -159,6 +179,8 @@ public final class TableDefinition {
         if definitions.isEmpty {
             throw DatabaseError.misuse("table \(name) must have at least one column")
         }
+        // Table constraints come after every column, as SQLite requires.
+        definitions += constraints
         var create = "CREATE "
         if options.contains(.temporary) { create += "TEMPORARY " }
         create += "TABLE "

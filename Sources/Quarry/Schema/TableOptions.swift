@@ -34,4 +34,7 @@ public struct IndexOptions: OptionSet, Sendable {
 
     /// `IF NOT EXISTS`: does nothing if an index of that name exists.
     public static let ifNotExists = IndexOptions(rawValue: 1 << 0)
+
+    /// `UNIQUE`: no two rows share the same values of the indexed columns.
+    public static let unique = IndexOptions(rawValue: 1 << 1)
 }

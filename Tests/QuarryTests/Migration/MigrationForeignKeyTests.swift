@@ -59,7 +59,7 @@ import Testing
     @Test func immediateMigrationFailsAtTheStatement() throws {
         let dbQueue = try DatabaseQueue()
         var migrator = baseMigrator()
-        migrator.registerMigration("badInsert") { db in
+        migrator.registerMigration("badInsert", foreignKeyChecks: .immediate) { db in
             try db.execute(sql: "INSERT INTO book (title, author_id) VALUES ('Nobody', 99)")
         }
         let error = #expect(throws: MigrationError.self) { try migrator.migrate(dbQueue) }
@@ -142,7 +142,7 @@ import Testing
     @Test func immediateChecksRefuseATableRebuild() throws {
         let dbQueue = try DatabaseQueue()
         var migrator = baseMigrator()
-        migrator.registerMigration("rebuildAuthor") { db in try rebuildAuthor(db) }
+        migrator.registerMigration("rebuildAuthor", foreignKeyChecks: .immediate) { db in try rebuildAuthor(db) }
         // DROP TABLE author deletes its rows first: the books cascade, and the
         // prize refuses.
         let error = #expect(throws: MigrationError.self) { try migrator.migrate(dbQueue) }

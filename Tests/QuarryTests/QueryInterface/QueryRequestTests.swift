@@ -70,10 +70,10 @@ import Testing
     @Test func selectingTheWrongTypeThrowsWithTheColumn() throws {
         try dbQueue.read { db throws in
             let error = try #require(throws: RowDecodingError.self) {
-                try QPlayer.select(Column<QPlayer, Int>("name")).fetchAll(db)
+                try QPlayer.select(QueryExpression<QPlayer, Int>("name")).fetchAll(db)
             }
             #expect(error.description.contains("cannot decode Int from column \"name\": found text 'Arthur'"))
-            let null = try #require(throws: RowDecodingError.self) { try QPlayer.select(Column<QPlayer, Int64>("team_id")).fetchAll(db) }
+            let null = try #require(throws: RowDecodingError.self) { try QPlayer.select(QueryExpression<QPlayer, Int64>("team_id")).fetchAll(db) }
             #expect(null.reason == .unexpectedNull)
         }
     }
@@ -146,14 +146,14 @@ import Testing
             #expect(try high.union(reds, all: true).fetchCount(db) == 4)
             #expect(try high.intersect(reds).fetchAll(db) == ["Barbara"])
             #expect(try high.except(reds).fetchAll(db) == ["Cheng"])
-            #expect(try high.union(reds).order(Column<QPlayer, String>("name")).limit(1).fetchAll(db) == ["Arthur"])
+            #expect(try high.union(reds).order(QueryExpression<QPlayer, String>("name")).limit(1).fetchAll(db) == ["Arthur"])
         }
     }
 
     @Test func commonTableExpressions() throws {
         try dbQueue.read { db throws in
             let top = CommonTableExpression(named: "top", request: QPlayer.order(.desc(\.score)).limit(2))
-            let request = QPlayer.all().with(top).filter(top.all().select(Column<QPlayer, Int64>("id")).contains(\QPlayer.id)).order(\.id)
+            let request = QPlayer.all().with(top).filter(top.all().select(QueryExpression<QPlayer, Int64>("id")).contains(\QPlayer.id)).order(\.id)
             try expectSQL(
                 request, db,
                 "WITH \"top\" AS (SELECT * FROM \"player\" ORDER BY \"score\" DESC LIMIT ?) SELECT * FROM \"player\" WHERE \"id\" IN (SELECT \"id\" FROM \"top\") ORDER BY \"id\"",
@@ -162,7 +162,7 @@ import Testing
 
             let counter = CommonTableExpression<QPlayer>(
                 recursive: "counter", columns: ["n"], sql: "SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE n < ?", arguments: [4])
-            let numbers = try counter.all().with(counter).select(Column<QPlayer, Int>("n")).fetchAll(db)
+            let numbers = try counter.all().with(counter).select(QueryExpression<QPlayer, Int>("n")).fetchAll(db)
             #expect(numbers == [1, 2, 3, 4])
         }
     }
@@ -240,7 +240,7 @@ import Testing
         let dbQueue = try DatabaseQueue()
         try dbQueue.write { db in try makeQueryFixtures(db) }
         try dbQueue.read { db throws in
-            let teamID = Column<QPlayer, Int64?>("team_id")
+            let teamID = QueryExpression<QPlayer, Int64?>("team_id")
             let stats = try QPlayer.all()
                 .select(named: [teamID.forKey("teamID"), (sum(\QPlayer.score) ?? 0).forKey("total"), count(\QPlayer.id).forKey("players")])
                 .group(teamID)

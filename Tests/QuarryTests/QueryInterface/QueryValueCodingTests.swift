@@ -40,7 +40,7 @@ struct Ticket: Codable, FetchableRecord, PersistableRecord, Equatable {
             let tags: [Ticket.Tags] = try Ticket.select(\.tags).order(\.id).fetchAll(db)
             #expect(tags.map(\.labels) == [["t0"], ["t1"], ["t2"]])
             let error = try #require(throws: RowDecodingError.self) {
-                try Ticket.select(Column<Ticket, Ticket.Status>("points")).fetchAll(db)
+                try Ticket.select(QueryExpression<Ticket, Ticket.Status>("points")).fetchAll(db)
             }
             #expect(error.description.contains("column \"points\""))
         }

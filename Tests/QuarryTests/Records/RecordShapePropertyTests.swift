@@ -98,7 +98,7 @@ struct GeneratedRecord<A: ShapeSample, B: ShapeSample, C: ShapeSample>: Codable,
             try first.insert(db)
             try second.insert(db)
             let shape = "GeneratedRecord<\(A.self), \(B.self), \(C.self)>"
-            let id = Column<Record, Int64>("id")
+            let id = QueryExpression<Record, Int64>("id")
             #expect(try Record.filter(\.a == A.samples.1).select(id).fetchAll(db) == [2], "\(shape).a")
             #expect(try Record.filter(\.b == B.samples.1).select(id).fetchAll(db) == [2], "\(shape).b")
             #expect(try Record.filter(\.c == C.samples.1).select(id).fetchAll(db) == [2], "\(shape).c")

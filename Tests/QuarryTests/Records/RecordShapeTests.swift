@@ -271,7 +271,7 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
 @Suite struct RecordShapeTests {
     /// The ids of the rows a request returns.
     private func ids<R: TableRecord & Decodable>(_ request: QueryRequest<R, R>, _ db: Database) throws -> [Int64] {
-        try request.select(Column<R, Int64>("id")).order(Column<R, Int64>("id")).fetchAll(db)
+        try request.select(QueryExpression<R, Int64>("id")).order(QueryExpression<R, Int64>("id")).fetchAll(db)
     }
 
     @Test(arguments: WriterKind.allCases)

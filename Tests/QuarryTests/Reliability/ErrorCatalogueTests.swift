@@ -434,10 +434,10 @@ struct ErrorCatalogueTests {
         }
         #expect(violations == [ForeignKeyViolation(originTable: "player", originRowID: 7, destinationTable: "team", foreignKeyID: 0)])
 
-        // With immediate checks (the default) the statement itself fails.
+        // With immediate checks the statement itself fails.
         var immediate = DatabaseMigrator()
         immediate.registerMigration("createTeam") { _ in }
-        immediate.registerMigration("createPlayer") { db in
+        immediate.registerMigration("createPlayer", foreignKeyChecks: .immediate) { db in
             try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, teamId INTEGER REFERENCES team(id))")
             try db.execute(sql: "INSERT INTO player (id, teamId) VALUES (7, 99)")
         }

@@ -1,0 +1,152 @@
+// Column: a column by name, with no type, for the code that GRDB users write
+// (`Column("score") > 10`, `enum Columns { static let name = Column(CodingKeys.name) }`).
+//
+// Key paths stay the recommended way to name columns: they are checked by the
+// compiler, values included. A Column works with no type annotation: its
+// comparisons take the record type (Root) from the request they filter.
+
+/// A column of a table, by name.
+///
+/// ```swift
+/// Player.filter(Column("score") > 10)           // "score" > ?
+/// Player.filter(Column("teamID") == nil)         // "teamID" IS NULL
+/// Player.order(Column("score").desc)             // ORDER BY "score" DESC
+///
+/// struct Player: Codable, FetchableRecord, PersistableRecord {
+///     var id: Int64
+///     var name: String
+///     enum Columns {
+///         static let name = Column(CodingKeys.name)
+///     }
+/// }
+/// Player.filter(Player.Columns.name == "Arthur") // "name" = ?
+/// ```
+///
+/// Comparisons bind their values in the format of the request's record (its
+/// date and UUID strategies), like key paths do; unlike key paths, the value's
+/// type is not checked against the column. For the methods and functions of
+/// ``QueryExpression``, wrap the column: `QueryExpression<Player, String>(Column("name"))`.
+public struct Column: Sendable, CustomStringConvertible {
+    /// The column name.
+    public let name: String
+
+    /// The column named `name`.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The column of a coding key: its `stringValue`.
+    public init(_ codingKey: some CodingKey) {
+        self.name = codingKey.stringValue
+    }
+
+    /// The hidden `rowid` column (<https://www.sqlite.org/rowidtable.html>).
+    public static let rowID = Column("rowid")
+
+    /// The quoted name: `"score"`.
+    public var description: String { name.quotedDatabaseIdentifier }
+
+    var sqlExpression: SQLExpression { .column(name) }
+
+    /// Ascending order: `ORDER BY "score"`.
+    public var asc: SQLOrdering { SQLOrdering(expression: sqlExpression, isDescending: false) }
+
+    /// Descending order: `ORDER BY "score" DESC`.
+    public var desc: SQLOrdering { SQLOrdering(expression: sqlExpression, isDescending: true) }
+
+    /// Whether the column is `NULL`: `"teamID" IS NULL`.
+    public func isNull<Root>() -> QueryExpression<Root, Bool> { self == nil }
+
+    /// SQL `LIKE` (<https://www.sqlite.org/lang_expr.html#like>): `"name" LIKE ?`.
+    public func like<Root>(_ pattern: String) -> QueryExpression<Root, Bool> {
+        QueryExpression<Root, String>(self).like(pattern)
+    }
+
+    /// Sets the column in a batch update: `Column("score").set(to: 0)`.
+    public func set<Root>(to value: (any DatabaseValueConvertible)?) -> ColumnAssignment<Root> {
+        ColumnAssignment(sqlExpression, .bound(value, in: Root.self, near: sqlExpression))
+    }
+}
+
+// MARK: - Comparisons
+
+/// A comparison of a column with a value, bound in the format of the record `Root`.
+private func comparison<Root>(_ op: String, _ column: Column, _ value: (any DatabaseValueConvertible)?) -> QueryExpression<Root, Bool> {
+    let bound = SQLExpression.bound(value, in: Root.self, near: column.sqlExpression)
+    if bound.isNullValue && (op == "=" || op == "<>") {
+        return QueryExpression(SQLExpression(.postfix(column.sqlExpression, op == "=" ? "IS NULL" : "IS NOT NULL")))
+    }
+    return QueryExpression(SQLExpression(.infix(op, column.sqlExpression, bound)))
+}
+
+/// `Column("a") == value`: SQL `=`; `== nil` is `IS NULL`.
+public func == <Root>(lhs: Column, rhs: (any DatabaseValueConvertible)?) -> QueryExpression<Root, Bool> {
+    comparison("=", lhs, rhs)
+}
+
+/// `Column("a") != value`: SQL `<>`; `!= nil` is `IS NOT NULL`.
+public func != <Root>(lhs: Column, rhs: (any DatabaseValueConvertible)?) -> QueryExpression<Root, Bool> {
+    comparison("<>", lhs, rhs)
+}
+
+/// `Column("a") < value`: SQL `<`.
+public func < <Root>(lhs: Column, rhs: any DatabaseValueConvertible) -> QueryExpression<Root, Bool> {
+    comparison("<", lhs, rhs)
+}
+
+/// `Column("a") <= value`: SQL `<=`.
+public func <= <Root>(lhs: Column, rhs: any DatabaseValueConvertible) -> QueryExpression<Root, Bool> {
+    comparison("<=", lhs, rhs)
+}
+
+/// `Column("a") > value`: SQL `>`.
+public func > <Root>(lhs: Column, rhs: any DatabaseValueConvertible) -> QueryExpression<Root, Bool> {
+    comparison(">", lhs, rhs)
+}
+
+/// `Column("a") >= value`: SQL `>=`.
+public func >= <Root>(lhs: Column, rhs: any DatabaseValueConvertible) -> QueryExpression<Root, Bool> {
+    comparison(">=", lhs, rhs)
+}
+
+/// `Column("a") == Column("b")`: SQL `=` between two columns.
+public func == <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, Bool> {
+    QueryExpression(SQLExpression(.infix("=", lhs.sqlExpression, rhs.sqlExpression)))
+}
+
+/// `Column("a") != Column("b")`: SQL `<>` between two columns.
+public func != <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, Bool> {
+    QueryExpression(SQLExpression(.infix("<>", lhs.sqlExpression, rhs.sqlExpression)))
+}
+
+extension Sequence where Element: DatabaseValueConvertible {
+    /// Whether the column's value is one of the elements: `"id" IN (?, ?, ?)`.
+    ///
+    /// ```swift
+    /// Player.filter([1, 2, 3].contains(Column("id")))
+    /// ```
+    public func contains<Root>(_ column: Column) -> QueryExpression<Root, Bool> {
+        QueryExpression<Root, Bool>(SQLExpression(.inList(
+            column.sqlExpression, map { .bound($0, in: Root.self, near: column.sqlExpression) }, negated: false)))
+    }
+}
+
+/// `Column("a") < Column("b")`: SQL `<` between two columns.
+public func < <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, Bool> {
+    QueryExpression(SQLExpression(.infix("<", lhs.sqlExpression, rhs.sqlExpression)))
+}
+
+/// `Column("a") <= Column("b")`: SQL `<=` between two columns.
+public func <= <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, Bool> {
+    QueryExpression(SQLExpression(.infix("<=", lhs.sqlExpression, rhs.sqlExpression)))
+}
+
+/// `Column("a") > Column("b")`: SQL `>` between two columns.
+public func > <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, Bool> {
+    QueryExpression(SQLExpression(.infix(">", lhs.sqlExpression, rhs.sqlExpression)))
+}
+
+/// `Column("a") >= Column("b")`: SQL `>=` between two columns.
+public func >= <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, Bool> {
+    QueryExpression(SQLExpression(.infix(">=", lhs.sqlExpression, rhs.sqlExpression)))
+}

@@ -1,0 +1,278 @@
+// GRDB's record spellings: persistence on `let` values, around… callbacks,
+// persistenceConflictPolicy, coding userInfo, Identifiable lookups, and
+// Row.decode(_:) for hand-written init(row:).
+
+import Foundation
+import Quarry
+import Testing
+
+private struct GPlayer: Codable, Identifiable, FetchableRecord, PersistableRecord, Equatable {
+    static let databaseTableName = "player"
+    var id: Int64?
+    var name: String
+    var score: Int
+}
+
+private func makePlayers(_ writer: any DatabaseWriter) throws {
+    try writer.write { db throws in
+        try db.create(table: "player") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("name", .text).notNull().unique()
+            t.column("score", .integer).notNull()
+        }
+    }
+}
+
+/// Records every callback, in order.
+private final class GCallbackLog: @unchecked Sendable {
+    var events: [String] = []
+}
+
+private struct GLogged: Codable, FetchableRecord, PersistableRecord {
+    nonisolated(unsafe) static var log = GCallbackLog()
+    nonisolated(unsafe) static var skipInsert = false
+    var id: Int64?
+    var name: String
+    var score = 0
+
+    static let databaseTableName = "player"
+
+    func willSave(_ db: Database) throws { Self.log.events.append("willSave") }
+    func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+        Self.log.events.append("aroundSave>")
+        _ = try save()
+        Self.log.events.append("<aroundSave")
+    }
+    func didSave(_ saved: PersistenceSuccess) { Self.log.events.append("didSave") }
+    func willInsert(_ db: Database) throws { Self.log.events.append("willInsert") }
+    func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws {
+        if Self.skipInsert { return }
+        Self.log.events.append("aroundInsert>")
+        let inserted = try insert()
+        Self.log.events.append("<aroundInsert \(inserted.rowID)")
+    }
+    func didInsert(_ inserted: InsertionSuccess) { Self.log.events.append("didInsert") }
+    func aroundUpdate(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws {
+        Self.log.events.append("aroundUpdate \(columns.sorted())>")
+        _ = try update()
+        Self.log.events.append("<aroundUpdate")
+    }
+    func aroundDelete(_ db: Database, delete: () throws -> Bool) throws {
+        Self.log.events.append("aroundDelete>")
+        let deleted = try delete()
+        Self.log.events.append("<aroundDelete \(deleted)")
+    }
+}
+
+private struct GIgnoringTag: Codable, FetchableRecord, PersistableRecord {
+    static let persistenceConflictPolicy = PersistenceConflictPolicy(insert: .ignore, update: .replace)
+    var id: Int64?
+    var name: String
+    var score = 0
+    static let databaseTableName = "player"
+}
+
+private extension CodingUserInfoKey {
+    static let unit = CodingUserInfoKey(rawValue: "unit")!
+}
+
+private struct GScaled: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "player"
+    static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { [.unit: 10] }
+    static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { [.unit: 10] }
+    var id: Int64?
+    var name: String
+    var score: Int
+
+    init(id: Int64?, name: String, score: Int) {
+        self.id = id
+        self.name = name
+        self.score = score
+    }
+
+    enum CodingKeys: String, CodingKey { case id, name, score }
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let unit = decoder.userInfo[.unit] as? Int ?? 1
+        id = try container.decode(Int64?.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        score = try container.decode(Int.self, forKey: .score) / unit
+    }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        let unit = encoder.userInfo[.unit] as? Int ?? 1
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(score * unit, forKey: .score)
+    }
+}
+
+/// A hand-written init(row:) that reuses the Decodable decoding of GPlayer.
+private struct GPlayerWithRank: FetchableRecord {
+    var player: GPlayer
+    var rank: Int
+    init(row: Row) throws {
+        player = try row.decode(GPlayer.self)
+        rank = try row["rank"]
+    }
+}
+
+@Suite struct PersistableRecordGRDBSpellingTests {
+    @Test(arguments: WriterKind.allCases)
+    func letValuesInsertSaveAndUpsert(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try makePlayers(writer)
+        try writer.write { db throws in
+            let arthur = GPlayer(id: 1, name: "Arthur", score: 10)
+            try arthur.insert(db)
+            let barbara = GPlayer(id: nil, name: "Barbara", score: 20)
+            try barbara.insert(db)
+            #expect(barbara.id == nil)  // a constant is not changed
+            let fetched = try GPlayer.fetchAll(db).sorted { $0.name < $1.name }
+            #expect(fetched.map(\.name) == ["Arthur", "Barbara"])
+            #expect(fetched[1].id == 2)
+
+            let renamed = GPlayer(id: 1, name: "Arthur II", score: 11)
+            try renamed.save(db)
+            #expect(try GPlayer.fetchOne(db, id: 1)?.name == "Arthur II")
+
+            let upserted = GPlayer(id: 1, name: "Arthur III", score: 12)
+            try upserted.upsert(db)
+            #expect(try GPlayer.fetchOne(db, id: 1) == GPlayer(id: 1, name: "Arthur III", score: 12))
+
+            let stored = try GPlayer(id: nil, name: "Craig", score: 30).insertAndFetch(db)
+            #expect(stored.id == 3)
+            let saved = try GPlayer(id: 3, name: "Craig", score: 31).saveAndFetch(db)
+            #expect(saved.score == 31)
+            let upsertedAndFetched = try GPlayer(id: 3, name: "Craig", score: 32).upsertAndFetch(db)
+            #expect(upsertedAndFetched.score == 32)
+            let row = try GPlayer(id: nil, name: "Dana", score: 1).insertAndFetch(db, selection: ["id"], as: Row.self)
+            #expect(try row["id"] as Int64 == 4)
+
+            // A variable still gets its id back: the mutating form is chosen.
+            var edith = GPlayer(id: nil, name: "Edith", score: 0)
+            try edith.insert(db)
+            #expect(edith.id == 5)
+        }
+    }
+
+    @Test func letInsertFailureThrows() throws {
+        let dbQueue = try DatabaseQueue()
+        try makePlayers(dbQueue)
+        try dbQueue.write { db throws in
+            let arthur = GPlayer(id: nil, name: "Arthur", score: 10)
+            try arthur.insert(db)
+            #expect(throws: DatabaseError.self) { try arthur.insert(db) }
+            do {
+                try arthur.insert(db)
+            } catch DatabaseError.SQLITE_CONSTRAINT_UNIQUE {
+                // expected
+            }
+            let missing = GPlayer(id: 42, name: "Nobody", score: 0)
+            #expect(throws: RecordError.self) { try missing.update(db) }
+        }
+    }
+
+    @Test func aroundCallbacksWrapTheStatements() throws {
+        let dbQueue = try DatabaseQueue()
+        try makePlayers(dbQueue)
+        try dbQueue.write { db throws in
+            GLogged.log = GCallbackLog()
+            var record = GLogged(id: nil, name: "Arthur")
+            try record.insert(db)
+            #expect(GLogged.log.events == [
+                "willSave", "aroundSave>", "willInsert", "aroundInsert>", "<aroundInsert 1", "didInsert",
+                "<aroundSave", "didSave",
+            ])
+            GLogged.log = GCallbackLog()
+            // A hand-written didInsert replaces the default one, which would set the id.
+            #expect(record.id == nil)
+            record.id = 1
+            record.score = 5
+            try record.update(db)
+            #expect(GLogged.log.events == ["willSave", "aroundSave>", "aroundUpdate [\"name\", \"score\"]>", "<aroundUpdate", "<aroundSave", "didSave"])
+            GLogged.log = GCallbackLog()
+            try record.delete(db)
+            #expect(GLogged.log.events == ["aroundDelete>", "<aroundDelete true"])
+        }
+    }
+
+    @Test func aroundCallbackThatSkipsItsClosureIsAMisuse() throws {
+        let dbQueue = try DatabaseQueue()
+        try makePlayers(dbQueue)
+        try dbQueue.write { db throws in
+            GLogged.log = GCallbackLog()
+            GLogged.skipInsert = true
+            defer { GLogged.skipInsert = false }
+            var record = GLogged(id: nil, name: "Arthur")
+            let error = try #require(throws: DatabaseError.self) { try record.insert(db) }
+            #expect(error.resultCode == .SQLITE_MISUSE)
+            #expect(error.message.contains("aroundInsert of GLogged must call its closure exactly once") == true)
+            #expect(try GPlayer.fetchCount(db) == 0)
+        }
+    }
+
+    @Test func persistenceConflictPolicyIsTheDefaultOnConflict() throws {
+        let dbQueue = try DatabaseQueue()
+        try makePlayers(dbQueue)
+        try dbQueue.write { db throws in
+            try GIgnoringTag(id: nil, name: "swift").insert(db)
+            try GIgnoringTag(id: nil, name: "swift").insert(db)  // INSERT OR IGNORE: no error
+            #expect(try GPlayer.fetchCount(db) == 1)
+            // An explicit argument wins over the policy.
+            #expect(throws: DatabaseError.self) { try GIgnoringTag(id: nil, name: "swift").insert(db, onConflict: .abort) }
+            #expect(PersistenceConflictPolicy().conflictResolutionForInsert == .abort)
+            #expect(GIgnoringTag.persistenceConflictPolicy.conflictResolutionForUpdate == .replace)
+            #expect(GPlayer.persistenceConflictPolicy == PersistenceConflictPolicy(insert: .abort, update: .abort))
+        }
+    }
+
+    @Test func codingUserInfoReachesEncodeAndDecode() throws {
+        let dbQueue = try DatabaseQueue()
+        try makePlayers(dbQueue)
+        try dbQueue.write { db throws in
+            try GScaled(id: nil, name: "Arthur", score: 3).insert(db)
+            #expect(try Int.fetchOne(db, sql: "SELECT score FROM player") == 30)
+            #expect(try GScaled.fetchOne(db)?.score == 3)
+            #expect(try GScaled.all().fetchOne(db)?.score == 3)
+        }
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func identifiableLookups(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try makePlayers(writer)
+        try writer.write { db throws in
+            for name in ["Arthur", "Barbara", "Craig"] { try GPlayer(id: nil, name: name, score: 1).insert(db) }
+            #expect(try GPlayer.fetchOne(db, id: 2)?.name == "Barbara")
+            #expect(try GPlayer.fetchOne(db, id: 42) == nil)
+            #expect(try GPlayer.find(db, id: 3).name == "Craig")
+            let notFound = try #require(throws: RecordError.self) { try GPlayer.find(db, id: 42) }
+            #expect("\(notFound)".contains("player"))
+            #expect(try GPlayer.fetchAll(db, ids: [1, 3, 42]).map(\.name).sorted() == ["Arthur", "Craig"])
+            #expect(try GPlayer.exists(db, id: 1))
+            #expect(try !GPlayer.exists(db, id: 42))
+            #expect(try GPlayer.deleteOne(db, id: 1))
+            #expect(try !GPlayer.deleteOne(db, id: 1))
+            #expect(try GPlayer.deleteAll(db, ids: [2, 3, 42]) == 2)
+            #expect(try GPlayer.fetchCount(db) == 0)
+        }
+    }
+
+    @Test func rowDecodeReusesTheDecodableDecoding() throws {
+        let dbQueue = try DatabaseQueue()
+        try makePlayers(dbQueue)
+        try dbQueue.write { db throws in
+            try GPlayer(id: nil, name: "Arthur", score: 10).insert(db)
+            let ranked = try GPlayerWithRank.fetchOne(db, sql: "SELECT *, 1 AS rank FROM player")
+            #expect(ranked?.player == GPlayer(id: 1, name: "Arthur", score: 10))
+            #expect(ranked?.rank == 1)
+            let error = try #require(throws: RowDecodingError.self) {
+                try GPlayerWithRank.fetchOne(db, sql: "SELECT id, 1 AS rank FROM player")
+            }
+            #expect("\(error)".contains("name"))
+        }
+    }
+}
