@@ -77,7 +77,7 @@ public struct DatabaseMigrator: Sendable {
     public static let migrationsTableName = "quarry_migrations"
 
     /// The table where GRDB records the migrations it applied: a database
-    /// migrated by GRDB is adopted (see ``migrate(_:)-(any DatabaseWriter)``).
+    /// migrated by GRDB is adopted (see `migrate(_:)`).
     public static let grdbMigrationsTableName = "grdb_migrations"
 
     var registered: [Migration] = []

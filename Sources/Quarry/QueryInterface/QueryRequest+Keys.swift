@@ -13,7 +13,7 @@ extension QueryRequest where Root: TableRecord {
     ///
     /// The key is stored the way the record stores it (a `UUID` as text for a
     /// record with that strategy, say). Generating SQL throws when the primary
-    /// key has several columns: use ``filter(key:)-(Dictionary<String,(any DatabaseValueConvertible)?>)`` then.
+    /// key has several columns: use `filter(key:)` with a dictionary then.
     public func filter(key: (some DatabaseValueConvertible)?) -> QueryRequest {
         filter(keys: key.map { [$0] } ?? [])
     }

@@ -3,7 +3,7 @@
 // Each one is `all()` followed by the request method of the same name.
 
 extension TableRecord {
-    /// A request for the row with this primary key (see ``QueryRequest/filter(key:)-(_?)``).
+    /// A request for the row with this primary key (see `QueryRequest.filter(key:)`).
     public static func filter(key: (some DatabaseValueConvertible)?) -> QueryRequest<Self, Self> {
         all().filter(key: key)
     }

@@ -12,7 +12,7 @@ import Foundation
 /// subquery, or raw SQL.
 ///
 /// You rarely build one directly: the query interface makes them from key
-/// paths (`\.score > 10`). Use ``init(sql:arguments:)`` for SQL the query
+/// paths (`\.score > 10`). Use `init(sql:arguments:)` for SQL the query
 /// interface does not express.
 ///
 /// Values inside an expression are always bound as statement arguments; they
