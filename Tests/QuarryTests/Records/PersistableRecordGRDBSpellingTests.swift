@@ -117,7 +117,7 @@ private struct GPlayerWithRank: FetchableRecord {
     }
 }
 
-@Suite struct PersistableRecordGRDBSpellingTests {
+@Suite(.serialized) struct PersistableRecordGRDBSpellingTests {
     @Test(arguments: WriterKind.allCases)
     func letValuesInsertSaveAndUpsert(kind: WriterKind) throws {
         let directory = try TemporaryDirectory()
