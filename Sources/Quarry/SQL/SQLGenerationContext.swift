@@ -100,10 +100,18 @@ final class SQLGenerationContext {
         case .primaryKeyIn(let table, let values, let qualifier):
             return try primaryKeySQL(table, values, qualifier)
         case .primaryKeyColumn(let table, let qualifier):
-            return try sql(SQLExpression(.column(try singlePrimaryKey(table), qualifier)))
+            return try primaryKeyColumnSQL(table, qualifier)
         case .invalid(let error):
             throw error
         }
+    }
+
+    /// `"id"`, the primary key column of `table`. Never inlined, like
+    /// `primaryKeySQL`: `sql(_:)` recurses once per level of an expression,
+    /// and its stack frame must stay small (see DeepExpressionTests).
+    @inline(never)
+    private func primaryKeyColumnSQL(_ table: String, _ qualifier: SQLQualifier) throws -> String {
+        try qualifierPrefix(qualifier) + singlePrimaryKey(table).quotedDatabaseIdentifier
     }
 
     /// The primary key column of `table`; throws if it has several columns.
@@ -119,6 +127,7 @@ final class SQLGenerationContext {
     }
 
     /// `"id" = ?`, `"id" IN (?, ?)` or `0`, for the primary key of `table`.
+    @inline(never)
     private func primaryKeySQL(_ table: String, _ values: [DatabaseValue], _ qualifier: SQLQualifier) throws -> String {
         let column = SQLExpression(.column(try singlePrimaryKey(table), qualifier))
         switch values.count {
