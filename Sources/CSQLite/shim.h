@@ -9,3 +9,9 @@ static inline int quarry_set_double_quoted_string_literals(sqlite3 *db, int enab
     if (rc != SQLITE_OK) return rc;
     return sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, enabled, (int *)0);
 }
+
+// Turns SQLITE_DBCONFIG_RESET_DATABASE on or off for one connection: while it
+// is on, a VACUUM empties the database (https://www.sqlite.org/c3ref/c_dbconfig_defensive.html).
+static inline int quarry_set_reset_database(sqlite3 *db, int enabled) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_RESET_DATABASE, enabled, (int *)0);
+}

@@ -49,6 +49,22 @@ public struct Configuration: Sendable {
     /// Write string literals with single quotes, or bind them.
     public var acceptsDoubleQuotedStringLiterals = false
 
+    /// The longest a statement may run before it is interrupted with a
+    /// ``DatabaseError`` `SQLITE_INTERRUPT` that names its SQL; nil (the
+    /// default) for no limit. Each connection starts with this limit and can
+    /// change it with ``Database/maximumStatementDuration``.
+    ///
+    /// The limit is checked by a progress handler every thousand SQLite
+    /// instructions (<https://www.sqlite.org/c3ref/progress_handler.html>):
+    /// a statement stops within microseconds of its deadline while SQLite
+    /// computes, but a statement blocked waiting for a lock (see
+    /// ``busyTimeout``) or for the disk stops only when that wait ends.
+    public var maximumStatementDuration: Duration?
+
+    /// How a ``DatabasePool`` keeps its WAL file from growing
+    /// (default: ``CheckpointPolicy/sqliteDefault``).
+    public var checkpointPolicy: CheckpointPolicy = .sqliteDefault
+
     /// The most reader connections a ``DatabasePool`` opens (default 5):
     /// the number of reads that run in parallel.
     public var maximumReaderCount = 5

@@ -20,6 +20,9 @@ final class ConnectionPool: @unchecked Sendable {
     // All mutable state is guarded by `lock`.
     private let lock = NSLock()
     private var idle: [Database] = []
+    /// Every open connection, idle or in use, for `interrupt()`. A connection
+    /// leaves it, under the lock, before it is closed.
+    private var connections: [ObjectIdentifier: Database] = [:]
     private var openedCount = 0
     private var waiters: [(id: UInt64, resume: (Result<Database, any Error>) -> Void)] = []
     private var cancelledWaiters: Set<UInt64> = []
@@ -45,6 +48,7 @@ final class ConnectionPool: @unchecked Sendable {
     func add(_ database: Database) {
         lock.withLock {
             openedCount += 1
+            connections[ObjectIdentifier(database)] = database
             idle.append(database)
         }
     }
@@ -66,14 +70,27 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Runs `body` with a connection, suspending until one is free, then running
     /// `body` on the connection's serial Dispatch queue.
+    ///
+    /// If the task is cancelled while `body` runs, its running statement stops
+    /// and the access throws `CancellationError` (see `Database+Interrupt.swift`);
+    /// if it is cancelled before `body` starts, `body` does not run.
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let database = UncheckedSendable(try await acquireSuspending())
-        return try await withCheckedThrowingContinuation { continuation in
-            database.value.dispatchQueue.async {
-                let result = Result { try self.holding(currentThreadID()) { try body(database.value) } }
-                self.release(database.value)
-                continuation.resume(with: result)
+        let cancellation = AccessCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                database.value.dispatchQueue.async {
+                    let result = Result {
+                        try self.holding(currentThreadID()) {
+                            try database.value.observingCancellation(cancellation) { try body(database.value) }
+                        }
+                    }
+                    self.release(database.value)
+                    continuation.resume(with: result)
+                }
             }
+        } onCancel: {
+            cancellation.cancel()
         }
     }
 
@@ -121,7 +138,9 @@ final class ConnectionPool: @unchecked Sendable {
 
     private func openReserved() throws -> Database {
         do {
-            return try openConnection()
+            let database = try openConnection()
+            lock.withLock { connections[ObjectIdentifier(database)] = database }
+            return database
         } catch {
             lock.withLock { openedCount -= 1 }
             throw error
@@ -187,6 +206,7 @@ final class ConnectionPool: @unchecked Sendable {
         let (waiter, mustClose): (((Result<Database, any Error>) -> Void)?, Bool) = lock.withLock {
             if isClosed {
                 openedCount -= 1
+                connections[ObjectIdentifier(database)] = nil
                 return (nil, true)
             }
             if !waiters.isEmpty { return (waiters.removeFirst().resume, false) }
@@ -199,6 +219,20 @@ final class ConnectionPool: @unchecked Sendable {
             database.close()
         }
     }
+
+    // MARK: - Interrupting
+
+    /// Interrupts the statements that run now on every connection of the pool
+    /// (sqlite3_interrupt), from any thread. The lock keeps connections from
+    /// closing meanwhile.
+    func interrupt() {
+        lock.withLock {
+            for database in connections.values { database.interruptRunningStatements() }
+        }
+    }
+
+    /// The connections in use now.
+    var busyCount: Int { lock.withLock { openedCount - idle.count } }
 
     // MARK: - Inspecting (for tests)
 
@@ -215,12 +249,13 @@ final class ConnectionPool: @unchecked Sendable {
     func close() {
         let (toClose, toFail) = lock.withLock {
             isClosed = true
-            let connections = idle
+            let closing = idle
             idle.removeAll()
-            openedCount -= connections.count
+            openedCount -= closing.count
+            for database in closing { connections[ObjectIdentifier(database)] = nil }
             let pending = waiters
             waiters.removeAll()
-            return (connections, pending)
+            return (closing, pending)
         }
         for database in toClose { database.close() }
         for waiter in toFail { waiter.resume(.failure(closedError())) }

@@ -126,7 +126,7 @@ extension Database {
     func rollbackIfNeeded() {
         guard isInsideTransaction else { return }
         do {
-            try executeCached("ROLLBACK TRANSACTION")
+            try withoutStopping { try executeCached("ROLLBACK TRANSACTION") }
         } catch {
             // The connection is unusable for this transaction anyway; the next
             // BEGIN would fail loudly if the rollback truly did not happen.
@@ -136,8 +136,10 @@ extension Database {
     private func rollbackSavepoint(wasInsideTransaction: Bool) {
         guard isInsideTransaction else { return }
         do {
-            try executeCached("ROLLBACK TRANSACTION TO SAVEPOINT quarry")
-            try executeCached("RELEASE SAVEPOINT quarry")
+            try withoutStopping {
+                try executeCached("ROLLBACK TRANSACTION TO SAVEPOINT quarry")
+                try executeCached("RELEASE SAVEPOINT quarry")
+            }
         } catch {
             if !wasInsideTransaction { rollbackIfNeeded() }
         }

@@ -51,6 +51,17 @@ public final class Database {
     /// transaction must still be open (see `checkTransactionNotAborted`).
     var isInsideTransactionBlock = false
 
+    /// What the progress handler watches: the cancellation of the current
+    /// async access and the statement time limit (`Database+Interrupt.swift`).
+    let progressMonitor = ProgressMonitor()
+
+    /// The busy timeout of the configuration, in milliseconds (0: none).
+    var configuredBusyMilliseconds: Int32 = 0
+
+    /// When the checkpoint policy last ran (`DispatchTime` nanoseconds; see
+    /// `Database+Checkpoint.swift`).
+    var lastPolicyCheckpoint: UInt64 = DispatchTime.now().uptimeNanoseconds
+
     /// Per-connection caches of the record layer: table schemas, persistence
     /// statements and encoding layouts (see `Records/RecordCache.swift`).
     let recordCache = RecordCache()
@@ -108,10 +119,14 @@ public final class Database {
         sqlite3_extended_result_codes(sqliteConnection, 1)
         if let timeout = configuration.busyTimeout {
             let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-            installBusyHandler(milliseconds: Int32(clamping: milliseconds))
+            configuredBusyMilliseconds = Int32(clamping: milliseconds)
+            installBusyHandler(milliseconds: configuredBusyMilliseconds)
         }
         if configuration.logger != nil {
             installTrace()
+        }
+        if let limit = configuration.maximumStatementDuration {
+            maximumStatementDuration = limit
         }
         let quotesCode = quarry_set_double_quoted_string_literals(
             sqliteConnection, configuration.acceptsDoubleQuotedStringLiterals ? 1 : 0)

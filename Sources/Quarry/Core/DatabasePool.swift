@@ -71,6 +71,13 @@ public final class DatabasePool: DatabaseWriter {
         writer.close()
     }
 
+    /// Stops the statements that run now on the writer and on every reader;
+    /// see ``DatabaseReader/interrupt()``.
+    public func interrupt() {
+        writer.interrupt()
+        readers.interrupt()
+    }
+
     /// Runs `block` on a reader connection, in a transaction that gives it a
     /// stable snapshot of committed data. Runs in parallel with other reads and
     /// with the current write.
@@ -85,16 +92,27 @@ public final class DatabasePool: DatabaseWriter {
         try await readers.withConnection { db in try db.inReadTransaction(block) }
     }
 
+    /// Runs `block` on a reader connection outside of any transaction (for
+    /// statements that cannot run in one, such as `VACUUM INTO`).
+    func readWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T {
+        try readers.withConnection(block)
+    }
+
+    /// Async `readWithoutTransaction(_:)`.
+    func readWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await readers.withConnection(block)
+    }
+
     /// Runs `block` on the writer connection in an immediate transaction.
     @discardableResult
     public func write<T>(_ block: (Database) throws -> T) throws -> T {
-        try writer.withConnection { db in try db.inWriteTransaction(block) }
+        try writer.withConnection { db in try db.inPoolWriteTransaction(block) }
     }
 
     /// Async `write(_:)`.
     @discardableResult
     public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.withConnection { db in try db.inWriteTransaction(block) }
+        try await writer.withConnection { db in try db.inPoolWriteTransaction(block) }
     }
 
     /// Runs `block` on the writer connection, outside of any transaction.
@@ -107,5 +125,15 @@ public final class DatabasePool: DatabaseWriter {
     @discardableResult
     public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.withConnection(block)
+    }
+}
+
+extension Database {
+    /// A pool's write: the transaction, then the checkpoint policy
+    /// (``Configuration/checkpointPolicy``), after the commit.
+    fileprivate func inPoolWriteTransaction<T>(_ block: (Database) throws -> T) throws -> T {
+        let result = try inWriteTransaction(block)
+        checkpointIfDue(configuration.checkpointPolicy)
+        return result
     }
 }

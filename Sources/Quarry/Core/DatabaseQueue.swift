@@ -56,6 +56,9 @@ public final class DatabaseQueue: DatabaseWriter {
     /// Closes the connection. Later accesses throw a ``DatabaseError``.
     public func close() { pool.close() }
 
+    /// Stops the statement that runs now; see ``DatabaseReader/interrupt()``.
+    public func interrupt() { pool.interrupt() }
+
     /// Runs `block` with read-only access (`PRAGMA query_only`), in a
     /// transaction so that it sees one snapshot; see `DatabaseReader.read(_:)`.
     @discardableResult

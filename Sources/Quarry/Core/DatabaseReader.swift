@@ -30,6 +30,16 @@ public protocol DatabaseReader: AnyObject, Sendable {
 
     /// Closes the connections. Later accesses throw.
     func close()
+
+    /// Stops the statements that run now, on every connection, from any
+    /// thread (<https://www.sqlite.org/c3ref/interrupt.html>).
+    ///
+    /// The interrupted access throws a ``DatabaseError`` with
+    /// `SQLITE_INTERRUPT`; a write is rolled back as a whole. The
+    /// connections stay usable, and accesses that start afterwards run
+    /// normally. To stop one access rather than all, cancel its task
+    /// (async accesses) or set ``Configuration/maximumStatementDuration``.
+    func interrupt()
 }
 
 /// A type that gives read and write access to a database: ``DatabaseQueue`` or

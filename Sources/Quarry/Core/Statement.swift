@@ -166,10 +166,12 @@ public final class Statement {
     @inline(__always)
     func step() throws -> Bool {
         try database.checkTransactionNotAborted(self)
+        // Only with a time limit or a cancellable access (Database+Interrupt.swift).
+        if database.progressMonitor.isActive, !isBusy { database.statementStarts() }
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
-        throw database.makeError(code: code, sql: sql, arguments: boundArguments)
+        throw database.stepError(code: code, statement: self, arguments: boundArguments)
     }
 
     /// Steps through all rows, calling `body` on each, then resets the statement

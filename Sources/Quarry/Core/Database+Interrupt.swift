@@ -1,0 +1,186 @@
+// Stopping statements while they run: interrupt(), Task cancellation of async
+// accesses, and Configuration.maximumStatementDuration.
+//
+// All three end a running statement with SQLITE_INTERRUPT. `interrupt()` calls
+// sqlite3_interrupt (https://www.sqlite.org/c3ref/interrupt.html), which stops
+// whatever runs on the connection now. Cancellation and the time limit use a
+// progress handler (https://www.sqlite.org/c3ref/progress_handler.html)
+// instead, whose answer depends on state owned by one access: a cancellation
+// that arrives late can then never stop a later access on the same
+// connection, as a stray sqlite3_interrupt could. The handler is installed
+// only while it has something to watch, so that accesses without a time limit
+// or a cancellable task pay nothing.
+
+import CSQLite
+import Foundation
+import Synchronization
+
+/// The cancellation flag of one async access: set by the task's cancellation
+/// handler, from any thread; read by the progress handler, on the connection's thread.
+final class AccessCancellation: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    var isCancelled: Bool { flag.load(ordering: .relaxed) }
+
+    func cancel() { flag.store(true, ordering: .relaxed) }
+}
+
+/// What the progress handler of one connection watches. Only `access` is shared
+/// with other threads, through its atomic flag; the rest belongs to the
+/// connection's thread.
+final class ProgressMonitor {
+    /// SQLite calls the handler every this many virtual machine instructions:
+    /// about every few microseconds of a long statement.
+    static let instructionsPerCheck: Int32 = 1_000
+
+    /// The cancellation of the async access that runs now, if any.
+    var access: AccessCancellation?
+
+    /// The longest a statement may run, in nanoseconds; 0 for no limit.
+    var statementLimit: UInt64 = 0
+
+    /// When the running statement must stop (`DispatchTime` nanoseconds).
+    var statementDeadline: UInt64 = .max
+
+    /// Why the handler stopped the last statement.
+    var stopReason: StopReason?
+
+    /// Set while Quarry rolls back: a rollback must never be stopped.
+    var isPaused = false
+
+    enum StopReason {
+        case cancelled
+        case timedOut
+    }
+
+    /// Whether the handler must be installed.
+    var isActive: Bool { access != nil || statementLimit != 0 }
+
+    /// Called by the progress handler: true stops the statement.
+    func shouldStop() -> Bool {
+        if isPaused { return false }
+        if let access, access.isCancelled {
+            stopReason = .cancelled
+            return true
+        }
+        if statementLimit != 0, DispatchTime.now().uptimeNanoseconds >= statementDeadline {
+            stopReason = .timedOut
+            return true
+        }
+        return false
+    }
+}
+
+extension Database {
+    /// Installs or removes the progress handler, as the monitor requires.
+    func updateProgressHandler() {
+        guard progressMonitor.isActive else {
+            sqlite3_progress_handler(sqliteConnection, 0, nil, nil)
+            return
+        }
+        let context = Unmanaged.passUnretained(progressMonitor).toOpaque()
+        sqlite3_progress_handler(sqliteConnection, ProgressMonitor.instructionsPerCheck, { context in
+            guard let context else { return 0 }
+            return Unmanaged<ProgressMonitor>.fromOpaque(context).takeUnretainedValue().shouldStop() ? 1 : 0
+        }, context)
+    }
+
+    /// Called before a statement's first step when the monitor is active:
+    /// starts its time limit.
+    func statementStarts() {
+        progressMonitor.stopReason = nil
+        let limit = progressMonitor.statementLimit
+        if limit != 0 {
+            progressMonitor.statementDeadline = DispatchTime.now().uptimeNanoseconds &+ limit
+        }
+    }
+
+    /// Runs `body` as the access `cancellation` belongs to: its statements stop
+    /// with `CancellationError` once the task is cancelled, and it does not
+    /// start at all if the task is cancelled already.
+    func observingCancellation<T>(_ cancellation: AccessCancellation, _ body: () throws -> T) throws -> T {
+        if cancellation.isCancelled { throw CancellationError() }
+        progressMonitor.access = cancellation
+        updateProgressHandler()
+        defer {
+            progressMonitor.access = nil
+            progressMonitor.stopReason = nil
+            updateProgressHandler()
+        }
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && cancellation.isCancelled {
+            // Caught and rethrown by the block as a DatabaseError: still a cancellation.
+            throw CancellationError()
+        }
+    }
+
+    /// Runs `body` with the progress handler paused (rollbacks).
+    func withoutStopping<T>(_ body: () throws -> T) rethrows -> T {
+        let wasPaused = progressMonitor.isPaused
+        progressMonitor.isPaused = true
+        defer { progressMonitor.isPaused = wasPaused }
+        return try body()
+    }
+
+    /// The error of a step that failed with `code`: a cancellation, a
+    /// statement over its time limit, or SQLite's own error.
+    func stepError(code: Int32, statement: Statement, arguments: StatementArguments?) -> any Error {
+        if code & 0xFF == SQLITE_INTERRUPT, let reason = progressMonitor.stopReason {
+            progressMonitor.stopReason = nil
+            switch reason {
+            case .cancelled:
+                return CancellationError()
+            case .timedOut:
+                let limit = Duration.nanoseconds(Int64(clamping: progressMonitor.statementLimit))
+                return DatabaseError(
+                    resultCode: .SQLITE_INTERRUPT,
+                    message: "the statement ran longer than the time limit (maximumStatementDuration: \(limit)) and was interrupted",
+                    sql: statement.sql,
+                    arguments: configuration.publicStatementArguments ? arguments : nil)
+            }
+        }
+        return makeError(code: code, sql: statement.sql, arguments: arguments)
+    }
+
+    /// The longest a statement of this connection may run before it is
+    /// interrupted with ``DatabaseError`` `SQLITE_INTERRUPT`, naming its SQL;
+    /// nil for no limit. Starts as ``Configuration/maximumStatementDuration``.
+    ///
+    /// ```swift
+    /// try dbQueue.read { db in
+    ///     db.maximumStatementDuration = .milliseconds(200)
+    ///     defer { db.maximumStatementDuration = nil }
+    ///     return try Report.fetchAll(db)   // throws if a statement runs longer
+    /// }
+    /// ```
+    public var maximumStatementDuration: Duration? {
+        get {
+            let limit = progressMonitor.statementLimit
+            return limit == 0 ? nil : .nanoseconds(Int64(clamping: limit))
+        }
+        set {
+            progressMonitor.statementLimit = newValue.map(Database.nanoseconds) ?? 0
+            updateProgressHandler()
+        }
+    }
+
+    /// A positive duration in nanoseconds (at least 1, so that a zero limit still limits).
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, attoseconds >= 0 else { return 1 }
+        let total = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        if total.overflow { return .max }
+        return max(1, total.partialValue &+ UInt64(attoseconds / 1_000_000_000))
+    }
+}
+
+extension Database {
+    /// Stops the statements running now on this connection with
+    /// `SQLITE_INTERRUPT`; safe from any thread while the connection is open
+    /// (<https://www.sqlite.org/c3ref/interrupt.html>). Statements started
+    /// after every running one has ended are not affected.
+    func interruptRunningStatements() {
+        sqlite3_interrupt(sqliteConnection)
+    }
+}

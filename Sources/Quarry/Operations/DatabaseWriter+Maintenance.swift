@@ -1,0 +1,85 @@
+// Maintenance of a live database: VACUUM, VACUUM INTO (a compact copy), and
+// erase() (an empty database, for tests and resets).
+//
+// See https://www.sqlite.org/lang_vacuum.html.
+
+import CSQLite
+
+extension Database {
+    /// Rebuilds the database file, packing it into the least space (`VACUUM`,
+    /// <https://www.sqlite.org/lang_vacuum.html>). Throws inside a transaction.
+    public func vacuum() throws {
+        try execute(sql: "VACUUM")
+    }
+
+    /// Writes a compact copy of the database into a new file at `path`, as
+    /// of one consistent snapshot (`VACUUM INTO`,
+    /// <https://www.sqlite.org/lang_vacuum.html#vacuuminto>). The file must
+    /// not exist, or be empty. Throws inside a transaction.
+    public func vacuum(into path: String) throws {
+        // The path is bound, never spliced into the SQL.
+        try execute(sql: "VACUUM INTO ?", arguments: [path])
+    }
+
+    /// Deletes every table, index, view, trigger and row: the database is as
+    /// new, with its file, page size and journal mode kept
+    /// (`SQLITE_DBCONFIG_RESET_DATABASE`, <https://www.sqlite.org/c3ref/c_dbconfig_defensive.html>).
+    /// Throws inside a transaction.
+    public func erase() throws {
+        if isInsideTransaction {
+            throw DatabaseError.misuse("erase() cannot run inside a transaction: use writeWithoutTransaction")
+        }
+        let code = quarry_set_reset_database(sqliteConnection, 1)
+        guard code == SQLITE_OK else { throw makeError(code: code, sql: nil) }
+        defer { _ = quarry_set_reset_database(sqliteConnection, 0) }
+        try execute(sql: "VACUUM")
+        clearStatementCache()
+        recordCache.finalizeStatements()
+    }
+}
+
+extension DatabaseWriter {
+    /// Rebuilds the database file on the writer connection (`VACUUM`); see
+    /// ``Database/vacuum()``. Writes wait until it ends.
+    public func vacuum() throws {
+        try writeWithoutTransaction { db in try db.vacuum() }
+    }
+
+    /// The async variant of ``vacuum()``.
+    public func vacuum() async throws {
+        try await writeWithoutTransaction { db in try db.vacuum() }
+    }
+
+    /// Writes a compact, consistent copy of the live database into a new file
+    /// at `path` (`VACUUM INTO`); see ``Database/vacuum(into:)``.
+    ///
+    /// A ``DatabaseQueue`` runs it on its connection; a ``DatabasePool`` on a
+    /// reader, so that writes go on meanwhile.
+    public func vacuum(into path: String) throws {
+        if let pool = self as? DatabasePool {
+            try pool.readWithoutTransaction { db in try db.vacuum(into: path) }
+        } else {
+            try writeWithoutTransaction { db in try db.vacuum(into: path) }
+        }
+    }
+
+    /// The async variant of ``vacuum(into:)``.
+    public func vacuum(into path: String) async throws {
+        if let pool = self as? DatabasePool {
+            try await pool.readWithoutTransaction { db in try db.vacuum(into: path) }
+        } else {
+            try await writeWithoutTransaction { db in try db.vacuum(into: path) }
+        }
+    }
+
+    /// Empties the database: every table, index, view, trigger and row is
+    /// gone; see ``Database/erase()``. Meant for tests and resets.
+    public func erase() throws {
+        try writeWithoutTransaction { db in try db.erase() }
+    }
+
+    /// The async variant of ``erase()``.
+    public func erase() async throws {
+        try await writeWithoutTransaction { db in try db.erase() }
+    }
+}
