@@ -92,17 +92,6 @@ public final class DatabasePool: DatabaseWriter {
         try await readers.withConnection { db in try db.inReadTransaction(block) }
     }
 
-    /// Runs `block` on a reader connection outside of any transaction (for
-    /// statements that cannot run in one, such as `VACUUM INTO`).
-    func readWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T {
-        try readers.withConnection(block)
-    }
-
-    /// Async `readWithoutTransaction(_:)`.
-    func readWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await readers.withConnection(block)
-    }
-
     /// Runs `block` on the writer connection in an immediate transaction.
     @discardableResult
     public func write<T>(_ block: (Database) throws -> T) throws -> T {

@@ -4,6 +4,7 @@
 // See https://www.sqlite.org/lang_vacuum.html.
 
 import CSQLite
+import Dispatch
 
 extension Database {
     /// Rebuilds the database file, packing it into the least space (`VACUUM`,
@@ -53,11 +54,16 @@ extension DatabaseWriter {
     /// Writes a compact, consistent copy of the live database into a new file
     /// at `path` (`VACUUM INTO`); see ``Database/vacuum(into:)``.
     ///
-    /// A ``DatabaseQueue`` runs it on its connection; a ``DatabasePool`` on a
-    /// reader, so that writes go on meanwhile.
+    /// A ``DatabaseQueue`` runs it on its connection. A ``DatabasePool`` runs
+    /// it on a connection of its own, opened for the copy, which reads one
+    /// WAL snapshot: writes go on meanwhile. (The pool's readers cannot run
+    /// it: they open the file read-only, and `VACUUM INTO` writes through
+    /// the connection that runs it.)
     public func vacuum(into path: String) throws {
-        if let pool = self as? DatabasePool {
-            try pool.readWithoutTransaction { db in try db.vacuum(into: path) }
+        if self is DatabasePool {
+            let connection = try Database(path: self.path, configuration: configuration)
+            defer { connection.close() }
+            try connection.vacuum(into: path)
         } else {
             try writeWithoutTransaction { db in try db.vacuum(into: path) }
         }
@@ -65,8 +71,19 @@ extension DatabaseWriter {
 
     /// The async variant of ``vacuum(into:)``.
     public func vacuum(into path: String) async throws {
-        if let pool = self as? DatabasePool {
-            try await pool.readWithoutTransaction { db in try db.vacuum(into: path) }
+        if self is DatabasePool {
+            let sourcePath = self.path
+            let configuration = self.configuration
+            // Off the cooperative thread pool: the copy blocks in SQLite.
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                DispatchQueue.global().async {
+                    continuation.resume(with: Result {
+                        let connection = try Database(path: sourcePath, configuration: configuration)
+                        defer { connection.close() }
+                        try connection.vacuum(into: path)
+                    })
+                }
+            }
         } else {
             try await writeWithoutTransaction { db in try db.vacuum(into: path) }
         }
