@@ -23,6 +23,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The WAL growth measurement of the "Operating a database in
+        // production" article (Quarry alone).
+        .executableTarget(
+            name: "wal-growth",
+            dependencies: [.product(name: "Quarry", package: "Quarry")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
