@@ -11,6 +11,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Opt-in observability: spans (Configuration.tracer) and metrics
+        // (Configuration.metricsFactory).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `swift package generate-documentation`: builds the DocC catalog (CI
         // checks it builds without warnings: scripts/docs.sh).
@@ -30,6 +34,8 @@ let package = Package(
             dependencies: [
                 "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .executableTarget(
@@ -53,6 +59,8 @@ let package = Package(
             dependencies: [
                 "Quarry", "QuarryProcessHelper",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
     ],

@@ -1,6 +1,8 @@
 // Configuration: how DatabaseQueue and DatabasePool open and set up their connections.
 
+import CoreMetrics
 import Logging
+import Tracing
 
 /// Options for opening a ``DatabaseQueue`` or a ``DatabasePool``.
 ///
@@ -102,8 +104,40 @@ public struct Configuration: Sendable {
     /// since arguments can hold user data (emails, tokens) that must stay out of logs.
     public var publicStatementArguments = false
 
-    /// A label for the connections, used in log metadata.
+    /// A label for the connections, used in log metadata and as the `db`
+    /// dimension of metrics.
     public var label: String?
+
+    /// Where Quarry sends spans (swift-distributed-tracing), or nil for none
+    /// (the default).
+    ///
+    /// ```swift
+    /// config.tracer = InstrumentationSystem.tracer
+    /// ```
+    ///
+    /// Each access is a span (`quarry.read`, `quarry.write`,
+    /// `quarry.writeWithoutTransaction`), child of the caller's
+    /// `ServiceContext` (an HTTP request's span, say), and each statement a
+    /// span under it, named after its first keyword (`SELECT`, `INSERT`…),
+    /// with OpenTelemetry's database attributes: `db.system.name` (`sqlite`),
+    /// `db.namespace` (the file name), `db.query.text` (the SQL with its
+    /// parameters, or with its values only with ``publicStatementArguments``),
+    /// `db.operation.name`, `db.response.returned_rows`, and the error of a
+    /// statement or access that fails. See the "Operating a database in
+    /// production" article.
+    public var tracer: (any Tracer)?
+
+    /// Where Quarry records metrics (swift-metrics), or nil for none (the
+    /// default). Use `MetricsSystem.factory` for the bootstrapped backend.
+    ///
+    /// Quarry records: `quarry.connection.wait` (timer: waiting for a
+    /// connection), `quarry.statement.duration` (timer), `quarry.busy.sleeps`
+    /// (counter: milliseconds slept waiting for another process's lock),
+    /// `quarry.checkpoint.wal_frames` and `quarry.checkpoint.checkpointed_frames`
+    /// (recorders, after each checkpoint), `quarry.checkpoint.busy` (counter:
+    /// checkpoints refused by `SQLITE_BUSY`). Dimensions: `role` (`queue`,
+    /// `writer` or `reader`), and `db` (``label``) when set.
+    public var metricsFactory: (any MetricsFactory)?
 
     /// The default configuration.
     public init() {}

@@ -15,6 +15,7 @@
 
 import Dispatch
 import Foundation
+import Tracing
 
 final class ConnectionPool: @unchecked Sendable {
     // All mutable state is guarded by `lock`.
@@ -34,13 +35,21 @@ final class ConnectionPool: @unchecked Sendable {
     private let openConnection: @Sendable () throws -> Database
     private let description: String
 
+    /// The spans and metrics of the pool, if its configuration asks for them.
+    let instrumentation: Instrumentation?
+
     /// - parameters:
     ///   - capacity: the most connections open at once.
     ///   - description: names the pool in errors ("the writer of DatabasePool at …").
+    ///   - instrumentation: spans and metrics, if any.
     ///   - openConnection: opens and sets up one connection.
-    init(capacity: Int, description: String, openConnection: @escaping @Sendable () throws -> Database) {
+    init(
+        capacity: Int, description: String, instrumentation: Instrumentation? = nil,
+        openConnection: @escaping @Sendable () throws -> Database
+    ) {
         self.capacity = max(1, capacity)
         self.description = description
+        self.instrumentation = instrumentation
         self.openConnection = openConnection
     }
 
@@ -56,16 +65,29 @@ final class ConnectionPool: @unchecked Sendable {
     // MARK: - Running work
 
     /// Runs `body` with a connection, blocking the current thread until one is free.
-    func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
+    ///
+    /// - parameter operation: names the access's span (`read`, `write`…).
+    func withConnection<T>(operation: String = "access", _ body: (Database) throws -> T) throws -> T {
         let thread = currentThreadID()
         if lock.withLock({ holderThreads[thread] != nil }) {
             throw DatabaseError.misuse(
                 "reentrant database access: this thread already uses \(description); "
                     + "use the Database value you already have instead of nesting read or write calls")
         }
+        guard let instrumentation else {
+            let database = try acquireBlocking()
+            defer { release(database) }
+            return try holding(thread) { try body(database) }
+        }
+        let waitStart = DispatchTime.now().uptimeNanoseconds
         let database = try acquireBlocking()
+        instrumentation.recordConnectionWait(since: waitStart)
         defer { release(database) }
-        return try holding(thread) { try body(database) }
+        return try holding(thread) {
+            try instrumentation.withAccessSpan(
+                operation, database: database, parent: ServiceContext.current ?? .topLevel
+            ) { try body(database) }
+        }
     }
 
     /// Runs `body` with a connection, suspending until one is free, then running
@@ -74,15 +96,27 @@ final class ConnectionPool: @unchecked Sendable {
     /// If the task is cancelled while `body` runs, its running statement stops
     /// and the access throws `CancellationError` (see `Database+Interrupt.swift`);
     /// if it is cancelled before `body` starts, `body` does not run.
-    func withConnection<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func withConnection<T: Sendable>(
+        operation: String = "access", _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        let waitStart = instrumentation == nil ? 0 : DispatchTime.now().uptimeNanoseconds
+        let parent = instrumentation?.tracer == nil ? nil : (ServiceContext.current ?? .topLevel)
         let database = UncheckedSendable(try await acquireSuspending())
+        instrumentation?.recordConnectionWait(since: waitStart)
         let cancellation = AccessCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 database.value.dispatchQueue.async {
                     let result = Result {
                         try self.holding(currentThreadID()) {
-                            try database.value.observingCancellation(cancellation) { try body(database.value) }
+                            try database.value.observingCancellation(cancellation) {
+                                guard let parent, let instrumentation = self.instrumentation else {
+                                    return try body(database.value)
+                                }
+                                return try instrumentation.withAccessSpan(
+                                    operation, database: database.value, parent: parent
+                                ) { try body(database.value) }
+                            }
                         }
                     }
                     self.release(database.value)

@@ -11,6 +11,7 @@
 // SQLite's does (https://www.sqlite.org/c3ref/busy_handler.html).
 
 import CSQLite
+import CoreMetrics
 import Foundation
 
 extension Database {
@@ -21,10 +22,39 @@ extension Database {
             sqlite3_busy_handler(sqliteConnection, nil, nil)
             return
         }
+        if let busySleeps = instrumentation?.busySleeps {
+            // With metrics, the context is an object that also counts the sleeps.
+            let wait = CountedBusyWait(timeout: milliseconds, sleeps: busySleeps)
+            countedBusyWait = wait
+            sqlite3_busy_handler(sqliteConnection, countedBusyHandler, Unmanaged.passUnretained(wait).toOpaque())
+            return
+        }
         // The timeout travels in the context pointer's bits: no state to keep alive.
         let context = UnsafeMutableRawPointer(bitPattern: Int(milliseconds))
         sqlite3_busy_handler(sqliteConnection, busyHandler, context)
     }
+}
+
+/// The context of the busy handler when metrics are on; the connection keeps
+/// it alive (`Database.countedBusyWait`) as long as SQLite may call the handler.
+final class CountedBusyWait {
+    let timeout: Int32
+    let sleeps: Counter
+
+    init(timeout: Int32, sleeps: Counter) {
+        self.timeout = timeout
+        self.sleeps = sleeps
+    }
+}
+
+/// `busyHandler`, counting each sleep in `quarry.busy.sleeps`.
+private func countedBusyHandler(_ context: UnsafeMutableRawPointer?, _ attempt: Int32) -> Int32 {
+    guard let context else { return 0 }
+    let wait = Unmanaged<CountedBusyWait>.fromOpaque(context).takeUnretainedValue()
+    guard attempt < wait.timeout else { return 0 }
+    wait.sleeps.increment()
+    usleep(1_000)
+    return 1
 }
 
 /// Sleeps 1 ms per call; returns 0 (give up, SQLITE_BUSY) once `attempt`

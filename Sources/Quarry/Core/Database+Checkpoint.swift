@@ -101,7 +101,12 @@ extension Database {
         var checkpointedFrameCount: Int32 = -1
         let code = sqlite3_wal_checkpoint_v2(sqliteConnection, dbName, mode.sqliteMode, &walFrameCount, &checkpointedFrameCount)
         guard code == SQLITE_OK else {
+            if code & 0xFF == SQLITE_BUSY { instrumentation?.checkpointBusy?.increment() }
             throw makeError(code: code, sql: nil)
+        }
+        if let instrumentation, walFrameCount >= 0 {
+            instrumentation.checkpointWALFrames?.record(Int(walFrameCount))
+            instrumentation.checkpointCopiedFrames?.record(Int(checkpointedFrameCount))
         }
         return (Int(walFrameCount), Int(checkpointedFrameCount))
     }

@@ -126,6 +126,12 @@ extension Database {
     /// The error of a step that failed with `code`: a cancellation, a
     /// statement over its time limit, or SQLite's own error.
     func stepError(code: Int32, statement: Statement, arguments: StatementArguments?) -> any Error {
+        let error = stepErrorWithoutSpan(code: code, statement: statement, arguments: arguments)
+        if instrumentation?.tracer != nil { statementSpanFails(statement.sqliteStatement, error: error) }
+        return error
+    }
+
+    private func stepErrorWithoutSpan(code: Int32, statement: Statement, arguments: StatementArguments?) -> any Error {
         if code & 0xFF == SQLITE_INTERRUPT, let reason = progressMonitor.stopReason {
             progressMonitor.stopReason = nil
             switch reason {

@@ -55,6 +55,10 @@ extension Database {
     func installTrace() {
         var mask = traceOptions.rawValue
         if configuration.logger != nil { mask |= Int32(SQLITE_TRACE_STMT) }
+        if let instrumentation, instrumentation.observesStatements {
+            mask |= Int32(SQLITE_TRACE_PROFILE)
+            if instrumentation.tracer != nil { mask |= Int32(SQLITE_TRACE_STMT | SQLITE_TRACE_ROW) }
+        }
         guard mask != 0 else {
             sqlite3_trace_v2(sqliteConnection, 0, nil, nil)
             return
@@ -69,9 +73,20 @@ extension Database {
     }
 
     private func report(mask: UInt32, statement: OpaquePointer, detail: UnsafeMutableRawPointer?) {
+        // Rows only count for the statement's span: no SQL text to build.
+        if mask == UInt32(SQLITE_TRACE_ROW) {
+            statementSpans[statement]?.rowCount += 1
+            return
+        }
         // Quarry's check of the schema version runs before most fetches: not
         // the application's SQL (see RecordCache.checkSchemaVersion).
         if recordCache.isSchemaCheck(statement) { return }
+        if mask == UInt32(SQLITE_TRACE_PROFILE), let instrumentation {
+            let nanoseconds = detail?.load(as: Int64.self) ?? 0
+            instrumentation.statementDuration?.recordNanoseconds(nanoseconds)
+            if instrumentation.tracer != nil { statementSpanEnds(statement) }
+            if !traceOptions.contains(.profile) { return }
+        }
         let sql: String
         if configuration.publicStatementArguments, let expanded = sqlite3_expanded_sql(statement) {
             sql = String(cString: expanded)
@@ -82,6 +97,11 @@ extension Database {
             return
         }
         if mask == UInt32(SQLITE_TRACE_STMT) {
+            // A trigger's statements are reported as "-- TRIGGER name": part of the statement's span.
+            if let tracer = instrumentation?.tracer, !sql.hasPrefix("--") {
+                statementSpanStarts(statement, sql: sql, tracer: tracer)
+            }
+            if configuration.logger == nil && !traceOptions.contains(.statements) { return }
             if let logger = configuration.logger {
                 logger.log(level: configuration.sqlLogLevel, "\(sql)", metadata: configuration.label.map { ["db": "\($0)"] })
             }

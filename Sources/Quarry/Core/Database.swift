@@ -7,6 +7,7 @@
 import CSQLite
 import Foundation
 import Logging
+import Tracing
 
 /// A connection to an SQLite database.
 ///
@@ -55,12 +56,29 @@ public final class Database {
     /// async access and the statement time limit (`Database+Interrupt.swift`).
     let progressMonitor = ProgressMonitor()
 
+    /// The context of the busy handler when it counts its sleeps (metrics).
+    var countedBusyWait: CountedBusyWait?
+
     /// The busy timeout of the configuration, in milliseconds (0: none).
     var configuredBusyMilliseconds: Int32 = 0
 
     /// When the checkpoint policy last ran (`DispatchTime` nanoseconds; see
     /// `Database+Checkpoint.swift`).
     var lastPolicyCheckpoint: UInt64 = DispatchTime.now().uptimeNanoseconds
+
+    /// The spans and metrics of the pool this connection belongs to, if its
+    /// configuration asks for them (`Instrumentation.swift`).
+    let instrumentation: Instrumentation?
+
+    /// The span context of the access that runs now, parent of statement spans.
+    var accessContext: ServiceContext?
+
+    /// The open spans of statements, by statement handle.
+    var statementSpans: [OpaquePointer: StatementSpan] = [:]
+
+    /// The span of the statement that ended last, still open (see
+    /// `statementSpanEnds`).
+    var finishedStatementSpan: (statement: OpaquePointer, entry: StatementSpan)?
 
     /// Per-connection caches of the record layer: table schemas, persistence
     /// statements and encoding layouts (see `Records/RecordCache.swift`).
@@ -77,9 +95,11 @@ public final class Database {
     ///
     /// - parameter readerOnly: opens the file read-only, as the reader
     ///   connections of a ``DatabasePool`` are.
-    init(path: String, configuration: Configuration, readerOnly: Bool = false) throws {
+    /// - parameter instrumentation: the pool's spans and metrics, if any.
+    init(path: String, configuration: Configuration, readerOnly: Bool = false, instrumentation: Instrumentation? = nil) throws {
         self.path = path
         self.configuration = configuration
+        self.instrumentation = instrumentation
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         if configuration.readonly || readerOnly {
             flags |= SQLITE_OPEN_READONLY
@@ -122,7 +142,7 @@ public final class Database {
             configuredBusyMilliseconds = Int32(clamping: milliseconds)
             installBusyHandler(milliseconds: configuredBusyMilliseconds)
         }
-        if configuration.logger != nil {
+        if configuration.logger != nil || instrumentation?.observesStatements == true {
             installTrace()
         }
         if let limit = configuration.maximumStatementDuration {
@@ -147,6 +167,9 @@ public final class Database {
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        endFinishedStatementSpan()
+        for entry in statementSpans.values { entry.span.end() }
+        statementSpans.removeAll()
         for statement in statementCache.values { statement.finalize() }
         statementCache.removeAll()
         recordCache.finalizeStatements()

@@ -43,7 +43,9 @@ public final class DatabasePool: DatabaseWriter {
         }
         self.path = path
         self.configuration = configuration
-        let connection = try Database(path: path, configuration: configuration)
+        let writerInstrumentation = Instrumentation(configuration: configuration, path: path, role: "writer")
+        let readerInstrumentation = Instrumentation(configuration: configuration, path: path, role: "reader")
+        let connection = try Database(path: path, configuration: configuration, instrumentation: writerInstrumentation)
         if !configuration.readonly {
             let mode = try String.fetchOne(connection, sql: "PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
@@ -52,14 +54,17 @@ public final class DatabasePool: DatabaseWriter {
                     message: "could not switch the database at \(path) to WAL mode (journal_mode is \(mode ?? "unknown"))")
             }
         }
-        writer = ConnectionPool(capacity: 1, description: "the writer of DatabasePool at \(path)") {
-            try Database(path: path, configuration: configuration)
+        writer = ConnectionPool(
+            capacity: 1, description: "the writer of DatabasePool at \(path)", instrumentation: writerInstrumentation
+        ) {
+            try Database(path: path, configuration: configuration, instrumentation: writerInstrumentation)
         }
         writer.add(connection)
         readers = ConnectionPool(
-            capacity: configuration.maximumReaderCount, description: "the readers of DatabasePool at \(path)"
+            capacity: configuration.maximumReaderCount, description: "the readers of DatabasePool at \(path)",
+            instrumentation: readerInstrumentation
         ) {
-            try Database(path: path, configuration: configuration, readerOnly: true)
+            try Database(path: path, configuration: configuration, readerOnly: true, instrumentation: readerInstrumentation)
         }
     }
 
@@ -83,37 +88,37 @@ public final class DatabasePool: DatabaseWriter {
     /// with the current write.
     @discardableResult
     public func read<T>(_ block: (Database) throws -> T) throws -> T {
-        try readers.withConnection { db in try db.inReadTransaction(block) }
+        try readers.withConnection(operation: "read") { db in try db.inReadTransaction(block) }
     }
 
     /// Async `read(_:)`.
     @discardableResult
     public func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await readers.withConnection { db in try db.inReadTransaction(block) }
+        try await readers.withConnection(operation: "read") { db in try db.inReadTransaction(block) }
     }
 
     /// Runs `block` on the writer connection in an immediate transaction.
     @discardableResult
     public func write<T>(_ block: (Database) throws -> T) throws -> T {
-        try writer.withConnection { db in try db.inPoolWriteTransaction(block) }
+        try writer.withConnection(operation: "write") { db in try db.inPoolWriteTransaction(block) }
     }
 
     /// Async `write(_:)`.
     @discardableResult
     public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.withConnection { db in try db.inPoolWriteTransaction(block) }
+        try await writer.withConnection(operation: "write") { db in try db.inPoolWriteTransaction(block) }
     }
 
     /// Runs `block` on the writer connection, outside of any transaction.
     @discardableResult
     public func writeWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T {
-        try writer.withConnection(block)
+        try writer.withConnection(operation: "writeWithoutTransaction", block)
     }
 
     /// Async `writeWithoutTransaction(_:)`.
     @discardableResult
     public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.withConnection(block)
+        try await writer.withConnection(operation: "writeWithoutTransaction", block)
     }
 }
 

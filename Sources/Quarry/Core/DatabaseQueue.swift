@@ -36,12 +36,13 @@ public final class DatabaseQueue: DatabaseWriter {
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
-        let connection = try Database(path: path, configuration: configuration)
+        let instrumentation = Instrumentation(configuration: configuration, path: path, role: "queue")
+        let connection = try Database(path: path, configuration: configuration, instrumentation: instrumentation)
         if let journalMode = configuration.journalMode, !configuration.readonly {
             try connection.execute(sql: "PRAGMA journal_mode = \(journalMode.rawValue)")
         }
-        pool = ConnectionPool(capacity: 1, description: "DatabaseQueue at \(path)") {
-            try Database(path: path, configuration: configuration)
+        pool = ConnectionPool(capacity: 1, description: "DatabaseQueue at \(path)", instrumentation: instrumentation) {
+            try Database(path: path, configuration: configuration, instrumentation: instrumentation)
         }
         pool.add(connection)
     }
@@ -63,37 +64,37 @@ public final class DatabaseQueue: DatabaseWriter {
     /// transaction so that it sees one snapshot; see `DatabaseReader.read(_:)`.
     @discardableResult
     public func read<T>(_ block: (Database) throws -> T) throws -> T {
-        try pool.withConnection { db in try db.readOnly { try db.inReadTransaction(block) } }
+        try pool.withConnection(operation: "read") { db in try db.readOnly { try db.inReadTransaction(block) } }
     }
 
     /// Async `read(_:)`.
     @discardableResult
     public func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await pool.withConnection { db in try db.readOnly { try db.inReadTransaction(block) } }
+        try await pool.withConnection(operation: "read") { db in try db.readOnly { try db.inReadTransaction(block) } }
     }
 
     /// Runs `block` in an immediate transaction; see `DatabaseWriter.write(_:)`.
     @discardableResult
     public func write<T>(_ block: (Database) throws -> T) throws -> T {
-        try pool.withConnection { db in try db.inWriteTransaction(block) }
+        try pool.withConnection(operation: "write") { db in try db.inWriteTransaction(block) }
     }
 
     /// Async `write(_:)`.
     @discardableResult
     public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await pool.withConnection { db in try db.inWriteTransaction(block) }
+        try await pool.withConnection(operation: "write") { db in try db.inWriteTransaction(block) }
     }
 
     /// Runs `block` outside of any transaction; see `DatabaseWriter.writeWithoutTransaction(_:)`.
     @discardableResult
     public func writeWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T {
-        try pool.withConnection(block)
+        try pool.withConnection(operation: "writeWithoutTransaction", block)
     }
 
     /// Async `writeWithoutTransaction(_:)`.
     @discardableResult
     public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await pool.withConnection(block)
+        try await pool.withConnection(operation: "writeWithoutTransaction", block)
     }
 }
 
