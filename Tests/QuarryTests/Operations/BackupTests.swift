@@ -57,30 +57,37 @@ private func ledgerState(_ reader: any DatabaseReader) throws -> (entries: Int, 
 
     /// Writes go on committing during a stepped backup of a pool, and the
     /// copy is the database as of the backup's start.
-    @Test func backupOfAPoolDoesNotStopWritersAndCopiesTheSnapshotOfItsStart() async throws {
+    @Test func backupOfAPoolDoesNotStopWritersAndCopiesTheSnapshotOfItsStart() throws {
         let directory = try TemporaryDirectory()
         let copyDirectory = try TemporaryDirectory()
         let dbPool = try makeLedger(.pool, in: directory)
         let copy = try DatabaseQueue(path: copyDirectory.path())
-        let stop = UncheckedBox(false)
-        let commitsDuringBackup = UncheckedBox(0)
-        let backingUp = UncheckedBox(false)
         let lock = NSLock()
-        let writerTask = Task.detached {
+        let stop = UncheckedBox(false)
+        let commits = UncheckedBox(0)
+        let backingUp = UncheckedBox(false)
+        let commitsDuringBackup = UncheckedBox(0)
+        let writerDone = DispatchSemaphore(value: 0)
+        // A writer thread of its own, committing back to back.
+        Thread.detachNewThread {
+            defer { writerDone.signal() }
             while !lock.withLock({ stop.value }) {
-                try await dbPool.write { db in try addEntry(db) }
-                lock.withLock { if backingUp.value { commitsDuringBackup.value += 1 } }
+                guard (try? dbPool.write { db in try addEntry(db) }) != nil else { return }
+                lock.withLock {
+                    commits.value += 1
+                    if backingUp.value { commitsDuringBackup.value += 1 }
+                }
             }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        while lock.withLock({ commits.value }) < 5 { usleep(1_000) }
         let before = try ledgerState(dbPool).entries
-        try await dbPool.backup(to: copy, pagesPerStep: 5) { progress in
+        try dbPool.backup(to: copy, pagesPerStep: 5) { progress in
             lock.withLock { backingUp.value = !progress.isCompleted }
-            Thread.sleep(forTimeInterval: 0.002)
+            Thread.sleep(forTimeInterval: 0.01)
         }
         let after = try ledgerState(dbPool).entries
         lock.withLock { stop.value = true }
-        try await writerTask.value
+        writerDone.wait()
         let state = try ledgerState(copy)
         print("Backup[pool]: \(commitsDuringBackup.value) commits during the backup; copy has \(state.entries) entries, source had \(before) before and \(after) after")
         #expect(state.integrity == "ok")

@@ -44,7 +44,9 @@ import Testing
         #expect(await holder.value)
         waiter.cancel()
 
-        // Run the waiter to its end: it was served.
+        // Run the waiter to its end: it was served the connection, but its
+        // task is cancelled before its body starts, so the body does not run
+        // (see `Database.observingCancellation`) and the connection goes back.
         let pumping = Task {
             await onNewThread {
                 for _ in 0..<10_000 where !executor.isFinished {
@@ -53,10 +55,11 @@ import Testing
                 }
             }
         }
-        let value = try await waiter.value
+        let result = await waiter.result
         executor.finish()
         await pumping.value
-        #expect(value == 1)
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(try await pool.withConnection { _ in 2 } == 2)
         #expect(pool.waiterCount == 0)
         #expect(pool.rememberedCancellationCount == 0)
     }
