@@ -10,6 +10,9 @@ let package = Package(
         .package(name: "Quarry", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // For the quarry-instrumented contender's no-op tracer and metrics.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     ],
     targets: [
         // The system SQLite, for the hand-written C-API contender.
@@ -21,6 +24,8 @@ let package = Package(
                 .product(name: "Quarry", package: "Quarry"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // The WAL growth measurement of the "Operating a database in

@@ -21,7 +21,7 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "Workloads to run, e.g. 1,2,7 (default: all).")
     var workloads: String?
 
-    @Option(help: "Contenders to run: raw,grdb-codable,quarry-codable (default: all).")
+    @Option(help: "Contenders to run: raw,grdb-codable,quarry-codable,quarry-instrumented (default: all), and quarry-traced.")
     var contenders: String?
 
     @Option(help: .hidden)
@@ -30,7 +30,15 @@ struct QuarryBench: ParsableCommand {
     @Option(help: .hidden)
     var rssPath: String?
 
-    static let allContenders: [any Contender] = [RawContender(), GRDBContender(), QuarryContender()]
+    static let allContenders: [any Contender] = [
+        RawContender(), GRDBContender(), QuarryContender(),
+        QuarryContender(name: "quarry-instrumented", instrumentation: .noBackend),
+    ]
+
+    /// Contenders that run only when named in `--contenders`.
+    static let contendersOnRequest: [any Contender] = [
+        QuarryContender(name: "quarry-traced", instrumentation: .discardingBackend)
+    ]
 
     func run() throws {
         let sizes = smoke ? Sizes.smoke : Sizes.full
@@ -47,7 +55,7 @@ struct QuarryBench: ParsableCommand {
             }
         } ?? Workload.allCases
         let names = contenders.map { $0.split(separator: ",").map(String.init) } ?? Self.allContenders.map(\.name)
-        let selected = Self.allContenders.filter { names.contains($0.name) }
+        let selected = (Self.allContenders + Self.contendersOnRequest).filter { names.contains($0.name) }
         let repetitions = smoke ? 1 : max(1, self.repetitions)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quarry-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -133,7 +141,7 @@ struct QuarryBench: ParsableCommand {
     }
 
     func measureCursorMemory(contender name: String, path: String, sizes: Sizes) throws {
-        guard let contender = Self.allContenders.first(where: { $0.name == name }) else { throw ValidationError("unknown contender \(name)") }
+        guard let contender = (Self.allContenders + Self.contendersOnRequest).first(where: { $0.name == name }) else { throw ValidationError("unknown contender \(name)") }
         let prepared = try contender.prepare(.cursor, path: path, sizes: sizes)
         let before = peakResidentKiB()
         _ = try prepared.run()

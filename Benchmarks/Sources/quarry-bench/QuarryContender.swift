@@ -1,8 +1,10 @@
 // The `quarry-codable` contender: Codable records and the key-path query
 // interface, used the way Quarry's README shows. No hand-tuned SQL.
 
+import CoreMetrics
 import Foundation
 import Quarry
+import Tracing
 
 struct QItem: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "item"
@@ -42,11 +44,34 @@ struct QItemWithCategory: Decodable, FetchableRecord {
 }
 
 struct QuarryContender: Contender {
-    let name = "quarry-codable"
+    var name = "quarry-codable"
+
+    /// Spans and metrics turned on (Configuration.tracer, .metricsFactory):
+    enum Instrumentation {
+        case off
+        /// `quarry-instrumented`: with the backends a service has before it
+        /// bootstraps any (NoOpTracer, swift-metrics' NOOP handler): must cost nothing.
+        case noBackend
+        /// `quarry-traced` (on request only): with backends that take every
+        /// span and metric and drop them: what Quarry's own instrumentation
+        /// costs, without a real backend's work.
+        case discardingBackend
+    }
+
+    var instrumentation = Instrumentation.off
 
     func prepare(_ workload: Workload, path: String, sizes: Sizes) throws -> PreparedRun {
         var configuration = Configuration()
         configuration.prepareDatabase = { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        switch instrumentation {
+        case .off: break
+        case .noBackend:
+            configuration.tracer = NoOpTracer()
+            configuration.metricsFactory = NOOPMetricsHandler.instance
+        case .discardingBackend:
+            configuration.tracer = DiscardingTracer()
+            configuration.metricsFactory = DiscardingMetrics()
+        }
         let pool = try DatabasePool(path: path, configuration: configuration)
         let run: () throws -> Int64
         switch workload {

@@ -125,6 +125,9 @@ public struct Configuration: Sendable {
     /// `db.operation.name`, `db.response.returned_rows`, and the error of a
     /// statement or access that fails. See the "Operating a database in
     /// production" article.
+    ///
+    /// `NoOpTracer`, which `InstrumentationSystem.tracer` is until a backend
+    /// is bootstrapped, is treated as nil: it costs nothing.
     public var tracer: (any Tracer)?
 
     /// Where Quarry records metrics (swift-metrics), or nil for none (the
@@ -137,6 +140,9 @@ public struct Configuration: Sendable {
     /// (recorders, after each checkpoint), `quarry.checkpoint.busy` (counter:
     /// checkpoints refused by `SQLITE_BUSY`). Dimensions: `role` (`queue`,
     /// `writer` or `reader`), and `db` (``label``) when set.
+    ///
+    /// swift-metrics' no-op handler, which `MetricsSystem.factory` is until a
+    /// backend is bootstrapped, is treated as nil: it costs nothing.
     public var metricsFactory: (any MetricsFactory)?
 
     /// The default configuration.

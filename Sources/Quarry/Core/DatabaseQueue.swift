@@ -52,6 +52,28 @@ public final class DatabaseQueue: DatabaseWriter {
         try self.init(path: ":memory:", configuration: configuration)
     }
 
+    /// Opens an in-memory database shared by every queue of this process
+    /// opened with the same `name`
+    /// (<https://www.sqlite.org/inmemorydb.html#sharedmemdb>).
+    ///
+    /// ```swift
+    /// let dbQueue1 = try DatabaseQueue(named: "test-fixtures")
+    /// let dbQueue2 = try DatabaseQueue(named: "test-fixtures")   // same data
+    /// ```
+    ///
+    /// The database exists while at least one queue with that name is open,
+    /// and is gone when the last one closes. Connections share one cache
+    /// (SQLite's shared-cache mode), so a write waits for the other queues'
+    /// reads (`SQLITE_LOCKED` after ``Configuration/busyTimeout``): meant for
+    /// tests and fixtures, not for concurrent production access.
+    public convenience init(named name: String, configuration: Configuration = Configuration()) throws {
+        guard !name.isEmpty else {
+            throw DatabaseError.misuse("DatabaseQueue(named:) needs a non-empty name")
+        }
+        let escaped = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
+        try self.init(path: "file:\(escaped)?mode=memory&cache=shared", configuration: configuration)
+    }
+
     deinit { pool.close() }
 
     /// Closes the connection. Later accesses throw a ``DatabaseError``.

@@ -45,11 +45,16 @@ final class Instrumentation: Sendable {
     ///
     /// - parameter role: `queue`, `writer` or `reader`: a metric dimension.
     init?(configuration: Configuration, path: String, role: String) {
-        guard configuration.tracer != nil || configuration.metricsFactory != nil else { return nil }
-        tracer = configuration.tracer
+        // The no-op backends (what InstrumentationSystem.tracer and
+        // MetricsSystem.factory are until a backend is bootstrapped) record
+        // nothing: skipping them costs nothing and changes nothing.
+        let tracer = configuration.tracer.flatMap { $0 is NoOpTracer ? nil : $0 }
+        let factory = configuration.metricsFactory.flatMap { $0 is NOOPMetricsHandler ? nil : $0 }
+        guard tracer != nil || factory != nil else { return nil }
+        self.tracer = tracer
         databaseName = path.split(separator: "/").last.map(String.init) ?? path
         publicStatementArguments = configuration.publicStatementArguments
-        if let factory = configuration.metricsFactory {
+        if let factory {
             var dimensions = [("role", role)]
             if let label = configuration.label { dimensions.append(("db", label)) }
             connectionWait = Timer(label: "quarry.connection.wait", dimensions: dimensions, factory: factory)

@@ -8,6 +8,7 @@
 // connection, in WAL mode, so the writer keeps committing while the copy runs.
 
 import CSQLite
+import Foundation
 
 /// How far a backup has come, reported after each step of
 /// ``DatabaseReader/backup(to:pagesPerStep:progress:)``.
@@ -173,9 +174,20 @@ extension DatabaseReader {
         return configuration
     }
 
+    /// Refuses a destination that is the source file, by the same path, by
+    /// another path to it (`dir/./db.sqlite`), or by a link: the backup would
+    /// write the source's snapshot over the live file, losing later commits.
     private func checkBackupDestination(_ destinationPath: String) throws {
         if destinationPath == path, !path.isEmpty, path != ":memory:" {
             throw DatabaseError.misuse("a database cannot be backed up into its own file (\(path))")
+        }
+        var source = stat()
+        var destination = stat()
+        if stat(path, &source) == 0, stat(destinationPath, &destination) == 0,
+            source.st_dev == destination.st_dev, source.st_ino == destination.st_ino
+        {
+            throw DatabaseError.misuse(
+                "a database cannot be backed up into its own file (\(destinationPath) is \(path))")
         }
     }
 }

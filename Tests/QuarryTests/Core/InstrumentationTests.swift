@@ -2,10 +2,11 @@
 // swift-distributed-tracing's InMemoryTracer) and metrics
 // (Configuration.metricsFactory, with swift-metrics' TestMetrics).
 
+import CoreMetrics
 import Foundation
 import InMemoryTracing
 import MetricsTestKit
-import Quarry
+@testable import Quarry
 import Testing
 import Tracing
 
@@ -101,6 +102,19 @@ private func makeWriter(_ kind: WriterKind, in directory: TemporaryDirectory, _ 
         tracer.clearAll()
         #expect(throws: DatabaseError.self) { try writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM nope") } }
         #expect(tracer.finishedSpans.first { $0.operationName == "quarry.read" }?.status?.code == .error)
+    }
+
+    /// The no-op backends, what the global systems hold until a backend is
+    /// bootstrapped, turn nothing on: no trace callback, no clock reads.
+    @Test func noOpBackendsAreTheSameAsNone() throws {
+        var configuration = Configuration()
+        configuration.tracer = NoOpTracer()
+        configuration.metricsFactory = NOOPMetricsHandler.instance
+        #expect(Instrumentation(configuration: configuration, path: "db.sqlite", role: "queue") == nil)
+        configuration.metricsFactory = TestMetrics()
+        #expect(Instrumentation(configuration: configuration, path: "db.sqlite", role: "queue")?.tracer == nil)
+        configuration.tracer = InMemoryTracer()
+        #expect(Instrumentation(configuration: configuration, path: "db.sqlite", role: "queue")?.tracer != nil)
     }
 
     @Test func withoutATracerNothingIsReported() throws {

@@ -169,6 +169,12 @@ private func ledgerState(_ reader: any DatabaseReader) throws -> (entries: Int, 
         let dbQueue = try makeLedger(.queue, in: directory)
         let own = try #require(throws: DatabaseError.self) { try dbQueue.backup(toPath: dbQueue.path) }
         #expect(own.message.contains("its own file"))
+        // The same file by another path, and through a link.
+        let dotted = directory.url.appendingPathComponent(".").appendingPathComponent("db.sqlite").path
+        #expect(throws: DatabaseError.self) { try dbQueue.backup(toPath: dotted) }
+        let link = directory.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: dbQueue.path)
+        #expect(throws: DatabaseError.self) { try dbQueue.backup(toPath: link) }
         let copy = try DatabaseQueue()
         let zero = try #require(throws: DatabaseError.self) { try dbQueue.backup(to: copy, pagesPerStep: 0) }
         #expect(zero.message.contains("pages per step"))
