@@ -11,7 +11,7 @@ import CSQLite
 import Foundation
 
 /// How far a backup has come, reported after each step of
-/// ``DatabaseReader/backup(to:pagesPerStep:progress:)``.
+/// ``DatabaseReader/backup(to:pagesPerStep:progress:)-592ue``.
 public struct DatabaseBackupProgress: Sendable, Hashable {
     /// The pages still to copy.
     public let remainingPageCount: Int
@@ -30,12 +30,13 @@ extension Database {
     /// Copies this database into `destination` with SQLite's online backup API.
     ///
     /// Quarry's queues and pools call it for you
-    /// (``DatabaseReader/backup(to:pagesPerStep:progress:)``); use it directly
+    /// (``DatabaseReader/backup(to:pagesPerStep:progress:)-592ue``); use it directly
     /// when you already hold both connections. `destination` must not be in a
     /// transaction. If this connection is in a read transaction, the copy is
     /// that transaction's snapshot.
     ///
     /// - parameters:
+    ///   - destination: the connection whose database is replaced by the copy.
     ///   - pagesPerStep: the pages copied per step; -1 copies everything in one step.
     ///   - progress: called after each step; throwing from it stops the backup,
     ///     rolls the destination back to what it was, and rethrows.
@@ -108,6 +109,7 @@ extension DatabaseReader {
     /// a ``DatabaseQueue`` it holds the queue's only connection until it ends.
     ///
     /// - parameters:
+    ///   - destination: the queue or pool whose database is replaced by the copy.
     ///   - pagesPerStep: the pages copied per step (`sqlite3_backup_step`);
     ///     the default, -1, copies everything in one step.
     ///   - progress: called after each step. Throw from it to stop the
@@ -126,7 +128,7 @@ extension DatabaseReader {
         }
     }
 
-    /// The async variant of ``backup(to:pagesPerStep:progress:)``: cancelling
+    /// The async variant of ``DatabaseReader/backup(to:pagesPerStep:progress:)-592ue``: cancelling
     /// the task stops the backup between two steps and throws `CancellationError`.
     public func backup(
         to destination: some DatabaseWriter, pagesPerStep: Int32 = -1,
@@ -142,7 +144,7 @@ extension DatabaseReader {
     }
 
     /// Copies the database into the file at `path`, created if needed and
-    /// replaced if it exists; see ``backup(to:pagesPerStep:progress:)``.
+    /// replaced if it exists; see ``DatabaseReader/backup(to:pagesPerStep:progress:)-592ue``.
     ///
     /// The copy keeps the source's journal mode (a copy of a
     /// ``DatabasePool``'s database is in WAL mode).
@@ -155,7 +157,7 @@ extension DatabaseReader {
         try backup(to: destination, pagesPerStep: pagesPerStep, progress: progress)
     }
 
-    /// The async variant of ``backup(toPath:pagesPerStep:progress:)``.
+    /// The async variant of ``DatabaseReader/backup(toPath:pagesPerStep:progress:)-3r6g3``.
     public func backup(
         toPath path: String, pagesPerStep: Int32 = -1,
         progress: (@Sendable (DatabaseBackupProgress) throws -> Void)? = nil
