@@ -76,26 +76,34 @@ struct RawContender: Contender {
         case .fetchAll:
             let select = prepare("SELECT * FROM item")
             run = {
+                try Seeder.exec(db, "BEGIN")
                 var items: [RawItem] = []
                 while sqlite3_step(select) == SQLITE_ROW { items.append(RawItem(select)) }
                 sqlite3_reset(select)
+                try Seeder.exec(db, "COMMIT")
                 return checksum(items)
             }
         case .fetchByKey:
             let select = prepare("SELECT * FROM item WHERE id = ?")
             let keys = ItemData.keys(count: sizes.byKey, rows: workload.seedCount(sizes))
             run = {
+                // One read transaction for all queries, as the other
+                // contenders' `read { }` (not one implicit transaction each).
+                try Seeder.exec(db, "BEGIN")
                 var items: [RawItem] = []
                 for key in keys {
                     sqlite3_bind_int64(select, 1, key)
                     if sqlite3_step(select) == SQLITE_ROW { items.append(RawItem(select)) }
                     sqlite3_reset(select)
                 }
+                try Seeder.exec(db, "COMMIT")
                 return checksum(items)
             }
         case .filterOrderLimit:
             let select = prepare("SELECT * FROM item WHERE i1 > ? ORDER BY d1 LIMIT ?")
             run = {
+                try Seeder.exec(db, "BEGIN")
+                defer { try? Seeder.exec(db, "COMMIT") }
                 var total: Int64 = 0
                 for query in 0..<sizes.filterQueries {
                     sqlite3_bind_int64(select, 1, Int64(query % 990))
@@ -138,6 +146,8 @@ struct RawContender: Contender {
             let categories = prepare("SELECT id, name FROM category")
             let items = prepare("SELECT * FROM item")
             run = {
+                try Seeder.exec(db, "BEGIN")
+                defer { try? Seeder.exec(db, "COMMIT") }
                 var byID: [Int64: RawCategory] = [:]
                 while sqlite3_step(categories) == SQLITE_ROW {
                     let id = sqlite3_column_int64(categories, 0)
@@ -158,9 +168,11 @@ struct RawContender: Contender {
         case .cursor:
             let select = prepare("SELECT * FROM item")
             run = {
+                try Seeder.exec(db, "BEGIN")
                 var sum: Int64 = 0
                 while sqlite3_step(select) == SQLITE_ROW { sum &+= Int64(RawItem(select).i2) }
                 sqlite3_reset(select)
+                try Seeder.exec(db, "COMMIT")
                 return sum
             }
         }
