@@ -74,20 +74,12 @@ final class ConnectionPool: @unchecked Sendable {
                 "reentrant database access: this thread already uses \(description); "
                     + "use the Database value you already have instead of nesting read or write calls")
         }
-        guard let instrumentation else {
-            let database = try acquireBlocking()
-            defer { release(database) }
-            return try holding(thread) { try body(database) }
-        }
-        let waitStart = DispatchTime.now().uptimeNanoseconds
+        let waitStart = instrumentation == nil ? 0 : DispatchTime.now().uptimeNanoseconds
+        let parent = instrumentation?.tracer == nil ? nil : (ServiceContext.current ?? .topLevel)
         let database = try acquireBlocking()
-        instrumentation.recordConnectionWait(since: waitStart)
+        instrumentation?.recordConnectionWait(since: waitStart)
         defer { release(database) }
-        return try holding(thread) {
-            try instrumentation.withAccessSpan(
-                operation, database: database, parent: ServiceContext.current ?? .topLevel
-            ) { try body(database) }
-        }
+        return try holding(thread) { try run(operation, on: database, parent: parent, body) }
     }
 
     /// Runs `body` with a connection, suspending until one is free, then running
@@ -110,12 +102,7 @@ final class ConnectionPool: @unchecked Sendable {
                     let result = Result {
                         try self.holding(currentThreadID()) {
                             try database.value.observingCancellation(cancellation) {
-                                guard let parent, let instrumentation = self.instrumentation else {
-                                    return try body(database.value)
-                                }
-                                return try instrumentation.withAccessSpan(
-                                    operation, database: database.value, parent: parent
-                                ) { try body(database.value) }
+                                try self.run(operation, on: database.value, parent: parent, body)
                             }
                         }
                     }
@@ -126,6 +113,15 @@ final class ConnectionPool: @unchecked Sendable {
         } onCancel: {
             cancellation.cancel()
         }
+    }
+
+    /// Runs `body` with `database`, inside the access's span when there is a
+    /// tracer (`parent` is the caller's span context then, nil otherwise).
+    private func run<T>(
+        _ operation: String, on database: Database, parent: ServiceContext?, _ body: (Database) throws -> T
+    ) throws -> T {
+        guard let parent, let instrumentation else { return try body(database) }
+        return try instrumentation.withAccessSpan(operation, database: database, parent: parent) { try body(database) }
     }
 
     private func holding<T>(_ thread: UInt, _ body: () throws -> T) rethrows -> T {
@@ -264,9 +260,6 @@ final class ConnectionPool: @unchecked Sendable {
             for database in connections.values { database.interruptRunningStatements() }
         }
     }
-
-    /// The connections in use now.
-    var busyCount: Int { lock.withLock { openedCount - idle.count } }
 
     // MARK: - Inspecting (for tests)
 

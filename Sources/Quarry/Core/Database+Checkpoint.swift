@@ -93,9 +93,7 @@ extension Database {
         walFrameCount: Int, checkpointedFrameCount: Int
     ) {
         if isInsideTransaction {
-            throw DatabaseError(
-                resultCode: .SQLITE_MISUSE,
-                message: "a checkpoint cannot run inside a transaction: use writeWithoutTransaction")
+            throw DatabaseError.misuse("a checkpoint cannot run inside a transaction: use writeWithoutTransaction")
         }
         var walFrameCount: Int32 = -1
         var checkpointedFrameCount: Int32 = -1

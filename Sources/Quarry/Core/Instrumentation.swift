@@ -24,9 +24,6 @@ final class Instrumentation: Sendable {
     /// The database file's name (`db.namespace`).
     let databaseName: String
 
-    /// Whether `db.query.text` may carry the bound values.
-    let publicStatementArguments: Bool
-
     /// `quarry.connection.wait`: time spent waiting for a connection.
     let connectionWait: CoreMetrics.Timer?
     /// `quarry.statement.duration`: each statement's run time, as SQLite measures it.
@@ -53,7 +50,6 @@ final class Instrumentation: Sendable {
         guard tracer != nil || factory != nil else { return nil }
         self.tracer = tracer
         databaseName = path.split(separator: "/").last.map(String.init) ?? path
-        publicStatementArguments = configuration.publicStatementArguments
         if let factory {
             var dimensions = [("role", role)]
             if let label = configuration.label { dimensions.append(("db", label)) }

@@ -39,6 +39,17 @@ extension Database {
     }
 }
 
+extension Database {
+    /// A pool's `VACUUM INTO`, on a connection opened for the copy.
+    fileprivate static func vacuumOnOwnConnection(
+        of sourcePath: String, configuration: Configuration, into path: String
+    ) throws {
+        let connection = try Database(path: sourcePath, configuration: configuration)
+        defer { connection.close() }
+        try connection.vacuum(into: path)
+    }
+}
+
 extension DatabaseWriter {
     /// Rebuilds the database file on the writer connection (`VACUUM`); see
     /// ``Database/vacuum()``. Writes wait until it ends.
@@ -61,9 +72,7 @@ extension DatabaseWriter {
     /// the connection that runs it.)
     public func vacuum(into path: String) throws {
         if self is DatabasePool {
-            let connection = try Database(path: self.path, configuration: configuration)
-            defer { connection.close() }
-            try connection.vacuum(into: path)
+            try Database.vacuumOnOwnConnection(of: self.path, configuration: configuration, into: path)
         } else {
             try writeWithoutTransaction { db in try db.vacuum(into: path) }
         }
@@ -78,9 +87,7 @@ extension DatabaseWriter {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 DispatchQueue.global().async {
                     continuation.resume(with: Result {
-                        let connection = try Database(path: sourcePath, configuration: configuration)
-                        defer { connection.close() }
-                        try connection.vacuum(into: path)
+                        try Database.vacuumOnOwnConnection(of: sourcePath, configuration: configuration, into: path)
                     })
                 }
             }

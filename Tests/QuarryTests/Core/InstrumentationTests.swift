@@ -16,14 +16,23 @@ private func makeWriter(_ kind: WriterKind, in directory: TemporaryDirectory, _ 
     return try kind.make(in: directory, configuration: configuration)
 }
 
+/// A writer that reports to a new in-memory tracer, with `schema` created and
+/// its spans cleared.
+private func makeTracedWriter(
+    _ kind: WriterKind, in directory: TemporaryDirectory, schema: String
+) throws -> (InMemoryTracer, any DatabaseWriter) {
+    let tracer = InMemoryTracer()
+    let writer = try makeWriter(kind, in: directory) { $0.tracer = tracer }
+    try writer.write { db throws in try db.execute(sql: schema) }
+    tracer.clearAll()
+    return (tracer, writer)
+}
+
 @Suite struct TracingTests {
     @Test(arguments: WriterKind.allCases)
     func everyAccessAndStatementIsASpanUnderTheCallersSpan(kind: WriterKind) throws {
-        let tracer = InMemoryTracer()
         let directory = try TemporaryDirectory()
-        let writer = try makeWriter(kind, in: directory) { $0.tracer = tracer }
-        try writer.write { db throws in try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT)") }
-        tracer.clearAll()
+        let (tracer, writer) = try makeTracedWriter(kind, in: directory, schema: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT)")
 
         try tracer.withSpan("GET /players") { _ in
             try writer.write { db throws in
@@ -84,11 +93,8 @@ private func makeWriter(_ kind: WriterKind, in directory: TemporaryDirectory, _ 
 
     @Test(arguments: WriterKind.allCases)
     func aFailingStatementRecordsItsErrorOnItsSpanAndTheAccessSpan(kind: WriterKind) throws {
-        let tracer = InMemoryTracer()
         let directory = try TemporaryDirectory()
-        let writer = try makeWriter(kind, in: directory) { $0.tracer = tracer }
-        try writer.write { db throws in try db.execute(sql: "CREATE TABLE t (v UNIQUE)") }
-        tracer.clearAll()
+        let (tracer, writer) = try makeTracedWriter(kind, in: directory, schema: "CREATE TABLE t (v UNIQUE)")
         #expect(throws: DatabaseError.self) {
             try writer.write { db throws in try db.execute(sql: "INSERT INTO t VALUES (1); INSERT INTO t VALUES (1)") }
         }
