@@ -62,7 +62,7 @@ public final class StatementCursor<Element>: Cursor {
     }
 
     deinit {
-        if !isDone { sqlite3_reset(statement.sqliteStatement) }
+        if !isDone { statement.reset() }
     }
 
     /// The next decoded row, or nil when all rows have been read.
@@ -74,11 +74,11 @@ public final class StatementCursor<Element>: Cursor {
             }
         } catch {
             isDone = true
-            sqlite3_reset(statement.sqliteStatement)
+            statement.reset()
             throw error
         }
         isDone = true
-        sqlite3_reset(statement.sqliteStatement)
+        statement.reset()
         return nil
     }
 }

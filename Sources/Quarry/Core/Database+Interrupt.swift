@@ -74,6 +74,7 @@ final class ProgressMonitor {
 extension Database {
     /// Installs or removes the progress handler, as the monitor requires.
     func updateProgressHandler() {
+        updateStatementHooks()
         guard progressMonitor.isActive else {
             sqlite3_progress_handler(sqliteConnection, 0, nil, nil)
             return
@@ -87,7 +88,7 @@ extension Database {
 
     /// Called before a statement's first step when the monitor is active:
     /// starts its time limit.
-    func statementStarts() {
+    func progressMonitorStatementStarts() {
         progressMonitor.stopReason = nil
         let limit = progressMonitor.statementLimit
         if limit != 0 {
@@ -132,6 +133,8 @@ extension Database {
     }
 
     private func stepErrorWithoutSpan(code: Int32, statement: Statement, arguments: StatementArguments?) -> any Error {
+        // A transaction observer refused the commit (Observation/): its error.
+        if code & 0xFF == SQLITE_CONSTRAINT, let veto = executionObserver?.takeCommitVeto() { return veto }
         if code & 0xFF == SQLITE_INTERRUPT, let reason = progressMonitor.stopReason {
             progressMonitor.stopReason = nil
             switch reason {

@@ -44,9 +44,27 @@ public final class Database {
     var traceOptions: TraceOptions = []
 
     private var isClosed = false
-    /// The authorizer installed by `withAuthorizer` (Functions/), kept alive
-    /// while SQLite may call it.
-    var installedAuthorizer: AnyObject?
+
+    /// The authorizer of `withAuthorizer` (Functions/), asked after Quarry's
+    /// own (`StatementAuthorizer.swift`): SQLite's action code and names in,
+    /// SQLite's answer out.
+    var userAuthorizer: ((Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32)?
+
+    /// What the authorizer learned about the statement being compiled.
+    var compilingFacts = StatementFacts()
+
+    /// Whether the authorizer disables the truncate optimization (set while a
+    /// transaction observer is attached; see `StatementAuthorizer.swift`).
+    var preventsTruncateOptimization = false
+
+    /// Follows statements and transactions for change observation
+    /// (Observation/), once something observes this connection.
+    var executionObserver: (any StatementExecutionObserver)?
+
+    /// Whether `Statement.step()` calls `statementStarts` and `statementEnds`:
+    /// true while the progress monitor or the execution observer needs them.
+    /// One stored flag keeps the cost of a step without them to one load.
+    var hasStatementHooks = false
 
     /// Whether the block of ``inTransaction(_:_:)`` is running: its
     /// transaction must still be open (see `checkTransactionNotAborted`).
@@ -137,6 +155,7 @@ public final class Database {
 
     private func setUp(readerOnly: Bool) throws {
         sqlite3_extended_result_codes(sqliteConnection, 1)
+        installAuthorizer()
         if let timeout = configuration.busyTimeout {
             let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
             configuredBusyMilliseconds = Int32(clamping: milliseconds)
@@ -198,7 +217,9 @@ public final class Database {
             while start < end {
                 var statementHandle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
+                compilingFacts = StatementFacts()
                 let code = sqlite3_prepare_v3(sqliteConnection, start, Int32(end - start), 0, &statementHandle, &tail)
+                let facts = takeCompiledFacts()
                 guard code == SQLITE_OK else {
                     // Name the statement that failed, not the whole script.
                     throw makeError(code: code, sql: Database.firstStatementText(start))
@@ -207,6 +228,7 @@ public final class Database {
                 // sqlite3_sql() keeps the white space before the statement and its `;`.
                 let statementSQL = Database.trimmedStatementText(String(cString: sqlite3_sql(statementHandle)))
                 let statement = Statement(database: self, sqliteStatement: statementHandle, sql: statementSQL)
+                statement.facts = facts
                 try arguments.bind(to: statement, positionalIndex: &used)
                 if let tail, Database.isBlank(tail) {
                     // The last statement: refuse extra arguments before executing it.
@@ -260,12 +282,14 @@ public final class Database {
     public func makeStatement(sql: String) throws -> Statement {
         var statementHandle: OpaquePointer?
         var remainder = ""
+        compilingFacts = StatementFacts()
         let code = sql.withCString { cString -> Int32 in
             var tail: UnsafePointer<CChar>?
             let code = sqlite3_prepare_v3(sqliteConnection, cString, -1, 0, &statementHandle, &tail)
             if let tail { remainder = String(cString: tail) }
             return code
         }
+        let facts = takeCompiledFacts()
         guard code == SQLITE_OK else {
             throw makeError(code: code, sql: sql)
         }
@@ -273,10 +297,12 @@ public final class Database {
             throw DatabaseError.misuse("no SQL statement to compile", sql: sql)
         }
         let statement = Statement(database: self, sqliteStatement: statementHandle, sql: sql)
+        statement.facts = facts
         if !remainder.isEmpty {
             // Anything but whitespace, semicolons and comments is a second statement.
             var probe: OpaquePointer?
             sqlite3_prepare_v3(sqliteConnection, remainder, -1, 0, &probe, nil)
+            compilingFacts = StatementFacts()
             if let probe {
                 sqlite3_finalize(probe)
                 throw DatabaseError.misuse(

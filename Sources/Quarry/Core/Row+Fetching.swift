@@ -71,7 +71,7 @@ extension Statement {
     /// the statement is reset either way.
     @inline(__always)
     func firstRow<T>(_ decode: () throws -> T) throws -> T? {
-        defer { sqlite3_reset(sqliteStatement) }
+        defer { reset() }
         guard try step() else { return nil }
         return try decode()
     }

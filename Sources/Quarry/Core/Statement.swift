@@ -49,6 +49,13 @@ public final class Statement {
     /// once (see `Records/FetchableRecord.swift` and `Records/RowDecoder.swift`).
     var recordReaders: [ObjectIdentifier: AnyObject] = [:]
 
+    /// What the statement reads and writes, learned when it was compiled
+    /// (`StatementAuthorizer.swift`).
+    var facts = StatementFacts()
+
+    /// Change observation's view of ``facts`` (Observation/), made once.
+    var observationFacts: AnyObject?
+
     init(database: Database, sqliteStatement: OpaquePointer, sql: String) {
         self.database = database
         self.sqliteStatement = sqliteStatement
@@ -103,7 +110,7 @@ public final class Statement {
     /// Executes the statement with `arguments`, ignoring any rows it returns.
     public func execute(arguments: StatementArguments = StatementArguments()) throws {
         try setArguments(arguments)
-        defer { sqlite3_reset(sqliteStatement) }
+        defer { reset() }
         while try step() {}
     }
 
@@ -166,19 +173,29 @@ public final class Statement {
     @inline(__always)
     func step() throws -> Bool {
         try database.checkTransactionNotAborted(self)
-        // Only with a time limit or a cancellable access (Database+Interrupt.swift).
-        if database.progressMonitor.isActive, !isBusy { database.statementStarts() }
+        // Only with a time limit, a cancellable access or change observation
+        // (Database+StatementHooks.swift).
+        if database.hasStatementHooks, !isBusy { database.statementStarts(self) }
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW { return true }
+        if database.hasStatementHooks { database.statementEnds(self, succeeded: code == SQLITE_DONE) }
         if code == SQLITE_DONE { return false }
         throw database.stepError(code: code, statement: self, arguments: boundArguments)
+    }
+
+    /// Resets the statement after it ran, so that it holds no lock. An
+    /// autocommit write that was not stepped to its end commits here.
+    @inline(__always)
+    func reset() {
+        let code = sqlite3_reset(sqliteStatement)
+        if database.hasStatementHooks { database.statementEnds(self, succeeded: code == SQLITE_OK) }
     }
 
     /// Steps through all rows, calling `body` on each, then resets the statement
     /// so that it holds no lock. The row is read from `sqliteStatement` in `body`.
     @inline(__always)
     func forEachRow(_ body: () throws -> Void) throws {
-        defer { sqlite3_reset(sqliteStatement) }
+        defer { reset() }
         while try step() { try body() }
     }
 

@@ -2,11 +2,12 @@
 // statement, whether each action the statement would take is allowed
 // (https://www.sqlite.org/c3ref/set_authorizer.html).
 //
-// It is installed for the duration of one closure only (withAuthorizer), so
-// that it never outlives that closure on a pooled connection. Installing an
-// authorizer makes SQLite expire every prepared statement of the connection,
-// so statements compiled earlier (Quarry's statement caches) are compiled,
-// and authorized, again before they run.
+// It applies for the duration of one closure only (withAuthorizer), so that
+// it never outlives that closure on a pooled connection. SQLite calls Quarry's
+// own authorizer (Core/StatementAuthorizer.swift), which asks this closure
+// after it. Statements compiled earlier (Quarry's statement caches) are
+// expired on entry and exit, so they are compiled, and authorized, again
+// before they run.
 
 import CSQLite
 
@@ -105,39 +106,23 @@ extension Database {
     public func withAuthorizer<T>(
         _ authorizer: @escaping (DatabaseAuthorization) -> AuthorizerDecision, _ body: () throws -> T
     ) throws -> T {
-        let box = AuthorizerBox(authorizer)
-        let previous = installedAuthorizer as? AuthorizerBox
-        install(box)
-        defer { install(previous) }
-        return try body()
-    }
-
-    private func install(_ box: AuthorizerBox?) {
-        installedAuthorizer = box
-        guard let box else {
-            sqlite3_set_authorizer(sqliteConnection, nil, nil)
-            return
-        }
-        // Unretained: `installedAuthorizer`, and the caller's `box`, keep it
-        // alive while it is installed.
-        let context = Unmanaged.passUnretained(box).toOpaque()
-        sqlite3_set_authorizer(sqliteConnection, { context, action, name1, name2, name3, _ in
-            guard let context else { return SQLITE_DENY }
-            let box = Unmanaged<AuthorizerBox>.fromOpaque(context).takeUnretainedValue()
+        let previous = userAuthorizer
+        userAuthorizer = { action, name1, name2, name3 in
             let authorization = DatabaseAuthorization(
                 actionCode: action, target: name1.map { String(cString: $0) }, detail: name2.map { String(cString: $0) },
                 databaseName: name3.map { String(cString: $0) })
-            switch box.authorizer(authorization) {
+            switch authorizer(authorization) {
             case .allow: return SQLITE_OK
             case .deny: return SQLITE_DENY
             case .ignore: return SQLITE_IGNORE
             }
-        }, context)
+        }
+        // Statements compiled before must be authorized again before they run.
+        expireStatements()
+        defer {
+            userAuthorizer = previous
+            expireStatements()
+        }
+        return try body()
     }
-}
-
-/// The authorizer closure of one withAuthorizer call.
-final class AuthorizerBox {
-    let authorizer: (DatabaseAuthorization) -> AuthorizerDecision
-    init(_ authorizer: @escaping (DatabaseAuthorization) -> AuthorizerDecision) { self.authorizer = authorizer }
 }

@@ -1,0 +1,52 @@
+// Database+StatementHooks: what runs around the steps of a statement when
+// something needs it: the progress monitor (a time limit or a cancellable
+// async access, Database+Interrupt.swift) and change observation
+// (Observation/, through the StatementExecutionObserver protocol, so that
+// Core does not depend on it).
+//
+// `Statement.step()` checks one stored flag, `hasStatementHooks`, and calls
+// nothing more when it is false: statements of connections that nothing
+// watches pay one load per step.
+
+/// Follows the statements and transactions of one connection. Change
+/// observation (Observation/) implements it.
+protocol StatementExecutionObserver: AnyObject {
+    /// Whether it needs `statementWillStart` and `statementDidEnd` now.
+    var followsStatements: Bool { get }
+
+    /// Called before the first step of `statement`.
+    func statementWillStart(_ statement: Statement)
+
+    /// Called after the last step of `statement` (it returned `SQLITE_DONE`
+    /// or an error), and after it was reset. May be called more than once
+    /// for one run of the statement.
+    func statementDidEnd(_ statement: Statement, succeeded: Bool)
+
+    /// The error a transaction observer threw to refuse the commit that just
+    /// failed with `SQLITE_CONSTRAINT_COMMITHOOK`, if any; cleared as it is taken.
+    func takeCommitVeto() -> (any Error)?
+}
+
+extension Database {
+    /// Recomputes `hasStatementHooks` after the progress monitor or the
+    /// execution observer changed what it needs.
+    func updateStatementHooks() {
+        hasStatementHooks = progressMonitor.isActive || executionObserver?.followsStatements == true
+    }
+
+    /// Called by `Statement.step()` before the first step of a statement.
+    func statementStarts(_ statement: Statement) {
+        if progressMonitor.isActive { progressMonitorStatementStarts() }
+        // A recompilation inside sqlite3_step (after a schema change or an
+        // expiry) calls the authorizer with no statement being compiled: its
+        // facts must not mix with those of an earlier compilation.
+        compilingFacts = StatementFacts()
+        executionObserver?.statementWillStart(statement)
+    }
+
+    /// Called by `Statement.step()` after the last step of a statement, and
+    /// by `Statement.reset()`.
+    func statementEnds(_ statement: Statement, succeeded: Bool) {
+        executionObserver?.statementDidEnd(statement, succeeded: succeeded)
+    }
+}
