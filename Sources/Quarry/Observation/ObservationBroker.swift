@@ -356,8 +356,18 @@ final class ObservationFacts {
         kinds += updated.map { .update(tableName: $0.table, columnNames: $0.columns) }
         self.kinds = kinds
         var region = DatabaseRegion()
-        for read in facts.reads { region.insert(table: read.table, column: read.column) }
+        for read in facts.reads where !ObservationFacts.isSchemaTable(read.table) {
+            region.insert(table: read.table, column: read.column)
+        }
         readRegion = region
+    }
+
+    /// SQLite's schema tables change with DDL, never with row events.
+    private static func isSchemaTable(_ name: String) -> Bool {
+        switch name.lowercased() {
+        case "sqlite_master", "sqlite_temp_master", "sqlite_schema", "sqlite_temp_schema": return true
+        default: return false
+        }
     }
 
     static func of(_ statement: Statement) -> ObservationFacts {
