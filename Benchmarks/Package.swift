@@ -34,6 +34,16 @@ let package = Package(
             name: "wal-growth",
             dependencies: [.product(name: "Quarry", package: "Quarry")]
         ),
+        // What transaction observers cost a commit (Benchmarks/README.md,
+        // "Cost of change observation").
+        .executableTarget(
+            name: "observer-latency",
+            dependencies: [
+                "CSQLiteBench",
+                .product(name: "Quarry", package: "Quarry"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
