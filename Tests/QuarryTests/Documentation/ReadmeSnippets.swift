@@ -84,6 +84,16 @@ struct ReadmeSnippets {
         }
     }
 
+    // README: Observing changes
+    /// The number of players in a team: now, then after each commit that changes it.
+    func teamSize(_ dbPool: DatabasePool, teamID: Int64) -> AsyncValueObservation<Int> {
+        ValueObservation
+            .tracking { db in try Player.filter(\.teamID == teamID).fetchCount(db) }
+            .removeDuplicates()
+            .values(in: dbPool)
+    }
+    // for try await size in teamSize(dbPool, teamID: 1) { … }
+
     // README: Migrations
     /// Opens the database and brings its schema up to date: call it at startup.
     func openDatabase(path: String) async throws -> DatabasePool {

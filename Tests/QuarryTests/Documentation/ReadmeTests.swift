@@ -67,4 +67,25 @@ import Testing
         let lines = try await ReadmeSnippets().gettingStarted(path: directory.path())
         #expect(lines == ["2 players", "Barbara: 250", "Arthur: 100"])
     }
+
+    @Test func observingChangesRuns() async throws {
+        let directory = try TemporaryDirectory()
+        let dbPool = try DatabasePool(path: directory.path())
+        try await dbPool.write { db throws in
+            try db.execute(sql: """
+                CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL, teamID INTEGER);
+                INSERT INTO player (name, score, teamID) VALUES ('Arthur', 1, 1);
+                """)
+        }
+        var sizes: [Int] = []
+        for try await size in ReadmeSnippets().teamSize(dbPool, teamID: 1) {
+            sizes.append(size)
+            if sizes.count == 2 { break }
+            try await dbPool.write { db throws in
+                try db.execute(sql: "UPDATE player SET score = 2")  // same size: removed as a duplicate
+                try db.execute(sql: "INSERT INTO player (name, score, teamID) VALUES ('Barbara', 1, 1)")
+            }
+        }
+        #expect(sizes == [1, 2])
+    }
 }
