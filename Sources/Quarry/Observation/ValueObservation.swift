@@ -53,9 +53,12 @@ public struct ValueObservation<Value: Sendable>: Sendable {
     /// releases everything it holds. An error of the fetch ends the sequence
     /// by throwing it.
     ///
-    /// - parameter bufferingPolicy: what happens to values that arrive faster
-    ///   than the loop consumes them; `.bufferingNewest(1)` keeps only the
-    ///   latest, as a screen or an event stream needs.
+    /// - parameters:
+    ///   - reader: the database to observe: a ``DatabaseQueue`` or a
+    ///     ``DatabasePool``.
+    ///   - bufferingPolicy: what happens to values that arrive faster than the
+    ///     loop consumes them; `.bufferingNewest(1)` keeps only the latest, as
+    ///     a screen or an event stream needs.
     public func values(
         in reader: some DatabaseReader,
         bufferingPolicy: AsyncValueObservation<Value>.BufferingPolicy = .unbounded
