@@ -15,25 +15,40 @@ public struct BookshelfConfiguration: Sendable {
     public var databasePath: String
     /// The log level of the service's loggers.
     public var logLevel: Logger.Level
+    /// How often `GET /books/events` sends a heartbeat comment (which keeps
+    /// proxies from closing an idle stream, and lets the server notice a
+    /// client that went away).
+    public var eventsHeartbeat: Duration
+
+    /// The default ``eventsHeartbeat``: 15 seconds.
+    public static let defaultEventsHeartbeat: Duration = .seconds(15)
 
     /// Makes a configuration; the defaults are those of the `bookshelf` command.
-    public init(hostname: String = "127.0.0.1", port: Int = 8080, databasePath: String = "bookshelf.sqlite", logLevel: Logger.Level = .info) {
+    public init(
+        hostname: String = "127.0.0.1", port: Int = 8080, databasePath: String = "bookshelf.sqlite", logLevel: Logger.Level = .info,
+        eventsHeartbeat: Duration = BookshelfConfiguration.defaultEventsHeartbeat
+    ) {
         self.hostname = hostname
         self.port = port
         self.databasePath = databasePath
         self.logLevel = logLevel
+        self.eventsHeartbeat = eventsHeartbeat
     }
 }
 
-/// The router with every Bookshelf endpoint, reading and writing `database`.
+/// The router with every Bookshelf endpoint, reading and writing `database`;
+/// `eventsHeartbeat` is the heartbeat of `GET /books/events`.
 ///
 /// Every error becomes a JSON ``APIError`` body (see ``ErrorMiddleware``).
-public func buildRouter(database: DatabasePool) -> Router<BookshelfRequestContext> {
+public func buildRouter(
+    database: DatabasePool, eventsHeartbeat: Duration = BookshelfConfiguration.defaultEventsHeartbeat
+) -> Router<BookshelfRequestContext> {
     let router = Router(context: BookshelfRequestContext.self)
     router.add(middleware: ErrorMiddleware())
     router.get("health") { _, _ in HealthStatus(status: "ok") }
     AuthorController(database: database).addRoutes(to: router.group("authors"))
     BookController(database: database).addRoutes(to: router.group("books"))
+    BookEventsController(database: database, heartbeat: eventsHeartbeat).addRoutes(to: router.group("books"))
     ReviewController(database: database).addRoutes(to: router.group("reviews"))
     return router
 }
@@ -57,7 +72,7 @@ public func buildApplication(
     _ configuration: BookshelfConfiguration, database: DatabasePool, logger: Logger
 ) -> Application<RouterResponder<BookshelfRequestContext>> {
     var app = Application(
-        router: buildRouter(database: database),
+        router: buildRouter(database: database, eventsHeartbeat: configuration.eventsHeartbeat),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "bookshelf"),
         logger: logger)
     app.addServices(DatabaseCloser(database: database, logger: logger))

@@ -32,18 +32,22 @@ let quietLogger: Logger = {
 
 /// Runs `body` against the full application (router, error middleware,
 /// database closer) on a fresh, migrated database file in a real
-/// `DatabasePool`, through HummingbirdTesting's in-process router client.
+/// `DatabasePool`, through HummingbirdTesting's in-process router client
+/// (or, with `.live`, a real server on a free port: `client.port`).
 /// Returns the pool, closed by then, for checks after shutdown.
 @discardableResult
 func withBookshelf(
+    _ setup: TestingSetup = .router,
+    logger: Logger = quietLogger,
+    eventsHeartbeat: Duration = BookshelfConfiguration.defaultEventsHeartbeat,
     _ body: @Sendable (any TestClientProtocol, DatabasePool) async throws -> Void
 ) async throws -> DatabasePool {
     let directory = try TemporaryDirectory()
-    let logger = quietLogger
     let path = directory.path + "/bookshelf.sqlite"
     let database = try await openBookshelfDatabase(path: path, logger: logger)
-    let app = buildApplication(BookshelfConfiguration(port: 0, databasePath: path), database: database, logger: logger)
-    try await app.test(.router) { client in
+    let configuration = BookshelfConfiguration(port: 0, databasePath: path, eventsHeartbeat: eventsHeartbeat)
+    let app = buildApplication(configuration, database: database, logger: logger)
+    try await app.test(setup) { client in
         try await body(client, database)
     }
     return database

@@ -21,7 +21,11 @@ public struct BookshelfRequestContext: RequestContext {
     public var maxUploadSize: Int { Self.maximumBodySize }
 
     /// JSON with sorted keys, so that responses read the same every time.
-    public var responseEncoder: JSONEncoder {
+    public var responseEncoder: JSONEncoder { Self.makeJSONEncoder() }
+
+    /// The service's JSON encoder: sorted keys, slashes left as they are.
+    /// Also what encodes the `data:` of the event stream (``BookEventsController``).
+    static func makeJSONEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
