@@ -261,16 +261,29 @@ final class ObservationBroker: StatementExecutionObserver {
             // A commit that failed after the hook (SQLITE_BUSY) leaves the transaction open.
             guard !database.isInsideTransaction else { return }
             transactionChangedRows = false
-            let ending = entries
-            entries.removeAll { $0.extent == .nextTransaction }
-            for entry in ending { entry.observer?.databaseDidCommit(database) }
-            observersChanged()
+            endTransaction { $0.databaseDidCommit(database) }
         }
         if didRollback {
             didRollback = false
-            let ending = entries
-            entries.removeAll { $0.extent == .nextTransaction }
-            for entry in ending { entry.observer?.databaseDidRollback(database) }
+            endTransaction { $0.databaseDidRollback(database) }
+        }
+    }
+
+    /// Tells every observer that the transaction ended, then detaches the
+    /// `.nextTransaction` observers and the deallocated ones.
+    private func endTransaction(_ tell: (any TransactionObserver) -> Void) {
+        let ending = entries  // observers may attach or detach others meanwhile
+        var needsCleanup = false
+        for entry in ending {
+            if let observer = entry.observer {
+                tell(observer)
+                if entry.extent == .nextTransaction { needsCleanup = true }
+            } else {
+                needsCleanup = true
+            }
+        }
+        if needsCleanup {
+            entries.removeAll { entry in ending.contains { $0 === entry && $0.extent == .nextTransaction } }
             observersChanged()
         }
     }
