@@ -155,7 +155,8 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
     }
 }
 
-/// Tables changed by commits, lowercased.
+/// Tables changed by commits, as the update hook spells them (the region
+/// compares without regard to case).
 struct ChangedTables {
     private var tables: Set<String> = []
     /// Whether some change has no table (`databaseDidChange()`).
@@ -163,7 +164,7 @@ struct ChangedTables {
 
     var isEmpty: Bool { tables.isEmpty && !includesUnknown }
 
-    mutating func insert(_ table: String) { tables.insert(table.lowercased()) }
+    mutating func insert(_ table: String) { tables.insert(table) }
 
     mutating func formUnion(_ other: ChangedTables) {
         tables.formUnion(other.tables)
