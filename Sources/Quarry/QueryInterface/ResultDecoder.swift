@@ -75,7 +75,9 @@ extension ResultDecoder {
     /// The leftmost column, decoded as `Value` in the formats of the record
     /// `root` (its date strategy, its JSON decoder).
     static func value<Value, Root>(_ type: Value.Type, of root: Root.Type) -> ResultDecoder<Value> {
-        ResultDecoder<Value>(prepare: { statement, _ in
+        // `select(…, as: Row.self)`: whole rows.
+        if let rows = ResultDecoder<Row>.row as? ResultDecoder<Value> { return rows }
+        return ResultDecoder<Value>(prepare: { statement, _ in
             guard statement.columnCount >= 1 else {
                 throw DatabaseError.misuse("the request selects no column", sql: statement.sql)
             }

@@ -25,6 +25,8 @@ public struct SQLExpression: Sendable {
         case value(DatabaseValue)
         /// Raw SQL with `?` placeholders for `arguments`.
         case literal(String, [DatabaseValue])
+        /// An ``SQL`` literal, its interpolations rendered in place.
+        case interpolated(SQL)
         /// `NOT x`, `-x`.
         case prefix(String, SQLExpression)
         /// `x IS NULL`, `x IS NOT NULL`.
@@ -183,6 +185,14 @@ public struct SQLExpression: Sendable {
                 branches.map { SQLCaseBranch(when: $0.when.qualified(by: qualifier), then: $0.then.qualified(by: qualifier)) },
                 otherwise?.qualified(by: qualifier)))
         case .collate(let x, let collation): return SQLExpression(.collate(x.qualified(by: qualifier), collation))
+        case .interpolated(let literal):
+            return SQLExpression(.interpolated(SQL(elements: literal.elements.map { element in
+                switch element {
+                case .text, .identifier: return element
+                case .expression(let x): return .expression(x.qualified(by: qualifier))
+                case .list(let items): return .list(items.map { $0.qualified(by: qualifier) })
+                }
+            })))
         }
     }
 }
@@ -223,7 +233,8 @@ extension SQLExpression.Node {
     fileprivate var hasExpressionChildren: Bool {
         switch self {
         case .column, .value, .literal, .countAll, .allColumns, .invalid, .primaryKeyIn, .primaryKeyColumn: return false
-        case .exists, .subquery: return false
+        // Literals are written by hand: shallow.
+        case .exists, .subquery, .interpolated: return false
         default: return true
         }
     }
@@ -231,7 +242,8 @@ extension SQLExpression.Node {
     /// The expressions the node holds (subqueries excluded: they are shallow).
     fileprivate func takeChildren() -> [SQLExpression] {
         switch self {
-        case .column, .value, .literal, .countAll, .allColumns, .invalid, .exists, .subquery, .primaryKeyIn, .primaryKeyColumn:
+        case .column, .value, .literal, .countAll, .allColumns, .invalid, .exists, .subquery, .primaryKeyIn, .primaryKeyColumn,
+            .interpolated:
             return []
         case .prefix(_, let x), .postfix(let x, _), .collate(let x, _), .inSubquery(let x, _, _): return [x]
         case .infix(_, let x, let y): return [x, y]

@@ -54,6 +54,8 @@ final class SQLGenerationContext {
         case .literal(let sql, let values):
             arguments += values
             return sql
+        case .interpolated(let literal):
+            return try sql(literal)
         case .prefix(let op, let operand):
             return op + (try self.operand(operand))
         case .postfix(let operand, let op):

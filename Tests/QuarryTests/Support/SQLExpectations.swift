@@ -12,3 +12,12 @@ func expectSQL<Root, Result>(
     #expect(generated.sql == sql, sourceLocation: sourceLocation)
     #expect(generated.arguments == arguments, sourceLocation: sourceLocation)
 }
+
+/// Checks generated SQL text and arguments.
+func expectGenerated(
+    _ generated: GeneratedSQL, _ sql: String, _ arguments: StatementArguments = [],
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    #expect(generated.sql == sql, sourceLocation: sourceLocation)
+    #expect(generated.arguments == arguments, sourceLocation: sourceLocation)
+}
