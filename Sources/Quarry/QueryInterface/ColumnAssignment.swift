@@ -62,3 +62,21 @@ public func *= <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs:
 public func /= <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: Value) -> ColumnAssignment<Root> {
     .set(lhs, to: lhs / rhs)
 }
+
+/// Adds an expression to a column: `\.count += excluded[\.count]` in an upsert.
+public func += <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> ColumnAssignment<Root> {
+    .set(lhs, to: lhs + rhs)
+}
+
+/// Subtracts an expression from a column: `\.stock -= excluded[\.sold]` in an upsert.
+public func -= <Root: Decodable, Value: Numeric>(lhs: KeyPath<Root, Value>, rhs: QueryExpression<Root, Value>) -> ColumnAssignment<Root> {
+    .set(lhs, to: lhs - rhs)
+}
+
+extension Column {
+    /// Sets the column to the value of an expression:
+    /// `Column("score").set(to: excluded[Column("score")])`.
+    public func set<Root, Value>(to expression: QueryExpression<Root, Value>) -> ColumnAssignment<Root> {
+        ColumnAssignment(sqlExpression, expression.sqlExpression)
+    }
+}

@@ -97,6 +97,32 @@ extension MutablePersistableRecord {
         }
     }
 
+    /// The plan of an INSERT of `container` followed by the `ON CONFLICT`
+    /// clause of a controlled upsert, and the values the clause binds (after
+    /// the container's).
+    func insertPlan(
+        _ db: Database, _ container: PersistenceContainer, _ schema: TableSchema, clause: UpsertClause, returning: String
+    ) throws -> (plan: StatementPlan, clauseValues: [DatabaseValue]) {
+        let indexes = Self.insertedColumnIndexes(container, schema) ?? Array(container.columns.indices)
+        let columns = indexes.map { container.columns[$0] }
+        if columns.isEmpty {
+            throw DatabaseError.misuse("an upsert of \(Self.self) needs at least one column to insert (SQLite has no upsert after DEFAULT VALUES)")
+        }
+        let context = SQLGenerationContext(db: db)
+        let clauseSQL = try context.upsertClauseSQL(clause, insertedColumns: columns, primaryKey: schema.primaryKey)
+        let clauseValues = context.arguments
+        var key = Self.statementKey(.upsert, .abort)
+        key.returning = returning
+        key.extra = clauseSQL
+        let plan = try db.recordCache.plan(key, columns: columns, db: db) {
+            let sql = RecordStatementSQL.insert(
+                into: Self.databaseTableName, columns: columns, conflict: .abort, upsertUpdating: nil,
+                returning: returning.isEmpty ? nil : returning, conflictClause: clauseSQL)
+            return PlanSource(sql: sql, bindings: indexes + Array(container.columns.count..<(container.columns.count + clauseValues.count)))
+        }
+        return (plan, clauseValues)
+    }
+
     // MARK: - Update
 
     /// Updates all columns of the row that has the record's primary key.

@@ -85,7 +85,8 @@ extension MutablePersistableRecord {
     /// willInsert, aroundInsert { INSERT }, didInsert, and the fetched value
     /// when `selection` is not nil; nil if an `OR IGNORE` skipped the row.
     mutating func performInsert<T: FetchableRecord>(
-        _ db: Database, _ conflict: ConflictResolution?, fetch selection: [String]?, as type: T.Type
+        _ db: Database, _ conflict: ConflictResolution?, fetch selection: [String]?, as type: T.Type,
+        clause: UpsertClause? = nil
     ) throws -> (container: PersistenceContainer, fetched: T?)? {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
         try willInsert(db)
@@ -96,7 +97,18 @@ extension MutablePersistableRecord {
         var ignored = false
         try aroundInsert(db) {
             if inserted != nil { throw Self.callbackMisuse("aroundInsert") }
-            if let selection, !schema.hasTriggers {
+            if let clause {
+                // INSERT … ON CONFLICT … DO NOTHING.
+                let returning = selection.map { schema.hasTriggers ? "" : Self.returningSQL($0) } ?? ""
+                let (plan, clauseValues) = try insertPlan(db, container, schema, clause: clause, returning: returning)
+                if returning.isEmpty {
+                    try plan.execute(container.databaseValues + clauseValues)
+                    ignored = db.changesCount == 0
+                } else {
+                    fetched = try Self.fetchReturned(plan, container.databaseValues + clauseValues, as: T.self)
+                    ignored = fetched == nil
+                }
+            } else if let selection, !schema.hasTriggers {
                 let plan = try insertPlan(db, container, schema, .insert, conflict, returning: Self.returningSQL(selection))
                 fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
                 ignored = fetched == nil
@@ -173,8 +185,8 @@ extension MutablePersistableRecord {
 
     /// willInsert, aroundInsert { INSERT … ON CONFLICT DO UPDATE }, didInsert.
     mutating func performUpsert<T: FetchableRecord>(
-        _ db: Database, fetch selection: [String]?, as type: T.Type
-    ) throws -> (container: PersistenceContainer, fetched: T?) {
+        _ db: Database, fetch selection: [String]?, as type: T.Type, clause: UpsertClause? = nil
+    ) throws -> (container: PersistenceContainer, fetched: T?)? {
         try willInsert(db)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db)
@@ -184,28 +196,45 @@ extension MutablePersistableRecord {
             let selectionSQL = Self.returningSQL(selection)
             returning = returning.isEmpty ? selectionSQL : selectionSQL + ", rowid"
         }
-        let plan = try insertPlan(db, container, schema, .upsert, .abort, returning: returning)
+        let plan: StatementPlan
+        var values = container.databaseValues
+        if let clause {
+            let controlled = try insertPlan(db, container, schema, clause: clause, returning: returning)
+            plan = controlled.plan
+            values += controlled.clauseValues
+        } else {
+            plan = try insertPlan(db, container, schema, .upsert, .abort, returning: returning)
+        }
         var fetched: T?
         var inserted: InsertionSuccess?
+        // A DO NOTHING, or a DO UPDATE whose WHERE is false, writes no row.
+        var skipped = false
         try aroundInsert(db) {
             if inserted != nil { throw Self.callbackMisuse("aroundInsert") }
             var rowID: Int64 = 0
+            var returnedRow = false
             if selection != nil, !schema.hasTriggers {
                 let total = plan.statement.columnCount
                 fetched = try Self.fetchReturned(
-                    plan, container.databaseValues, as: T.self, columnCount: schema.hasRowID ? total - 1 : total,
-                    extra: { statement in if schema.hasRowID { rowID = sqlite3_column_int64(statement, Int32(total - 1)) } })
+                    plan, values, as: T.self, columnCount: schema.hasRowID ? total - 1 : total,
+                    extra: { statement in
+                        returnedRow = true
+                        if schema.hasRowID { rowID = sqlite3_column_int64(statement, Int32(total - 1)) }
+                    })
             } else {
-                try plan.bind(container.databaseValues)
+                try plan.bind(values)
                 try plan.statement.forEachRow {
+                    returnedRow = true
                     if schema.hasRowID { rowID = sqlite3_column_int64(plan.statement.sqliteStatement, 0) }
                 }
             }
+            skipped = clause != nil && (returning.isEmpty ? db.changesCount == 0 : !returnedRow)
             let success = InsertionSuccess(rowID: rowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
             inserted = success
             return success
         }
         guard let inserted else { throw Self.callbackMisuse("aroundInsert") }
+        if skipped { return nil }
         didInsert(inserted)
         if let selection, schema.hasTriggers {
             fetched = try Self.reread(

@@ -27,8 +27,11 @@ enum RecordStatementSQL {
     ///
     /// - parameter upsertUpdating: the columns an upsert updates on conflict;
     ///   nil for a plain insert.
+    /// - parameter conflictClause: the SQL of an `ON CONFLICT` clause
+    ///   (`UpsertClause`), used instead of `upsertUpdating`.
     static func insert(
-        into table: String, columns: [String], conflict: ConflictResolution, upsertUpdating: [String]?, returning: String?
+        into table: String, columns: [String], conflict: ConflictResolution, upsertUpdating: [String]?, returning: String?,
+        conflictClause: String? = nil
     ) -> String {
         var sql = "INSERT \(conflict.sqlPrefix)INTO \(table.quotedDatabaseIdentifier) "
         if columns.isEmpty {
@@ -36,7 +39,9 @@ enum RecordStatementSQL {
         } else {
             sql += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ") VALUES ("
                 + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-            if let upsertUpdating, !upsertUpdating.isEmpty {
+            if let conflictClause {
+                sql += conflictClause
+            } else if let upsertUpdating, !upsertUpdating.isEmpty {
                 sql += " ON CONFLICT DO UPDATE SET "
                     + upsertUpdating.map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
                     .joined(separator: ", ")

@@ -273,6 +273,9 @@ enum SQLQualifier: Sendable {
     case current
     /// A table alias chosen by the user (self-joins, references across joins).
     case alias(TableAlias)
+    /// The row an upsert would have inserted: `excluded."column"`
+    /// (<https://www.sqlite.org/lang_upsert.html>).
+    case excluded
 }
 
 /// A name for one occurrence of a table in a query, for self-joins and for

@@ -160,6 +160,8 @@ final class SQLGenerationContext {
                         + "give it to the request or association with aliased(_:)")
             }
             return name.quotedDatabaseIdentifier + "."
+        case .excluded:
+            return "excluded."
         }
     }
 
