@@ -67,6 +67,7 @@ extension MutablePersistableRecord {
     /// ```
     ///
     /// - parameters:
+    ///   - db: the connection, in a write.
     ///   - conflictTarget: the columns of the primary key or unique index whose
     ///     conflict turns the insert into an update; empty for any.
     ///   - strategy: `.allColumns` (the default) also overwrites the inserted
