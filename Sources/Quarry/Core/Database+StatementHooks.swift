@@ -17,9 +17,8 @@ protocol StatementExecutionObserver: AnyObject {
     /// Called before the first step of `statement`.
     func statementWillStart(_ statement: Statement)
 
-    /// Called after the last step of `statement` (it returned `SQLITE_DONE`
-    /// or an error), and after it was reset. May be called more than once
-    /// for one run of the statement.
+    /// Called once per run of `statement`: after its last step (it returned
+    /// `SQLITE_DONE` or an error), or when it is reset before that.
     func statementDidEnd(_ statement: Statement, succeeded: Bool)
 
     /// The error a transaction observer threw to refuse the commit that just
@@ -44,8 +43,8 @@ extension Database {
         executionObserver?.statementWillStart(statement)
     }
 
-    /// Called by `Statement.step()` after the last step of a statement, and
-    /// by `Statement.reset()`.
+    /// Called by `Statement.step()` after the last step of a statement, or by
+    /// `Statement.reset()` for a run left before its end.
     func statementEnds(_ statement: Statement, succeeded: Bool) {
         executionObserver?.statementDidEnd(statement, succeeded: succeeded)
     }

@@ -217,9 +217,9 @@ public final class Database {
             while start < end {
                 var statementHandle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
-                compilingFacts = StatementFacts()
-                let code = sqlite3_prepare_v3(sqliteConnection, start, Int32(end - start), 0, &statementHandle, &tail)
-                let facts = takeCompiledFacts()
+                let (code, facts) = compileGatheringFacts {
+                    sqlite3_prepare_v3(sqliteConnection, start, Int32(end - start), 0, &statementHandle, &tail)
+                }
                 guard code == SQLITE_OK else {
                     // Name the statement that failed, not the whole script.
                     throw makeError(code: code, sql: Database.firstStatementText(start))
@@ -227,8 +227,7 @@ public final class Database {
                 guard let statementHandle else { break }  // only whitespace or comments left
                 // sqlite3_sql() keeps the white space before the statement and its `;`.
                 let statementSQL = Database.trimmedStatementText(String(cString: sqlite3_sql(statementHandle)))
-                let statement = Statement(database: self, sqliteStatement: statementHandle, sql: statementSQL)
-                statement.facts = facts
+                let statement = Statement(database: self, sqliteStatement: statementHandle, sql: statementSQL, facts: facts)
                 try arguments.bind(to: statement, positionalIndex: &used)
                 if let tail, Database.isBlank(tail) {
                     // The last statement: refuse extra arguments before executing it.
@@ -282,27 +281,25 @@ public final class Database {
     public func makeStatement(sql: String) throws -> Statement {
         var statementHandle: OpaquePointer?
         var remainder = ""
-        compilingFacts = StatementFacts()
-        let code = sql.withCString { cString -> Int32 in
-            var tail: UnsafePointer<CChar>?
-            let code = sqlite3_prepare_v3(sqliteConnection, cString, -1, 0, &statementHandle, &tail)
-            if let tail { remainder = String(cString: tail) }
-            return code
+        let (code, facts) = compileGatheringFacts {
+            sql.withCString { cString -> Int32 in
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v3(sqliteConnection, cString, -1, 0, &statementHandle, &tail)
+                if let tail { remainder = String(cString: tail) }
+                return code
+            }
         }
-        let facts = takeCompiledFacts()
         guard code == SQLITE_OK else {
             throw makeError(code: code, sql: sql)
         }
         guard let statementHandle else {
             throw DatabaseError.misuse("no SQL statement to compile", sql: sql)
         }
-        let statement = Statement(database: self, sqliteStatement: statementHandle, sql: sql)
-        statement.facts = facts
+        let statement = Statement(database: self, sqliteStatement: statementHandle, sql: sql, facts: facts)
         if !remainder.isEmpty {
             // Anything but whitespace, semicolons and comments is a second statement.
             var probe: OpaquePointer?
-            sqlite3_prepare_v3(sqliteConnection, remainder, -1, 0, &probe, nil)
-            compilingFacts = StatementFacts()
+            _ = compileGatheringFacts { sqlite3_prepare_v3(sqliteConnection, remainder, -1, 0, &probe, nil) }
             if let probe {
                 sqlite3_finalize(probe)
                 throw DatabaseError.misuse(

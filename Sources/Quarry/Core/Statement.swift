@@ -51,15 +51,16 @@ public final class Statement {
 
     /// What the statement reads and writes, learned when it was compiled
     /// (`StatementAuthorizer.swift`).
-    var facts = StatementFacts()
+    let facts: StatementFacts
 
     /// Change observation's view of ``facts`` (Observation/), made once.
     var observationFacts: AnyObject?
 
-    init(database: Database, sqliteStatement: OpaquePointer, sql: String) {
+    init(database: Database, sqliteStatement: OpaquePointer, sql: String, facts: StatementFacts) {
         self.database = database
         self.sqliteStatement = sqliteStatement
         self.sql = sql
+        self.facts = facts
         self.recordsArguments = database.configuration.publicStatementArguments
     }
 
@@ -183,12 +184,18 @@ public final class Statement {
         throw database.stepError(code: code, statement: self, arguments: boundArguments)
     }
 
-    /// Resets the statement after it ran, so that it holds no lock. An
-    /// autocommit write that was not stepped to its end commits here.
+    /// Resets the statement after it ran, so that it holds no lock. A run
+    /// left before its end (an autocommit write with RETURNING whose rows were
+    /// not all read commits here) ends here; a run that reached `SQLITE_DONE`
+    /// or an error already ended in `step()`.
     @inline(__always)
     func reset() {
+        guard database.hasStatementHooks, isBusy else {
+            sqlite3_reset(sqliteStatement)
+            return
+        }
         let code = sqlite3_reset(sqliteStatement)
-        if database.hasStatementHooks { database.statementEnds(self, succeeded: code == SQLITE_OK) }
+        database.statementEnds(self, succeeded: code == SQLITE_OK)
     }
 
     /// Steps through all rows, calling `body` on each, then resets the statement

@@ -21,8 +21,9 @@ import CSQLite
 /// What a statement reads and writes, as the authorizer saw it at compile
 /// time (triggers and foreign key actions included).
 struct StatementFacts {
-    /// Columns read, as (table, column). An empty column means the statement
-    /// depends on the table as a whole (`SELECT count(*) FROM t`).
+    /// Columns read, as (table, column); SQLite's schema tables left out. An
+    /// empty column means the statement depends on the table as a whole
+    /// (`SELECT count(*) FROM t`).
     var reads: [(table: String, column: String)] = []
 
     /// Rows the statement may insert, update or delete: SQLite's action code
@@ -67,11 +68,14 @@ extension Database {
     /// before its next step, under the current authorizer settings.
     func expireStatements() { installAuthorizer() }
 
-    /// Takes the facts gathered since the last call: those of the statement
-    /// just compiled.
-    func takeCompiledFacts() -> StatementFacts {
+    /// Runs `prepare` (a call to sqlite3_prepare_v3) and returns its result
+    /// code with the facts the authorizer gathered meanwhile: those of the
+    /// statement it compiled.
+    func compileGatheringFacts(_ prepare: () -> Int32) -> (code: Int32, facts: StatementFacts) {
+        compilingFacts = StatementFacts()
         defer { compilingFacts = StatementFacts() }
-        return compilingFacts
+        let code = prepare()
+        return (code, compilingFacts)
     }
 
     private func authorize(
@@ -80,7 +84,7 @@ extension Database {
         var answer = SQLITE_OK
         switch action {
         case SQLITE_READ:
-            if let name1 {
+            if let name1, !Database.isSchemaTable(name1) {
                 compilingFacts.reads.append((String(cString: name1), name2.map { String(cString: $0) } ?? ""))
             }
         case SQLITE_INSERT, SQLITE_UPDATE:

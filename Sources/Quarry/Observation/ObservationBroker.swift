@@ -111,26 +111,25 @@ final class ObservationBroker: StatementExecutionObserver {
                 var events = run.events
                 if sqlite3_changes64(database.sqliteConnection) > 0 {
                     // Tables without row events (WITHOUT ROWID): "something changed".
-                    for interest in run.interests where !interest.hasRowEvents {
-                        for entry in interest.entries where !events.contains(where: { $0.entry === entry && $0.event == nil }) {
-                            events.append(PendingEvent(entry: entry, event: nil))
-                        }
-                    }
+                    events += Self.unspecifiedChanges(for: run.interests.filter { !$0.hasRowEvents }.flatMap(\.entries))
                 }
                 keep(events)
             } else if !run.events.isEmpty, database.isInsideTransaction {
                 // SQLite undid the statement's rows, unless it ran with
                 // OR FAIL, which keeps those changed before the failure:
                 // tell "something may have changed" rather than nothing.
-                var told: [ObserverEntry] = []
-                for pending in run.events where !told.contains(where: { $0 === pending.entry }) {
-                    told.append(pending.entry)
-                }
-                keep(told.map { PendingEvent(entry: $0, event: nil) })
+                keep(Self.unspecifiedChanges(for: run.events.map(\.entry)))
             }
         }
         if succeeded, let action = statement.facts.savepoint { apply(action) }
         deliverTransactionEnd()
+    }
+
+    /// One `databaseDidChange()` for each distinct observer of `entries`.
+    private static func unspecifiedChanges(for entries: [ObserverEntry]) -> [PendingEvent] {
+        var observers: [ObserverEntry] = []
+        for entry in entries where !observers.contains(where: { $0 === entry }) { observers.append(entry) }
+        return observers.map { PendingEvent(entry: $0, event: nil) }
     }
 
     func takeCommitVeto() -> (any Error)? {
@@ -369,18 +368,8 @@ final class ObservationFacts {
         kinds += updated.map { .update(tableName: $0.table, columnNames: $0.columns) }
         self.kinds = kinds
         var region = DatabaseRegion()
-        for read in facts.reads where !ObservationFacts.isSchemaTable(read.table) {
-            region.insert(table: read.table, column: read.column)
-        }
+        for read in facts.reads { region.insert(table: read.table, column: read.column) }
         readRegion = region
-    }
-
-    /// SQLite's schema tables change with DDL, never with row events.
-    private static func isSchemaTable(_ name: String) -> Bool {
-        switch name.lowercased() {
-        case "sqlite_master", "sqlite_temp_master", "sqlite_schema", "sqlite_temp_schema": return true
-        default: return false
-        }
     }
 
     static func of(_ statement: Statement) -> ObservationFacts {

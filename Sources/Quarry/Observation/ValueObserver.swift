@@ -66,11 +66,16 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
     }
 
     func cancel() {
-        let wasCancelled = lock.withLock {
+        if stop() { output(.finished) }
+    }
+
+    /// Marks the observation stopped; true only the first time, so that one
+    /// end (finished or failed) is output.
+    private func stop() -> Bool {
+        lock.withLock {
             defer { isCancelled = true }
-            return isCancelled
+            return !isCancelled
         }
-        if !wasCancelled { output(.finished) }
     }
 
     // MARK: - Fetching
@@ -106,11 +111,7 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
     }
 
     private func fail(_ error: any Error) {
-        let wasCancelled = lock.withLock {
-            defer { isCancelled = true }
-            return isCancelled
-        }
-        if !wasCancelled { output(.failure(error)) }
+        if stop() { output(.failure(error)) }
     }
 
     // MARK: - TransactionObserver

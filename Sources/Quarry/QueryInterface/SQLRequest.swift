@@ -59,17 +59,17 @@ public struct SQLRequest<Result>: Sendable, ExpressibleByStringInterpolation {
         try literal.sql(db)
     }
 
-    /// A cached statement with the arguments bound, and the per-row decoder.
-    private func prepared(_ db: Database) throws -> (Statement, (Statement) throws -> Result) {
+    /// A cached statement, its arguments (not bound yet), and the per-row decoder.
+    private func prepared(_ db: Database) throws -> (Statement, StatementArguments, (Statement) throws -> Result) {
         let generated = try literal.sql(db)
         let statement = try db.cachedStatement(sql: generated.sql)
-        try statement.setArguments(generated.arguments)
-        return (statement, try decoder.prepare(statement, .plain))
+        return (statement, generated.arguments, try decoder.prepare(statement, .plain))
     }
 
     /// All the rows of the request.
     public func fetchAll(_ db: Database) throws -> [Result] {
-        let (statement, decode) = try prepared(db)
+        let (statement, arguments, decode) = try prepared(db)
+        try statement.setArguments(arguments)
         var results: [Result] = []
         try statement.forEachRow { results.append(try decode(statement)) }
         return results
@@ -78,16 +78,15 @@ public struct SQLRequest<Result>: Sendable, ExpressibleByStringInterpolation {
     /// The first row of the request, or nil. The SQL is run as written (no
     /// `LIMIT` is added).
     public func fetchOne(_ db: Database) throws -> Result? {
-        let (statement, decode) = try prepared(db)
+        let (statement, arguments, decode) = try prepared(db)
+        try statement.setArguments(arguments)
         return try statement.firstRow { try decode(statement) }
     }
 
     /// A cursor over the rows of the request, read one at a time.
     public func fetchCursor(_ db: Database) throws -> StatementCursor<Result> {
-        let generated = try literal.sql(db)
-        let statement = try db.cachedStatement(sql: generated.sql)
-        let decode = try decoder.prepare(statement, .plain)
-        return try StatementCursor(statement: statement, arguments: generated.arguments, decode: decode)
+        let (statement, arguments, decode) = try prepared(db)
+        return try StatementCursor(statement: statement, arguments: arguments, decode: decode)
     }
 }
 

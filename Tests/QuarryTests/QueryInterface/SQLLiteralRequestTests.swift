@@ -25,7 +25,7 @@ struct SQLLiteralRequestTests {
             #expect(try albums.fetchAll(db) == handWritten)
             #expect(handWritten.count == 21)
             #expect(try albums.fetchOne(db) == handWritten.first)
-            var cursor = try albums.fetchCursor(db)
+            let cursor = try albums.fetchCursor(db)
             var fromCursor: [Album] = []
             while let album = try cursor.next() { fromCursor.append(album) }
             #expect(fromCursor == handWritten)
