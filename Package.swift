@@ -57,7 +57,8 @@ let package = Package(
         .testTarget(
             name: "QuarryTests",
             dependencies: [
-                "Quarry", "QuarryProcessHelper",
+                // CSQLite: some tests set a connection limit through the C API.
+                "Quarry", "QuarryProcessHelper", "CSQLite",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -19,7 +19,7 @@ import CSQLite
 /// What a cached persistence statement does; part of its cache key.
 struct RecordStatementKey: Hashable {
     enum Kind: Hashable {
-        case insert, update, upsert, delete, fetchByKey, existsByKey, deleteByKey
+        case insert, insertAll, update, upsert, delete, fetchByKey, existsByKey, deleteByKey
     }
     let type: ObjectIdentifier
     let kind: Kind

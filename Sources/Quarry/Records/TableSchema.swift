@@ -2,6 +2,8 @@
 // columns, primary key, generated columns, unique keys and triggers — read
 // from the schema once and cached per connection by RecordCache.
 
+import CSQLite
+
 /// The schema facts of one table that persistence depends on.
 struct TableSchema {
     /// The table name, as the user spelled it.
@@ -26,6 +28,10 @@ struct TableSchema {
     let uniqueKeys: [Set<String>]
     /// Whether triggers exist on the table (RETURNING then misses their effects).
     let hasTriggers: Bool
+    /// Whether the rowid column is declared `AUTOINCREMENT`
+    /// (<https://www.sqlite.org/autoinc.html>): new rowids then also exceed
+    /// every rowid the table ever had, kept in `sqlite_sequence`.
+    let isAutoIncrement: Bool
 
     /// Reads the schema of `table` (<https://www.sqlite.org/pragma.html#pragma_table_xinfo>).
     init(table: String, db: Database) throws {
@@ -63,6 +69,14 @@ struct TableSchema {
         }
         self.uniqueKeys = uniqueKeys
         hasTriggers = try db.hasTriggers(on: table)
+        var autoIncrement: Int32 = 0
+        if let rowIDColumn, rowIDColumn.asciiLowercased != "rowid",
+            sqlite3_table_column_metadata(db.sqliteConnection, nil, table, rowIDColumn, nil, nil, nil, nil, &autoIncrement)
+                != SQLITE_OK
+        {
+            autoIncrement = 0
+        }
+        isAutoIncrement = autoIncrement != 0
     }
 
     /// Whether a column is written by INSERT and UPDATE.

@@ -29,16 +29,19 @@ enum RecordStatementSQL {
     ///   nil for a plain insert.
     /// - parameter conflictClause: the SQL of an `ON CONFLICT` clause
     ///   (`UpsertClause`), used instead of `upsertUpdating`.
+    /// - parameter rowCount: the number of rows of the VALUES clause, each
+    ///   `(?, ?)`: more than one for `insertAll`.
     static func insert(
         into table: String, columns: [String], conflict: ConflictResolution, upsertUpdating: [String]?, returning: String?,
-        conflictClause: String? = nil
+        conflictClause: String? = nil, rowCount: Int = 1
     ) -> String {
         var sql = "INSERT \(conflict.sqlPrefix)INTO \(table.quotedDatabaseIdentifier) "
         if columns.isEmpty {
             sql += "DEFAULT VALUES"
         } else {
-            sql += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ") VALUES ("
-                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            sql += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ") VALUES "
+                + Array(repeating: row, count: max(rowCount, 1)).joined(separator: ", ")
             if let conflictClause {
                 sql += conflictClause
             } else if let upsertUpdating, !upsertUpdating.isEmpty {

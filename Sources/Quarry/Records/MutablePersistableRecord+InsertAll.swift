@@ -1,0 +1,339 @@
+// insertAll and insertAllAndFetch: many records, few statements.
+//
+// Records are written with multi-row `INSERT INTO "t" (…) VALUES (…), (…)`
+// statements (<https://www.sqlite.org/lang_insert.html>), each holding as many
+// rows as SQLite's limit on bound parameters allows for the number of columns
+// (<https://www.sqlite.org/limits.html#max_variable_number>), and at most
+// `maxRowsPerStatement`. Consecutive records that write the same columns share
+// a statement; a NULL for a column with a DEFAULT leaves the column out, as
+// `insert` does, so such a record starts a new statement.
+//
+// Ids. `didInsert` needs each record's rowid, but a multi-row INSERT reports
+// only the last one, and SQLite does not promise any order for the rows of
+// RETURNING (<https://www.sqlite.org/lang_returning.html>). So the rowids are
+// predicted before the statement runs, from how SQLite chooses them
+// (<https://www.sqlite.org/autoinc.html>): the rows of VALUES are inserted in
+// order; a row with an explicit rowid keeps it; a row whose rowid is NULL gets
+// one more than the largest rowid in the table at that moment (with
+// AUTOINCREMENT, also more than the largest it ever had, in sqlite_sequence).
+// The prediction starts from the table's largest rowid, read before the
+// statement, and is checked after it: the statement must have inserted every
+// row, its last rowid must be the predicted last one, and for
+// insertAllAndFetch the RETURNING rows must carry exactly the predicted rowids
+// (they are put back in the records' order by rowid).
+//
+// The prediction cannot hold when a trigger may write to the table, when
+// OR REPLACE may delete rows while it inserts, when OR IGNORE may skip rows,
+// or when the largest rowid is reached (SQLite then picks rowids at random).
+// Those cases run one statement per record. Everything runs in a savepoint:
+// either all records are inserted, or none.
+
+import CSQLite
+
+extension MutablePersistableRecord {
+    /// At most this many rows go in one INSERT statement: beyond a few
+    /// hundred rows, a longer statement saves nothing measurable.
+    static var maxRowsPerStatement: Int { 1000 }
+
+    /// Inserts records with multi-row INSERT statements, and returns them with
+    /// their ids set, in the order of `records`.
+    ///
+    /// ```swift
+    /// let players = [Player(id: nil, name: "Arthur"), Player(id: nil, name: "Barbara")]
+    /// let inserted = try Player.insertAll(db, players)
+    /// // INSERT INTO "player" ("id", "name") VALUES (?, ?), (?, ?)
+    /// inserted.map(\.id)   // [1, 2]
+    /// ```
+    ///
+    /// This is the fastest way to load many records. All records are
+    /// inserted, or none: the method runs in a savepoint, and an error (a
+    /// constraint violation, say) undoes the records it already inserted.
+    ///
+    /// Each statement holds as many rows as SQLite's limit on bound values
+    /// allows (<https://www.sqlite.org/limits.html#max_variable_number>), up to
+    /// 1,000. As ``insert(_:onConflict:)`` does, a `NULL` for a column with a
+    /// `DEFAULT` leaves the column out so that the default applies; records
+    /// that leave out other columns than the previous record go in another
+    /// statement.
+    ///
+    /// `willSave`, `willInsert`, `didInsert` and `didSave` are called for each
+    /// record; `aroundSave` and `aroundInsert` are not, since one statement
+    /// writes many records. Insert records one by one when their type relies
+    /// on those two.
+    ///
+    /// With `onConflict: .ignore` or `.replace`, or on a table with triggers,
+    /// each record gets its own statement (SQLite could not tell which rowid
+    /// went to which record), still in one savepoint. Skipped records are
+    /// left out of the result.
+    ///
+    /// - parameters:
+    ///   - db: the database connection.
+    ///   - records: the records to insert.
+    ///   - conflictResolution: the `OR` policy (<https://www.sqlite.org/lang_conflict.html>);
+    ///     nil uses ``MutablePersistableRecord/persistenceConflictPolicy``.
+    /// - returns: the inserted records, with the rowids they got.
+    @discardableResult
+    public static func insertAll(
+        _ db: Database, _ records: some Sequence<Self>, onConflict conflictResolution: ConflictResolution? = nil
+    ) throws -> [Self] {
+        try performInsertAll(db, records, conflictResolution, fetch: nil, as: Row.self).map(\.record)
+    }
+
+    /// The engine of insertAll and insertAllAndFetch (see the top of this file).
+    static func performInsertAll<T: FetchableRecord>(
+        _ db: Database, _ records: some Sequence<Self>, _ conflictResolution: ConflictResolution?,
+        fetch selection: [String]?, as type: T.Type
+    ) throws -> [(record: Self, fetched: T?)] {
+        let conflict = conflictResolution ?? persistenceConflictPolicy.conflictResolutionForInsert
+        var results: [(record: Self, fetched: T?)] = []
+        results.reserveCapacity(records.underestimatedCount)
+        try db.inSavepoint {
+            let schema = try schema(db)
+            let predictable = conflict != .ignore && conflict != .replace && !schema.hasTriggers
+            // RETURNING rows are matched to records by rowid.
+            guard predictable, selection == nil || schema.hasRowID else {
+                for var record in records {
+                    let fetched = try record.withSaveCallbacks(db) { try $0.performInsert(db, conflict, fetch: selection, as: T.self) }
+                    if let fetched { results.append((record, fetched)) }
+                }
+                return .commit
+            }
+            var batch = InsertBatch<Self>(schema: schema, conflict: conflict, selection: selection)
+            for var record in records {
+                try record.willSave(db)
+                try record.willInsert(db)
+                let container = try record.persistenceContainer(db)
+                let written = insertedColumnIndexes(container, schema)
+                if !batch.accepts(container, written) {
+                    try batch.flush(db, into: &results, as: T.self)
+                    try batch.start(db, container, written)
+                }
+                batch.pending.append((record, container))
+            }
+            try batch.flush(db, into: &results, as: T.self)
+            return .commit
+        }
+        return results
+    }
+}
+
+extension MutablePersistableRecord where Self: FetchableRecord {
+    /// Inserts records with multi-row INSERT statements (see
+    /// ``MutablePersistableRecord/insertAll(_:_:onConflict:)``), and returns
+    /// the rows as the database stored them (defaults, generated columns), in
+    /// the order of `records`.
+    ///
+    /// ```swift
+    /// let stored = try Player.insertAllAndFetch(db, players)
+    /// // INSERT INTO "player" ("id", "name") VALUES (?, ?), (?, ?) RETURNING *, rowid
+    /// ```
+    ///
+    /// On a `WITHOUT ROWID` table, or a table with triggers, each record gets
+    /// its own statement.
+    ///
+    /// - parameters:
+    ///   - db: the database connection.
+    ///   - records: the records to insert.
+    ///   - conflictResolution: the `OR` policy (<https://www.sqlite.org/lang_conflict.html>);
+    ///     nil uses ``MutablePersistableRecord/persistenceConflictPolicy``.
+    /// - returns: the stored rows; rows skipped by `onConflict: .ignore` are left out.
+    public static func insertAllAndFetch(
+        _ db: Database, _ records: some Sequence<Self>, onConflict conflictResolution: ConflictResolution? = nil
+    ) throws -> [Self] {
+        try performInsertAll(db, records, conflictResolution, fetch: databaseSelection, as: Self.self).compactMap(\.fetched)
+    }
+}
+
+/// The records of one multi-row INSERT being gathered by insertAll: they all
+/// write the same columns.
+struct InsertBatch<Record: MutablePersistableRecord> {
+    let schema: TableSchema
+    let conflict: ConflictResolution
+    /// The RETURNING selection of insertAllAndFetch, nil for insertAll.
+    let selection: [String]?
+    var pending: [(record: Record, container: PersistenceContainer)] = []
+    /// The column names of the containers of the batch (shared by all records
+    /// of a Codable type, which makes the comparison an identity check).
+    private var containerColumns: [String] = []
+    /// The container indexes written, nil for all.
+    private var written: [Int]?
+    /// The index of the rowid column in the containers, if they hold it.
+    private var rowIDIndex: Int?
+    private var rowsPerStatement = 0
+
+    init(schema: TableSchema, conflict: ConflictResolution, selection: [String]?) {
+        self.schema = schema
+        self.conflict = conflict
+        self.selection = selection
+    }
+
+    /// Whether a record with this container can join the pending statement.
+    func accepts(_ container: PersistenceContainer, _ written: [Int]?) -> Bool {
+        !pending.isEmpty && pending.count < rowsPerStatement && container.columns == containerColumns
+            && written == self.written
+    }
+
+    /// Starts a new statement for records like this container.
+    mutating func start(_ db: Database, _ container: PersistenceContainer, _ written: [Int]?) throws {
+        containerColumns = container.columns
+        self.written = written
+        rowIDIndex = nil
+        if let rowIDColumn = schema.rowIDColumn, let index = container.index(ofColumn: rowIDColumn),
+            written?.contains(index) ?? true
+        {
+            rowIDIndex = index
+        }
+        let columnCount = written?.count ?? container.columns.count
+        let variableLimit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        // No column (DEFAULT VALUES): one row per statement.
+        rowsPerStatement = columnCount == 0 ? 1 : max(1, min(Record.maxRowsPerStatement, variableLimit / columnCount))
+    }
+
+    /// Runs the pending records' INSERT, then their didInsert and didSave,
+    /// and appends them to `results`.
+    mutating func flush<T: FetchableRecord>(
+        _ db: Database, into results: inout [(record: Record, fetched: T?)], as type: T.Type
+    ) throws {
+        guard !pending.isEmpty else { return }
+        defer { pending.removeAll(keepingCapacity: true) }
+        if pending.count > 1, let rowIDs = try predictedRowIDs(db) {
+            let fetched = try insert(pending.indices, db, rowIDs: rowIDs, as: T.self)
+            // A WITHOUT ROWID table has no rowid: the records get the last
+            // inserted one, as with `insert`.
+            let given = rowIDs.isEmpty ? Array(repeating: db.lastInsertedRowID, count: pending.count) : rowIDs
+            finish(pending.indices, rowIDs: given, fetched: fetched, into: &results)
+        } else {
+            // One statement per record: each rowid is the last inserted one.
+            for index in pending.indices {
+                let fetched = try insert(index..<(index + 1), db, rowIDs: nil, as: T.self)
+                finish(index..<(index + 1), rowIDs: [db.lastInsertedRowID], fetched: fetched, into: &results)
+            }
+        }
+    }
+
+    /// Calls didInsert and didSave on the records of `range`, and appends them.
+    private func finish<T>(
+        _ range: Range<Int>, rowIDs: [Int64], fetched: [T]?, into results: inout [(record: Record, fetched: T?)]
+    ) {
+        for (offset, index) in range.enumerated() {
+            var (record, container) = pending[index]
+            let success = InsertionSuccess(
+                rowID: rowIDs[offset], rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
+            record.didInsert(success)
+            record.didSave(PersistenceSuccess(persistenceContainer: container))
+            results.append((record, fetched?[offset]))
+        }
+    }
+
+    /// The rowids SQLite will give the pending records, in order (see the top
+    /// of this file); nil when they cannot be predicted. Empty for a `WITHOUT
+    /// ROWID` table, which has none.
+    private func predictedRowIDs(_ db: Database) throws -> [Int64]? {
+        guard schema.hasRowID else { return [] }
+        var rowIDs: [Int64] = []
+        rowIDs.reserveCapacity(pending.count)
+        var largest: Int64?
+        for (_, container) in pending {
+            switch rowIDIndex.map({ container.databaseValues[$0] }) ?? .null {
+            case .integer(let rowID):
+                rowIDs.append(rowID)
+                if let current = largest { largest = max(current, rowID) }
+            case .null:
+                var current = try largest ?? largestRowID(db, before: rowIDs)
+                // At the largest rowid, SQLite picks one at random (or fails with AUTOINCREMENT).
+                guard current < Int64.max else { return nil }
+                current += 1
+                rowIDs.append(current)
+                largest = current
+            default:
+                // A rowid given as text or real: SQLite converts it, or fails.
+                return nil
+            }
+        }
+        return rowIDs
+    }
+
+    /// The largest rowid once the explicit `rowIDs` are inserted: the table's
+    /// largest (and, with AUTOINCREMENT, the largest it ever had) and theirs.
+    private func largestRowID(_ db: Database, before rowIDs: [Int64]) throws -> Int64 {
+        let table = schema.name.quotedDatabaseIdentifier
+        let statement = try db.cachedStatement(sql: "SELECT max(rowid) FROM \(table)")
+        var largest = try statement.firstRow { sqlite3_column_int64(statement.sqliteStatement, 0) } ?? 0
+        if schema.isAutoIncrement {
+            let sequence = try db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = ? COLLATE NOCASE")
+            sqlite3_reset(sequence.sqliteStatement)
+            try sequence.bind(.text(schema.name), at: 1)
+            let used = try sequence.firstRow { sqlite3_column_int64(sequence.sqliteStatement, 0) } ?? 0
+            largest = max(largest, used)
+        }
+        return rowIDs.reduce(largest, max)
+    }
+
+    /// Inserts the records of `range` with one statement, checks the
+    /// predicted rowids, and returns the RETURNING rows in the records' order
+    /// (nil without a selection).
+    private func insert<T: FetchableRecord>(
+        _ range: Range<Int>, _ db: Database, rowIDs: [Int64]?, as type: T.Type
+    ) throws -> [T]? {
+        let first = pending[range.lowerBound].container
+        let indexes = written ?? Array(first.columns.indices)
+        let columns = indexes.map { first.columns[$0] }
+        let returning = selection.map { RecordStatementSQL.selectionList($0) + ", rowid" } ?? ""
+        var key = RecordStatementKey(type: ObjectIdentifier(Record.self), kind: .insertAll, conflict: conflict)
+        key.returning = returning
+        key.extra = String(range.count)
+        let plan = try db.recordCache.plan(key, columns: columns, db: db) {
+            let sql = RecordStatementSQL.insert(
+                into: Record.databaseTableName, columns: columns, conflict: conflict, upsertUpdating: nil,
+                returning: returning.isEmpty ? nil : returning, rowCount: range.count)
+            return PlanSource(sql: sql, bindings: [])
+        }
+        let statement = plan.statement
+        // Hot path: bind every value of every record, in order.
+        sqlite3_reset(statement.sqliteStatement)
+        var parameter: Int32 = 1
+        for index in range {
+            let values = pending[index].container.databaseValues
+            if let written {
+                for valueIndex in written {
+                    try statement.bind(values[valueIndex], at: parameter)
+                    parameter += 1
+                }
+            } else {
+                for value in values {
+                    try statement.bind(value, at: parameter)
+                    parameter += 1
+                }
+            }
+        }
+        var fetched: [T]?
+        if selection != nil {
+            var byRowID: [Int64: T] = [:]
+            let read = T.reader(for: statement, columnCount: statement.columnCount - 1)
+            let rowIDColumn = Int32(statement.columnCount - 1)
+            try statement.forEachRow {
+                byRowID[sqlite3_column_int64(statement.sqliteStatement, rowIDColumn)] = try read(statement)
+            }
+            let rowIDs = rowIDs ?? [db.lastInsertedRowID]
+            let ordered = rowIDs.compactMap { byRowID[$0] }
+            guard ordered.count == range.count, byRowID.count == range.count else {
+                throw Self.unpredictedRowIDs()
+            }
+            fetched = ordered
+        } else {
+            try statement.forEachRow {}
+        }
+        guard db.changesCount == range.count, rowIDs?.last.map({ $0 == db.lastInsertedRowID }) ?? true else {
+            throw Self.unpredictedRowIDs()
+        }
+        return fetched
+    }
+
+    /// The error of a multi-row insert whose rowids are not those predicted;
+    /// the savepoint of insertAll then undoes it.
+    private static func unpredictedRowIDs() -> DatabaseError {
+        .misuse(
+            "insertAll of \(Record.self) could not tell which rowid SQLite gave to each row of "
+                + "\(Record.databaseTableName.quotedDatabaseIdentifier); nothing was inserted")
+    }
+}
