@@ -87,6 +87,13 @@ struct QuarryContender: Contender {
                     return checksum
                 }
             }
+        case .insertAll:
+            run = {
+                try pool.write { db in
+                    let items = (1...sizes.insert).map { QItem($0) }
+                    return try QItem.insertAll(db, items).reduce(0) { $0 &+ ($1.id ?? 0) }
+                }
+            }
         case .fetchAll:
             run = { try pool.read { db in try QItem.fetchAll(db).reduce(0) { $0 &+ $1.checksum } } }
         case .fetchByKey:

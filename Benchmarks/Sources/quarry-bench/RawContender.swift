@@ -73,6 +73,29 @@ struct RawContender: Contender {
                 try Seeder.exec(db, "COMMIT")
                 return checksum
             }
+        case .insertAll:
+            // A hand-written multi-row insert: statements of 1,000 rows
+            // prepared once, ids derived from the last rowid of each.
+            let full = prepare(RawItemSQL.insert(rows: bulkRowsPerStatement))
+            let remainderCount = sizes.insert % bulkRowsPerStatement
+            let remainder = remainderCount > 0 ? prepare(RawItemSQL.insert(rows: remainderCount)) : nil
+            run = {
+                try Seeder.exec(db, "BEGIN")
+                var checksum: Int64 = 0
+                var k = 1
+                while k <= sizes.insert {
+                    let count = min(bulkRowsPerStatement, sizes.insert - k + 1)
+                    let statement = count == bulkRowsPerStatement ? full : remainder
+                    for row in 0..<count { RawItemSQL.bind(statement, k + row, offset: Int32(row * 10)) }
+                    guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError("bulk insert failed") }
+                    sqlite3_reset(statement)
+                    let last = sqlite3_last_insert_rowid(db)
+                    for id in (last - Int64(count) + 1)...last { checksum &+= id }
+                    k += count
+                }
+                try Seeder.exec(db, "COMMIT")
+                return checksum
+            }
         case .fetchAll:
             let select = prepare("SELECT * FROM item")
             run = {

@@ -3,6 +3,10 @@
 import CSQLiteBench
 import Foundation
 
+/// Rows per multi-row INSERT in workload 9, for raw: the number Quarry's
+/// insertAll uses for this table (1,000, below SQLite's 32,766 variables / 10 columns).
+let bulkRowsPerStatement = 1000
+
 /// How many rows or operations each workload uses.
 struct Sizes: Sendable {
     var insert: Int
@@ -24,7 +28,7 @@ struct Sizes: Sendable {
 }
 
 enum Workload: Int, CaseIterable, Sendable {
-    case insert = 1, fetchAll, fetchByKey, filterOrderLimit, update, delete, eagerLoad, cursor
+    case insert = 1, fetchAll, fetchByKey, filterOrderLimit, update, delete, eagerLoad, cursor, insertAll
 
     var title: String {
         switch self {
@@ -36,13 +40,14 @@ enum Workload: Int, CaseIterable, Sendable {
         case .delete: return "6 delete by primary key"
         case .eagerLoad: return "7 eager-loaded parent"
         case .cursor: return "8 cursor"
+        case .insertAll: return "9 bulk insert"
         }
     }
 
     /// How many rows the database holds before the workload runs.
     func seedCount(_ sizes: Sizes) -> Int {
         switch self {
-        case .insert: return 0
+        case .insert, .insertAll: return 0
         case .fetchAll: return sizes.fetchAll
         case .fetchByKey, .filterOrderLimit: return 100_000 > sizes.fetchAll ? sizes.fetchAll : 100_000
         case .update: return sizes.update
@@ -150,17 +155,25 @@ enum Seeder {
 enum RawItemSQL {
     static let insert = "INSERT INTO item (i1, i2, i3, d1, d2, s1, s2, s3, b1, category_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
-    static func bind(_ statement: OpaquePointer?, _ k: Int) {
-        sqlite3_bind_int64(statement, 1, Int64(ItemData.i1(k)))
-        sqlite3_bind_int64(statement, 2, Int64(ItemData.i2(k)))
-        sqlite3_bind_int64(statement, 3, Int64(ItemData.i3(k)))
-        sqlite3_bind_double(statement, 4, ItemData.d1(k))
-        sqlite3_bind_double(statement, 5, ItemData.d2(k))
-        bindText(statement, 6, ItemData.s1(k))
-        bindText(statement, 7, ItemData.s2(k))
-        bindText(statement, 8, ItemData.s3(k))
-        sqlite3_bind_int64(statement, 9, ItemData.b1(k) ? 1 : 0)
-        sqlite3_bind_int64(statement, 10, ItemData.categoryID(k))
+    /// The same INSERT with `rows` rows in its VALUES clause (workload 9).
+    static func insert(rows: Int) -> String {
+        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        return "INSERT INTO item (i1, i2, i3, d1, d2, s1, s2, s3, b1, category_id) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
+    }
+
+    /// Binds the values of row `k` to parameters `offset + 1` to `offset + 10`.
+    static func bind(_ statement: OpaquePointer?, _ k: Int, offset: Int32 = 0) {
+        sqlite3_bind_int64(statement, offset + 1, Int64(ItemData.i1(k)))
+        sqlite3_bind_int64(statement, offset + 2, Int64(ItemData.i2(k)))
+        sqlite3_bind_int64(statement, offset + 3, Int64(ItemData.i3(k)))
+        sqlite3_bind_double(statement, offset + 4, ItemData.d1(k))
+        sqlite3_bind_double(statement, offset + 5, ItemData.d2(k))
+        bindText(statement, offset + 6, ItemData.s1(k))
+        bindText(statement, offset + 7, ItemData.s2(k))
+        bindText(statement, offset + 8, ItemData.s3(k))
+        sqlite3_bind_int64(statement, offset + 9, ItemData.b1(k) ? 1 : 0)
+        sqlite3_bind_int64(statement, offset + 10, ItemData.categoryID(k))
     }
 }
 

@@ -76,44 +76,52 @@ extension MutablePersistableRecord {
     public static func insertAll(
         _ db: Database, _ records: some Sequence<Self>, onConflict conflictResolution: ConflictResolution? = nil
     ) throws -> [Self] {
-        try performInsertAll(db, records, conflictResolution, fetch: nil, as: Row.self).map(\.record)
+        try performInsertAll(db, records, conflictResolution, fetch: nil, as: Row.self).records
     }
 
-    /// The engine of insertAll and insertAllAndFetch (see the top of this file).
+    /// The engine of insertAll and insertAllAndFetch (see the top of this
+    /// file): the inserted records and, with a selection, their fetched rows.
     static func performInsertAll<T: FetchableRecord>(
         _ db: Database, _ records: some Sequence<Self>, _ conflictResolution: ConflictResolution?,
         fetch selection: [String]?, as type: T.Type
-    ) throws -> [(record: Self, fetched: T?)] {
+    ) throws -> (records: [Self], fetched: [T]) {
         let conflict = conflictResolution ?? persistenceConflictPolicy.conflictResolutionForInsert
-        var results: [(record: Self, fetched: T?)] = []
-        results.reserveCapacity(records.underestimatedCount)
+        var inserted: [Self] = []
+        inserted.reserveCapacity(records.underestimatedCount)
+        var fetched: [T] = []
         try db.inSavepoint {
             let schema = try schema(db)
             let predictable = conflict != .ignore && conflict != .replace && !schema.hasTriggers
             // RETURNING rows are matched to records by rowid.
             guard predictable, selection == nil || schema.hasRowID else {
                 for var record in records {
-                    let fetched = try record.withSaveCallbacks(db) { try $0.performInsert(db, conflict, fetch: selection, as: T.self) }
-                    if let fetched { results.append((record, fetched)) }
+                    let done = try record.withSaveCallbacks(db) { try $0.performInsert(db, conflict, fetch: selection, as: T.self) }
+                    guard let done else { continue }
+                    inserted.append(record)
+                    if let done { fetched.append(done) }
                 }
                 return .commit
             }
+            // Records are appended to `inserted` as they come; the batch
+            // keeps their containers until its statement runs.
             var batch = InsertBatch<Self>(schema: schema, conflict: conflict, selection: selection)
-            for var record in records {
-                try record.willSave(db)
-                try record.willInsert(db)
-                let container = try record.persistenceContainer(db)
+            for record in records {
+                inserted.append(record)
+                let index = inserted.count - 1
+                try inserted[index].willSave(db)
+                try inserted[index].willInsert(db)
+                let container = try inserted[index].persistenceContainer(db)
                 let written = insertedColumnIndexes(container, schema)
                 if !batch.accepts(container, written) {
-                    try batch.flush(db, into: &results, as: T.self)
-                    try batch.start(db, container, written)
+                    try batch.flush(db, records: &inserted, fetched: &fetched)
+                    try batch.start(db, container, written, at: index)
                 }
-                batch.pending.append((record, container))
+                batch.pending.append(container)
             }
-            try batch.flush(db, into: &results, as: T.self)
+            try batch.flush(db, records: &inserted, fetched: &fetched)
             return .commit
         }
-        return results
+        return (inserted, fetched)
     }
 }
 
@@ -140,7 +148,7 @@ extension MutablePersistableRecord where Self: FetchableRecord {
     public static func insertAllAndFetch(
         _ db: Database, _ records: some Sequence<Self>, onConflict conflictResolution: ConflictResolution? = nil
     ) throws -> [Self] {
-        try performInsertAll(db, records, conflictResolution, fetch: databaseSelection, as: Self.self).compactMap(\.fetched)
+        try performInsertAll(db, records, conflictResolution, fetch: databaseSelection, as: Self.self).fetched
     }
 }
 
@@ -151,7 +159,10 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     let conflict: ConflictResolution
     /// The RETURNING selection of insertAllAndFetch, nil for insertAll.
     let selection: [String]?
-    var pending: [(record: Record, container: PersistenceContainer)] = []
+    /// The containers of the records waiting for the statement; the records
+    /// are `records[firstIndex...]` in `flush`.
+    var pending: [PersistenceContainer] = []
+    private var firstIndex = 0
     /// The column names of the containers of the batch (shared by all records
     /// of a Codable type, which makes the comparison an identity check).
     private var containerColumns: [String] = []
@@ -174,7 +185,8 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     }
 
     /// Starts a new statement for records like this container.
-    mutating func start(_ db: Database, _ container: PersistenceContainer, _ written: [Int]?) throws {
+    mutating func start(_ db: Database, _ container: PersistenceContainer, _ written: [Int]?, at index: Int) throws {
+        firstIndex = index
         containerColumns = container.columns
         self.written = written
         rowIDIndex = nil
@@ -190,39 +202,35 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     }
 
     /// Runs the pending records' INSERT, then their didInsert and didSave,
-    /// and appends them to `results`.
-    mutating func flush<T: FetchableRecord>(
-        _ db: Database, into results: inout [(record: Record, fetched: T?)], as type: T.Type
-    ) throws {
+    /// and appends their fetched rows to `fetched`.
+    mutating func flush<T: FetchableRecord>(_ db: Database, records: inout [Record], fetched: inout [T]) throws {
         guard !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
         if pending.count > 1, let rowIDs = try predictedRowIDs(db) {
-            let fetched = try insert(pending.indices, db, rowIDs: rowIDs, as: T.self)
+            try insert(pending.indices, db, rowIDs: rowIDs, fetched: &fetched)
             // A WITHOUT ROWID table has no rowid: the records get the last
             // inserted one, as with `insert`.
-            let given = rowIDs.isEmpty ? Array(repeating: db.lastInsertedRowID, count: pending.count) : rowIDs
-            finish(pending.indices, rowIDs: given, fetched: fetched, into: &results)
+            let lastRowID = db.lastInsertedRowID
+            for index in pending.indices {
+                finish(index, rowID: rowIDs.isEmpty ? lastRowID : rowIDs[index], records: &records)
+            }
         } else {
             // One statement per record: each rowid is the last inserted one.
             for index in pending.indices {
-                let fetched = try insert(index..<(index + 1), db, rowIDs: nil, as: T.self)
-                finish(index..<(index + 1), rowIDs: [db.lastInsertedRowID], fetched: fetched, into: &results)
+                try insert(index..<(index + 1), db, rowIDs: nil, fetched: &fetched)
+                finish(index, rowID: db.lastInsertedRowID, records: &records)
             }
         }
     }
 
-    /// Calls didInsert and didSave on the records of `range`, and appends them.
-    private func finish<T>(
-        _ range: Range<Int>, rowIDs: [Int64], fetched: [T]?, into results: inout [(record: Record, fetched: T?)]
-    ) {
-        for (offset, index) in range.enumerated() {
-            var (record, container) = pending[index]
-            let success = InsertionSuccess(
-                rowID: rowIDs[offset], rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
-            record.didInsert(success)
-            record.didSave(PersistenceSuccess(persistenceContainer: container))
-            results.append((record, fetched?[offset]))
-        }
+    /// Calls didInsert and didSave on the record of pending container `index`.
+    private mutating func finish(_ index: Int, rowID: Int64, records: inout [Record]) {
+        // Moved out, so that InsertionSuccess writes the rowid into it without a copy.
+        let container = pending[index]
+        pending[index] = PersistenceContainer()
+        let success = InsertionSuccess(rowID: rowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
+        records[firstIndex + index].didInsert(success)
+        records[firstIndex + index].didSave(PersistenceSuccess(persistenceContainer: success.persistenceContainer))
     }
 
     /// The rowids SQLite will give the pending records, in order (see the top
@@ -233,7 +241,7 @@ struct InsertBatch<Record: MutablePersistableRecord> {
         var rowIDs: [Int64] = []
         rowIDs.reserveCapacity(pending.count)
         var largest: Int64?
-        for (_, container) in pending {
+        for container in pending {
             switch rowIDIndex.map({ container.databaseValues[$0] }) ?? .null {
             case .integer(let rowID):
                 rowIDs.append(rowID)
@@ -270,12 +278,12 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     }
 
     /// Inserts the records of `range` with one statement, checks the
-    /// predicted rowids, and returns the RETURNING rows in the records' order
-    /// (nil without a selection).
+    /// predicted rowids, and appends the RETURNING rows to `fetched` in the
+    /// records' order (when there is a selection).
     private func insert<T: FetchableRecord>(
-        _ range: Range<Int>, _ db: Database, rowIDs: [Int64]?, as type: T.Type
-    ) throws -> [T]? {
-        let first = pending[range.lowerBound].container
+        _ range: Range<Int>, _ db: Database, rowIDs: [Int64]?, fetched: inout [T]
+    ) throws {
+        let first = pending[range.lowerBound]
         let indexes = written ?? Array(first.columns.indices)
         let columns = indexes.map { first.columns[$0] }
         let returning = selection.map { RecordStatementSQL.selectionList($0) + ", rowid" } ?? ""
@@ -293,7 +301,7 @@ struct InsertBatch<Record: MutablePersistableRecord> {
         sqlite3_reset(statement.sqliteStatement)
         var parameter: Int32 = 1
         for index in range {
-            let values = pending[index].container.databaseValues
+            let values = pending[index].databaseValues
             if let written {
                 for valueIndex in written {
                     try statement.bind(values[valueIndex], at: parameter)
@@ -306,7 +314,6 @@ struct InsertBatch<Record: MutablePersistableRecord> {
                 }
             }
         }
-        var fetched: [T]?
         if selection != nil {
             var byRowID: [Int64: T] = [:]
             let read = T.reader(for: statement, columnCount: statement.columnCount - 1)
@@ -319,14 +326,13 @@ struct InsertBatch<Record: MutablePersistableRecord> {
             guard ordered.count == range.count, byRowID.count == range.count else {
                 throw Self.unpredictedRowIDs()
             }
-            fetched = ordered
+            fetched.append(contentsOf: ordered)
         } else {
             try statement.forEachRow {}
         }
         guard db.changesCount == range.count, rowIDs?.last.map({ $0 == db.lastInsertedRowID }) ?? true else {
             throw Self.unpredictedRowIDs()
         }
-        return fetched
     }
 
     /// The error of a multi-row insert whose rowids are not those predicted;

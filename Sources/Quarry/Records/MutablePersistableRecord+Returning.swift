@@ -129,7 +129,8 @@ extension MutablePersistableRecord {
             fetched = try Self.reread(
                 db, schema, rowID: inserted.rowID, container: container, selection: selection, as: T.self)
         }
-        return (container, fetched)
+        // didSave sees the inserted values, the new rowid included, as GRDB's does.
+        return (inserted.persistenceContainer, fetched)
     }
 
     /// willUpdate, aroundUpdate { UPDATE }, didUpdate, and the fetched value
