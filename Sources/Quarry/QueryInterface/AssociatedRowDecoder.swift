@@ -144,7 +144,11 @@ struct ScopedRow {
 
     /// Decodes `T`, a type known only at run time to be Decodable.
     func decode<T>(as type: T.Type) throws -> T {
-        if let fetchable = T.self as? any FetchableRecord.Type, children.isEmpty, prefetched.isEmpty {
+        // Another type than the scope's record may wrap it (`var author:
+        // Author` next to annotations): it decodes through Decodable.
+        if let fetchable = T.self as? any FetchableRecord.Type, children.isEmpty, prefetched.isEmpty,
+            recordType == nil || T.self == recordType
+        {
             return try cast(readRecord(fetchable), to: T.self)
         }
         guard let decodable = T.self as? any Decodable.Type else {
@@ -157,7 +161,7 @@ struct ScopedRow {
     /// records, else through `Decodable`.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let fetchable = T.self as? any FetchableRecord.Type,
-            (children.isEmpty && prefetched.isEmpty) || T.self == recordType
+            (children.isEmpty && prefetched.isEmpty && recordType == nil) || T.self == recordType
         {
             return try cast(readRecord(fetchable), to: T.self)
         }

@@ -268,8 +268,20 @@ public struct QueryRequest<Root, Result>: Sendable {
     }
 
     /// Keeps the groups that match `predicate`: `HAVING`.
+    ///
+    /// On a request without ``group(_:)``, a predicate on association
+    /// aggregates filters the records, as in GRDB:
+    ///
+    /// ```swift
+    /// Author.having(Author.books.isEmpty)
+    /// // SELECT * FROM "author" WHERE NOT EXISTS (SELECT 1 FROM "book" "books" WHERE "books"."authorId" = "author"."id")
+    /// ```
+    ///
+    /// Association aggregates are correlated subqueries, so the condition
+    /// goes in `WHERE`.
     public func having(_ predicate: QueryExpression<Root, Bool>) -> QueryRequest {
-        modified { query in
+        if query.groupBy.isEmpty && predicate.sqlExpression.containsAssociationAggregate { return filter(predicate) }
+        return modified { query in
             query.having = query.having.map { SQLExpression(.infix("AND", $0, predicate.sqlExpression)) } ?? predicate.sqlExpression
         }
     }

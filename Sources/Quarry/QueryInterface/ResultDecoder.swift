@@ -37,7 +37,11 @@ extension ResultDecoder {
     static func record(recordType: Any.Type, tableName: String?) -> ResultDecoder {
         ResultDecoder(
             prepare: { statement, layout in
-                if layout.scopes.isEmpty, let fetchable = Result.self as? any FetchableRecord.Type,
+                // The record itself, without associations: the fast reader. A
+                // type that wraps the record (`var author: Author` next to
+                // annotations) decodes through scopes, which give the wrapped
+                // record the main columns.
+                if layout.scopes.isEmpty, Result.self == recordType, let fetchable = Result.self as? any FetchableRecord.Type,
                     let box = readerBox(fetchable, statement, layout.mainColumnCount) as? ReaderBox<Result>
                 {
                     return box.read

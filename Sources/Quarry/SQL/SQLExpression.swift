@@ -45,6 +45,9 @@ public struct SQLExpression: Sendable {
         case exists(SQLSelectQuery, negated: Bool)
         /// `(SELECT ...)`, a scalar subquery.
         case subquery(SQLSelectQuery)
+        /// An aggregate of the rows an association links to the current row,
+        /// as a correlated subquery: `(SELECT COUNT(*) FROM "book" WHERE ...)`.
+        case associationAggregate(SQLAssociationAggregate)
         /// `x [NOT] BETWEEN a AND b`.
         case between(SQLExpression, SQLExpression, SQLExpression, negated: Bool)
         /// `x [NOT] LIKE pattern [ESCAPE e]`, or `GLOB` (without escape).
@@ -161,7 +164,8 @@ public struct SQLExpression: Sendable {
         case .allColumns(.current): return SQLExpression(.allColumns(qualifier))
         case .primaryKeyIn(let table, let values, .current): return SQLExpression(.primaryKeyIn(table: table, values, qualifier))
         case .primaryKeyColumn(let table, .current): return SQLExpression(.primaryKeyColumn(table: table, qualifier))
-        case .column, .value, .literal, .countAll, .allColumns, .invalid, .subquery, .exists, .primaryKeyIn, .primaryKeyColumn:
+        case .column, .value, .literal, .countAll, .allColumns, .invalid, .subquery, .exists, .primaryKeyIn, .primaryKeyColumn,
+            .associationAggregate:
             return self
         case .prefix(let op, let x): return SQLExpression(.prefix(op, x.qualified(by: qualifier)))
         case .postfix(let x, let op): return SQLExpression(.postfix(x.qualified(by: qualifier), op))
@@ -228,13 +232,26 @@ final class NodeBox: @unchecked Sendable {
     }
 }
 
+extension SQLExpression {
+    /// Whether an association aggregate appears in the expression
+    /// (subqueries excluded).
+    var containsAssociationAggregate: Bool {
+        var pending = [self]
+        while let expression = pending.popLast() {
+            if case .associationAggregate = expression.node { return true }
+            pending += expression.node.takeChildren()
+        }
+        return false
+    }
+}
+
 extension SQLExpression.Node {
     /// Whether the node holds other expressions.
     fileprivate var hasExpressionChildren: Bool {
         switch self {
         case .column, .value, .literal, .countAll, .allColumns, .invalid, .primaryKeyIn, .primaryKeyColumn: return false
         // Literals are written by hand: shallow.
-        case .exists, .subquery, .interpolated: return false
+        case .exists, .subquery, .interpolated, .associationAggregate: return false
         default: return true
         }
     }
@@ -243,7 +260,7 @@ extension SQLExpression.Node {
     fileprivate func takeChildren() -> [SQLExpression] {
         switch self {
         case .column, .value, .literal, .countAll, .allColumns, .invalid, .exists, .subquery, .primaryKeyIn, .primaryKeyColumn,
-            .interpolated:
+            .interpolated, .associationAggregate:
             return []
         case .prefix(_, let x), .postfix(let x, _), .collate(let x, _), .inSubquery(let x, _, _): return [x]
         case .infix(_, let x, let y): return [x, y]

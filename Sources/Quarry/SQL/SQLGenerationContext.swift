@@ -21,6 +21,11 @@ final class SQLGenerationContext {
     /// The name that qualifies `.current` columns, or nil for unqualified columns.
     private var currentQualifier: String?
 
+    /// The table of the SELECT being generated, and the name that refers to
+    /// it (its alias, or the table name): association aggregates correlate
+    /// their subqueries with it.
+    private var currentSource: (name: String, table: String)?
+
     /// How deep `sql(_:)` is in the expression tree being generated.
     private var depth = 0
 
@@ -78,6 +83,8 @@ final class SQLGenerationContext {
             return (negated ? "NOT EXISTS (" : "EXISTS (") + (try selectSQL(query)) + ")"
         case .subquery(let query):
             return "(" + (try selectSQL(query)) + ")"
+        case .associationAggregate(let aggregate):
+            return try associationAggregateSQL(aggregate)
         case .between(let operand, let low, let high, let negated):
             return try self.operand(operand) + (negated ? " NOT BETWEEN " : " BETWEEN ") + self.operand(low) + " AND " + self.operand(high)
         case .match(let op, let operand, let pattern, let escape, let negated):
@@ -142,7 +149,7 @@ final class SQLGenerationContext {
     /// The SQL of an operand, in parentheses unless it is a single term.
     private func operand(_ expression: SQLExpression) throws -> String {
         switch expression.node {
-        case .column, .value, .function, .countAll, .subquery, .allColumns, .invalid:
+        case .column, .value, .function, .countAll, .subquery, .allColumns, .invalid, .associationAggregate:
             return try sql(expression)
         default:
             return "(" + (try sql(expression)) + ")"
@@ -201,7 +208,11 @@ final class SQLGenerationContext {
     /// The SQL of a SELECT statement (or a compound one).
     func selectSQL(_ query: SQLSelectQuery) throws -> String {
         let savedQualifier = currentQualifier
-        defer { currentQualifier = savedQualifier }
+        let savedSource = currentSource
+        defer {
+            currentQualifier = savedQualifier
+            currentSource = savedSource
+        }
 
         var text = try withClauseSQL(query.commonTableExpressions)
 
@@ -217,6 +228,13 @@ final class SQLGenerationContext {
             mainName = register(alias, preferred: alias.name ?? tableName)
         }
         currentQualifier = mainName
+        if let tableName = query.tableName {
+            // The table name stays taken, so that no alias in a subquery hides it.
+            usedNames.insert(tableName.asciiLowercased)
+            currentSource = (mainName ?? tableName, tableName)
+        } else {
+            currentSource = nil
+        }
         registerAliases(of: query.joins)
 
         text += query.isDistinct ? "SELECT DISTINCT " : "SELECT "
@@ -349,6 +367,50 @@ final class SQLGenerationContext {
             orderings += nested.orderings
         }
         return (text, orderings)
+    }
+
+    /// The correlated subquery of an association aggregate:
+    /// `(SELECT <aggregate> FROM "book" "books" [JOIN ...] WHERE "books"."author_id" = "author"."id" [AND (filter)])`,
+    /// or `NOT EXISTS (SELECT 1 FROM ...)`.
+    private func associationAggregateSQL(_ aggregate: SQLAssociationAggregate) throws -> String {
+        guard let outer = currentSource else {
+            throw DatabaseError.misuse(
+                "the aggregate of association \(aggregate.join.key) must be used in a request on the table it starts from")
+        }
+        let savedQualifier = currentQualifier
+        let savedSource = currentSource
+        defer {
+            currentQualifier = savedQualifier
+            currentSource = savedSource
+        }
+        let join = aggregate.join
+        let name = register(join.alias, preferred: join.alias.name ?? join.key)
+        registerAliases(of: join.joins)
+        var text: String
+        switch aggregate.kind {
+        case .value(let expression):
+            guard let destination = aliasNames[ObjectIdentifier(aggregate.destination)] else {
+                throw DatabaseError.misuse("the aggregate of association \(join.key) has no destination table")
+            }
+            currentQualifier = destination
+            currentSource = nil
+            text = "(SELECT " + (try sql(expression))
+        case .isEmpty:
+            text = "NOT EXISTS (SELECT 1"
+        }
+        text += " FROM " + join.tableName.quotedDatabaseIdentifier
+        if name != join.tableName { text += " " + name.quotedDatabaseIdentifier }
+        text += try joinsSQL(join.joins, parentName: name, parentTable: join.tableName).joins
+        var conditions = try columnPairs(of: join, parentTable: outer.table).map { pair in
+            name.quotedDatabaseIdentifier + "." + pair.child.quotedDatabaseIdentifier + " = "
+                + outer.name.quotedDatabaseIdentifier + "." + pair.parent.quotedDatabaseIdentifier
+        }
+        if let filter = join.filter {
+            currentQualifier = name
+            currentSource = nil
+            conditions.append("(" + (try sql(filter)) + ")")
+        }
+        return text + " WHERE " + conditions.joined(separator: " AND ") + ")"
     }
 
     // MARK: - Join conditions

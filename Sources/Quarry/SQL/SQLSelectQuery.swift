@@ -136,6 +136,29 @@ struct SQLJoin: Sendable {
     var joins: [SQLJoin] = []
 }
 
+/// An aggregate of the rows an association links to each row of a query
+/// (`Author.books.count`), written as a correlated subquery so that several
+/// aggregates never multiply each other's rows, as joins would.
+struct SQLAssociationAggregate: Sendable {
+    /// What the subquery computes.
+    enum Kind: Sendable {
+        /// An aggregate expression, evaluated on the destination table:
+        /// `(SELECT AVG("books"."rating") FROM ...)`.
+        case value(SQLExpression)
+        /// Whether no row is linked: `NOT EXISTS (SELECT 1 FROM ...)`.
+        case isEmpty
+    }
+
+    /// The association's join chain; its first table is correlated with the
+    /// table of the query the aggregate is used in.
+    var join: SQLJoin
+    /// The alias of the association's destination table (the last step).
+    var destination: TableAlias
+    var kind: Kind
+    /// The default column name of the aggregate in `annotated(with:)`.
+    var key: String
+}
+
 /// How the rows of a joined table match its parent's rows.
 enum SQLJoinCondition: Sendable {
     /// Explicit column pairs: `parent.column = child.column` for each pair.
