@@ -83,24 +83,17 @@ struct BookController: Sendable {
         let limit = try request.queryInt("limit", in: 1...Self.maximumTopLimit) ?? 10
         let minimumReviews = try request.queryInt("min_reviews", in: 1...1_000_000) ?? 1
         let items = try await database.read { db -> [RatedBook] in
-            // JOIN review, GROUP BY book, AVG and COUNT: one aggregate query.
-            let reviews = TableAlias()
-            let averageRating: QueryExpression<Book, Double?> = average(reviews[\Review.rating])
-            let reviewCount: QueryExpression<Book, Int> = count(reviews[\Review.id])
-            let rows = try Book.joining(required: Book.reviews.aliased(reviews))
-                .select { ($0.id, averageRating, reviewCount) }
-                .group(\.id)
-                .having(reviewCount >= minimumReviews)
+            // The book's columns plus two association aggregates (correlated
+            // subqueries on review), decoded straight into RatedBook.
+            let averageRating = Book.reviews.average(\.rating)
+            let reviewCount = Book.reviews.count
+            return try Book
+                .annotated(with: averageRating.forKey("average_rating"), reviewCount.forKey("review_count"))
+                .filter(reviewCount >= minimumReviews)
                 .order(.desc(averageRating), .desc(reviewCount), .asc(\.id))
                 .limit(limit)
+                .asRequest(of: RatedBook.self)
                 .fetchAll(db)
-            let ids = rows.compactMap { $0.0 }
-            let books = try Book.fetchAll(db, keys: ids)
-            let byID = Dictionary(uniqueKeysWithValues: books.compactMap { book in book.id.map { ($0, book) } })
-            return rows.compactMap { id, average, count in
-                guard let id, let book = byID[id] else { return nil }
-                return RatedBook(book: book, averageRating: average ?? 0, reviewCount: count)
-            }
         }
         return ItemList(items: items)
     }

@@ -1,4 +1,6 @@
-// RatedBook: a book with its average rating and review count, for GET /books/top.
+// RatedBook: a book with its average rating and review count, for GET /books/top,
+// decoded from `Book.annotated(with:)` (the book's columns plus two association
+// aggregates).
 
 /// One entry of the top-rated books: a book with its average rating and
 /// number of reviews.
