@@ -37,6 +37,9 @@ public struct SQLExpression: Sendable {
         case function(String, [SQLExpression], distinct: Bool)
         /// `COUNT(*)`.
         case countAll
+        /// An aggregate limited to some rows: `COUNT("id") FILTER (WHERE "score" > ?)`
+        /// (<https://www.sqlite.org/lang_aggfunc.html#aggfilter>).
+        case aggregateFilter(SQLExpression, SQLExpression)
         /// `x [NOT] IN (a, b, c)`.
         case inList(SQLExpression, [SQLExpression], negated: Bool)
         /// `x [NOT] IN (SELECT ...)`.
@@ -171,6 +174,8 @@ public struct SQLExpression: Sendable {
         case .postfix(let x, let op): return SQLExpression(.postfix(x.qualified(by: qualifier), op))
         case .infix(let op, let x, let y):
             return SQLExpression(.infix(op, x.qualified(by: qualifier), y.qualified(by: qualifier)))
+        case .aggregateFilter(let x, let y):
+            return SQLExpression(.aggregateFilter(x.qualified(by: qualifier), y.qualified(by: qualifier)))
         case .function(let name, let arguments, let distinct):
             return SQLExpression(.function(name, arguments.map { $0.qualified(by: qualifier) }, distinct: distinct))
         case .inList(let x, let list, let negated):
@@ -263,7 +268,7 @@ extension SQLExpression.Node {
             .interpolated, .associationAggregate:
             return []
         case .prefix(_, let x), .postfix(let x, _), .collate(let x, _), .inSubquery(let x, _, _): return [x]
-        case .infix(_, let x, let y): return [x, y]
+        case .infix(_, let x, let y), .aggregateFilter(let x, let y): return [x, y]
         case .function(_, let arguments, _): return arguments
         case .inList(let x, let list, _): return [x] + list
         case .between(let x, let low, let high, _): return [x, low, high]
