@@ -66,6 +66,27 @@ extension QueryRequest {
         return request
     }
 
+    /// Right-joins an association: every record of the destination is kept,
+    /// with the rows of this request that match it, or `NULL`s (SQLite 3.39+,
+    /// <https://www.sqlite.org/lang_select.html#rightjoin>). Select the
+    /// columns to fetch: the request's own columns may be `NULL`.
+    ///
+    /// ```swift
+    /// Album.joining(right: Album.association(to: Artist.self) { album, artist in
+    ///     album[\Album.artistId] == artist[\Artist.artistId]
+    /// })
+    /// // SELECT "Album".* FROM "Album" RIGHT JOIN "Artist" "artist" ON ("Album"."artistId" = "artist"."artistId")
+    /// ```
+    public func joining<Destination>(right association: Association<Root, Destination>) -> QueryRequest {
+        joined(association, kind: .right, selected: false)
+    }
+
+    /// Full-joins an association: the rows of both sides are kept, matched
+    /// where they can be (SQLite 3.39+).
+    public func joining<Destination>(full association: Association<Root, Destination>) -> QueryRequest {
+        joined(association, kind: .full, selected: false)
+    }
+
     private func joined<Destination>(_ association: Association<Root, Destination>, kind: SQLJoin.Kind, selected: Bool) -> QueryRequest {
         var request = self
         request.query.joins.append(association.makeJoin(kind: kind, selected: selected))

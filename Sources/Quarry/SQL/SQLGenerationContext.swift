@@ -75,6 +75,8 @@ final class SQLGenerationContext {
             return name + "(" + (distinct ? "DISTINCT " : "") + (try functionArguments.map(sql).joined(separator: ", ")) + ")"
         case .countAll:
             return "COUNT(*)"
+        case .aggregateFilter(let aggregate, let condition):
+            return try sql(aggregate) + " FILTER (WHERE " + sql(condition) + ")"
         case .inList(let operand, let list, let negated):
             return try self.operand(operand) + (negated ? " NOT IN (" : " IN (") + list.map(sql).joined(separator: ", ") + ")"
         case .inSubquery(let operand, let query, let negated):
@@ -149,7 +151,7 @@ final class SQLGenerationContext {
     /// The SQL of an operand, in parentheses unless it is a single term.
     private func operand(_ expression: SQLExpression) throws -> String {
         switch expression.node {
-        case .column, .value, .function, .countAll, .subquery, .allColumns, .invalid, .associationAggregate:
+        case .column, .value, .function, .countAll, .subquery, .allColumns, .invalid, .associationAggregate, .aggregateFilter:
             return try sql(expression)
         default:
             return "(" + (try sql(expression)) + ")"
@@ -229,8 +231,6 @@ final class SQLGenerationContext {
         }
         currentQualifier = mainName
         if let tableName = query.tableName {
-            // The table name stays taken, so that no alias in a subquery hides it.
-            usedNames.insert(tableName.asciiLowercased)
             currentSource = (mainName ?? tableName, tableName)
         } else {
             currentSource = nil
@@ -351,16 +351,8 @@ final class SQLGenerationContext {
             let name = register(join.alias, preferred: join.alias.name ?? join.key)
             text += " \(join.kind.rawValue) " + join.tableName.quotedDatabaseIdentifier
             if name != join.tableName { text += " " + name.quotedDatabaseIdentifier }
-            let pairs = try columnPairs(of: join, parentTable: parentTable)
-            var conditions = pairs.map { pair in
-                name.quotedDatabaseIdentifier + "." + pair.child.quotedDatabaseIdentifier + " = "
-                    + parentName.quotedDatabaseIdentifier + "." + pair.parent.quotedDatabaseIdentifier
-            }
-            let savedQualifier = currentQualifier
-            currentQualifier = name
-            if let filter = join.filter { conditions.append("(" + (try sql(filter)) + ")") }
+            let conditions = try joinConditions(join, name: name, parentName: parentName, parentTable: parentTable)
             orderings += join.ordering.map { (name, $0) }
-            currentQualifier = savedQualifier
             text += " ON " + conditions.joined(separator: " AND ")
             let nested = try joinsSQL(join.joins, parentName: name, parentTable: join.tableName)
             text += nested.joins
@@ -384,6 +376,8 @@ final class SQLGenerationContext {
             currentSource = savedSource
         }
         let join = aggregate.join
+        // The outer name stays taken, so that the subquery's alias never hides it.
+        usedNames.insert(outer.name.asciiLowercased)
         let name = register(join.alias, preferred: join.alias.name ?? join.key)
         registerAliases(of: join.joins)
         var text: String
@@ -401,25 +395,41 @@ final class SQLGenerationContext {
         text += " FROM " + join.tableName.quotedDatabaseIdentifier
         if name != join.tableName { text += " " + name.quotedDatabaseIdentifier }
         text += try joinsSQL(join.joins, parentName: name, parentTable: join.tableName).joins
-        var conditions = try columnPairs(of: join, parentTable: outer.table).map { pair in
-            name.quotedDatabaseIdentifier + "." + pair.child.quotedDatabaseIdentifier + " = "
-                + outer.name.quotedDatabaseIdentifier + "." + pair.parent.quotedDatabaseIdentifier
-        }
-        if let filter = join.filter {
-            currentQualifier = name
-            currentSource = nil
-            conditions.append("(" + (try sql(filter)) + ")")
-        }
+        currentSource = nil
+        let conditions = try joinConditions(join, name: name, parentName: outer.name, parentTable: outer.table)
         return text + " WHERE " + conditions.joined(separator: " AND ") + ")"
     }
 
     // MARK: - Join conditions
+
+    /// The conditions that link the joined table (named `name`) to its
+    /// parent: column pairs, or the association's expression, then its filter.
+    /// Unqualified columns in them belong to the joined table.
+    private func joinConditions(_ join: SQLJoin, name: String, parentName: String, parentTable: String) throws -> [String] {
+        var conditions = try columnPairs(of: join, parentTable: parentTable).map { pair in
+            name.quotedDatabaseIdentifier + "." + pair.child.quotedDatabaseIdentifier + " = "
+                + parentName.quotedDatabaseIdentifier + "." + pair.parent.quotedDatabaseIdentifier
+        }
+        let savedQualifier = currentQualifier
+        defer { currentQualifier = savedQualifier }
+        currentQualifier = name
+        if case .expression(let condition, let parent, let child) = join.condition {
+            // The aliases of the condition name the parent and this join.
+            aliasNames[ObjectIdentifier(parent)] = parentName
+            aliasNames[ObjectIdentifier(child)] = name
+            conditions.append("(" + (try sql(condition)) + ")")
+        }
+        if let filter = join.filter { conditions.append("(" + (try sql(filter)) + ")") }
+        return conditions
+    }
 
     /// The (parent column, child column) pairs that link a joined table to its parent.
     func columnPairs(of join: SQLJoin, parentTable: String) throws -> [(parent: String, child: String)] {
         switch join.condition {
         case .columns(let pairs):
             return pairs
+        case .expression:
+            return []
         case .invalid(let error):
             throw error
         case .foreignKey(let childHoldsForeignKey, let foreignKeyColumns):

@@ -114,6 +114,11 @@ struct SQLJoin: Sendable {
     enum Kind: String, Sendable {
         case inner = "JOIN"
         case left = "LEFT JOIN"
+        /// All rows of the joined table, with the parent's when they match
+        /// (SQLite 3.39+, <https://www.sqlite.org/lang_select.html#rightjoin>).
+        case right = "RIGHT JOIN"
+        /// All rows of both tables, matched when they can be.
+        case full = "FULL JOIN"
     }
 
     var kind: Kind
@@ -166,6 +171,9 @@ enum SQLJoinCondition: Sendable {
     /// Discover the pairs from the schema's foreign keys when generating SQL.
     /// `childHoldsForeignKey` tells which side holds the foreign key.
     case foreignKey(childHoldsForeignKey: Bool, foreignKeyColumns: [String]?)
+    /// Any condition, written with the aliases `parent` and `child` for the
+    /// two tables: `"player"."team_id" = "team"."id" AND …`.
+    case expression(SQLExpression, parent: TableAlias, child: TableAlias)
     /// A condition that could not be built; generating SQL throws this error.
     case invalid(any Error)
 }
