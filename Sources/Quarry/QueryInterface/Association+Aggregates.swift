@@ -10,7 +10,7 @@
 
 extension Association {
     /// The number of linked records, named `"[key]Count"` in
-    /// ``QueryRequest/annotated(with:)-(QueryExpression<Root,Value>...)``
+    /// `annotated(with:)`
     /// (`Author.books.count` → `bookCount`).
     ///
     /// ```swift
@@ -129,7 +129,7 @@ extension QueryRequest {
     ///
     /// An expression that is not an association aggregate has no default
     /// name: give it one with ``QueryExpression/forKey(_:)`` and use
-    /// ``annotated(with:)-(NamedExpression<Root>...)``.
+    /// `annotated(with:)` with named expressions.
     ///
     /// - parameter aggregates: association aggregates of `Root`.
     public func annotated<each Value>(with aggregates: repeat QueryExpression<Root, each Value>) -> QueryRequest {
@@ -170,7 +170,7 @@ extension QueryRequest {
 
 extension TableRecord {
     /// A request for all records, with association aggregates selected after
-    /// their columns (see ``QueryRequest/annotated(with:)-(QueryExpression<Root,Value>...)``).
+    /// their columns (see `annotated(with:)`).
     ///
     /// - parameter aggregates: association aggregates of `Self`.
     public static func annotated<each Value>(with aggregates: repeat QueryExpression<Self, each Value>) -> QueryRequest<Self, Self> {

@@ -188,7 +188,7 @@ extension CommonTableExpression {
 
 extension TableRecord {
     /// All records, joined with the records of `destination` that match
-    /// `condition` (see ``QueryRequest/join(required:on:)-(Destination.Type,_)``).
+    /// `condition` (see `QueryRequest.join(required:on:)`).
     ///
     /// - parameters:
     ///   - destination: the record type to join.

@@ -269,7 +269,7 @@ public struct QueryRequest<Root, Result>: Sendable {
 
     /// Keeps the groups that match `predicate`: `HAVING`.
     ///
-    /// On a request without ``group(_:)``, a predicate on association
+    /// On a request without `group(_:)`, a predicate on association
     /// aggregates filters the records, as in GRDB:
     ///
     /// ```swift
