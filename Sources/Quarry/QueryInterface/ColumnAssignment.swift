@@ -13,6 +13,13 @@ public struct ColumnAssignment<Root>: Sendable {
     init(_ column: SQLExpression, _ value: SQLExpression) {
         if case .column(let name, _) = column.node {
             assignment = SQLAssignment(column: name, value: value)
+        } else if case .invalid = column.node {
+            // The key path's own error says why it names no column.
+            assignment = SQLAssignment(column: "", value: column)
+        } else if case .infix("->>", let json, _) = column.node, case .column(let name, _) = json.node {
+            assignment = SQLAssignment(column: "", value: SQLExpression(.invalid(DatabaseError.misuse(
+                "an assignment needs a column on its left side, not a member of the JSON in column \(name): "
+                    + "assign the whole value of \(name)"))))
         } else {
             assignment = SQLAssignment(column: "", value: SQLExpression(.invalid(DatabaseError.misuse("an assignment needs a column on its left side"))))
         }

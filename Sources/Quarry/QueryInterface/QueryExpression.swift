@@ -82,10 +82,16 @@ extension QueryExpression {
 extension SQLExpression {
     /// The column that `keyPath` names, or an invalid expression that explains
     /// why the key path names no column.
+    ///
+    /// A key path into a nested struct stored as JSON (`\.address.city`)
+    /// reads its member: `"address" ->> '$.city'`, the path bound as an argument.
     static func column<Root: Decodable, Value>(_ keyPath: KeyPath<Root, Value>) -> SQLExpression {
         do {
             return .column(try RecordColumns.columnName(for: keyPath))
         } catch {
+            if let (column, path) = RecordColumns.jsonPath(for: keyPath) {
+                return SQLExpression(.infix("->>", .column(column), .value(.text(path))))
+            }
             return SQLExpression(.invalid(error))
         }
     }

@@ -28,6 +28,7 @@ struct ErrorCatalogueTests {
         struct Address: Codable { var city: String }
         var id: Int64
         var address: Address
+        var formerAddress: Address?
         static let databaseTableName = "customer"
     }
 
@@ -303,7 +304,7 @@ struct ErrorCatalogueTests {
         let queue = try DatabaseQueue()
         try queue.write { db in
             try db.execute(sql: Self.schema)
-            try db.execute(sql: "CREATE TABLE customer (id INTEGER PRIMARY KEY, address TEXT)")
+            try db.execute(sql: "CREATE TABLE customer (id INTEGER PRIMARY KEY, address TEXT, formerAddress TEXT)")
 
             // A column missing from the selection.
             let missing = try #require(throws: RowDecodingError.self) {
@@ -363,7 +364,7 @@ struct ErrorCatalogueTests {
         let queue = try DatabaseQueue()
         try queue.write { db in
             try db.execute(sql: Self.schema)
-            try db.execute(sql: "CREATE TABLE customer (id INTEGER PRIMARY KEY, address TEXT)")
+            try db.execute(sql: "CREATE TABLE customer (id INTEGER PRIMARY KEY, address TEXT, formerAddress TEXT)")
             let computed = try #require(throws: KeyPathColumnError.self) {
                 _ = try Player.filter(\.label == "Arthur (100)").fetchAll(db)
             }
@@ -374,12 +375,14 @@ struct ErrorCatalogueTests {
             #expect(computed.description
                 == #"\Player.<computed property of type String> does not name a column of Player: it is a computed property"#)
 
+            // A path into a nested value reads its JSON member; one through
+            // an optional (`?.`) is refused with the reason.
+            #expect(try Customer.filter(\.address.city == "Paris").fetchAll(db).isEmpty)
             let nested = try #require(throws: KeyPathColumnError.self) {
-                _ = try Customer.filter(\.address.city == "Paris").fetchAll(db)
+                _ = try Customer.filter(\.formerAddress?.city == "Paris").fetchAll(db)
             }
             Self.show("nested", nested)
-            #expect(nested.keyPath == #"\Customer.address.city"#)
-            #expect(nested.description == #"\Customer.address.city does not name a column of Customer: no coding key fills it (a property outside CodingKeys, a path into a nested value stored as JSON, or a value computed in init(from:)); use Column("name") for a column by name"#)
+            #expect(nested.description.contains("does not name a column of Customer"))
             // The value stored as JSON is a column.
             #expect(try Customer.order(\.address).fetchAll(db).isEmpty)
         }
