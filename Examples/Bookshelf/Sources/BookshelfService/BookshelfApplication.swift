@@ -48,6 +48,7 @@ public func buildRouter(
     router.get("health") { _, _ in HealthStatus(status: "ok") }
     AuthorController(database: database).addRoutes(to: router.group("authors"))
     BookController(database: database).addRoutes(to: router.group("books"))
+    BookImportController(database: database).addRoutes(to: router.group("books"))
     BookEventsController(database: database, heartbeat: eventsHeartbeat).addRoutes(to: router.group("books"))
     ReviewController(database: database).addRoutes(to: router.group("reviews"))
     return router

@@ -35,6 +35,27 @@ public func makeBookshelfMigrator() -> DatabaseMigrator {
             t.column("comment", .text)
         }
     }
+    migrator.registerMigration("createBookStats") { db in
+        // One row per reviewed book, kept up to date by the review endpoints
+        // (BookStats.add/remove/replace) in the transaction of each write.
+        try db.create(table: "book_stats") { t in
+            t.primaryKey("book_id", .integer).references("book", onDelete: .cascade)
+            t.column("review_count", .integer).notNull()
+            t.column("rating_total", .integer).notNull()
+        }
+        // The reviews already stored.
+        try db.execute(sql: """
+            INSERT INTO book_stats (book_id, review_count, rating_total)
+            SELECT book_id, COUNT(*), SUM(rating) FROM review GROUP BY book_id
+            """)
+    }
+    migrator.registerMigration("addReviewCreatedAt") { db in
+        // ALTER TABLE … ADD COLUMN cannot default to CURRENT_TIMESTAMP: the
+        // column is nullable (NULL for older reviews) and the service sets it.
+        try db.alter(table: "review") { t in
+            t.add(column: "created_at", .text)
+        }
+    }
     return migrator
 }
 

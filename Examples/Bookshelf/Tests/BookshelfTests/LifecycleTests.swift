@@ -30,7 +30,7 @@ struct LifecycleTests {
         let logger = quietLogger
         let first = try await openBookshelfDatabase(path: path, logger: logger)
         let applied = try await first.read { db in try makeBookshelfMigrator().appliedMigrations(db) }
-        #expect(applied == ["createAuthor", "createBook", "createReview"])
+        #expect(applied == ["createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt"])
         try await first.write { db in
             var author = Author(name: "Kept")
             try author.insert(db)

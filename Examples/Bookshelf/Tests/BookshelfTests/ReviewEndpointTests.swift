@@ -16,12 +16,13 @@ struct ReviewEndpointTests {
             let book = try #require(try await client.createBook(authorID: author, title: "T", isbn: "i", published: 2000).id)
             let review = try await client.createReview(bookID: book, reviewer: "Ann", rating: 4, comment: "Good")
             let id = try #require(review.id)
-            #expect(review == Review(id: id, bookID: book, reviewer: "Ann", rating: 4, comment: "Good"))
+            let createdAt = try #require(review.createdAt)
+            #expect(review == Review(id: id, bookID: book, reviewer: "Ann", rating: 4, comment: "Good", createdAt: createdAt))
             #expect(try await client.send(.get, "/reviews/\(id)").decode(Review.self) == review)
 
             let updated = try await client.send(.put, "/reviews/\(id)", json: #"{"book_id": \#(book), "reviewer": "Ann", "rating": 5}"#)
             #expect(updated.status == .ok)
-            #expect(try updated.decode(Review.self) == Review(id: id, bookID: book, reviewer: "Ann", rating: 5, comment: nil))
+            #expect(try updated.decode(Review.self) == Review(id: id, bookID: book, reviewer: "Ann", rating: 5, comment: nil, createdAt: createdAt))
             #expect(try await database.read { db in try Review.fetchOne(db, key: id)?.rating } == 5)
 
             #expect(try await client.send(.delete, "/reviews/\(id)").status == .noContent)

@@ -95,9 +95,11 @@ extension TestClientProtocol {
 }
 
 extension TestResponse {
-    /// The body decoded from JSON.
+    /// The body decoded from JSON (dates in ISO 8601, as the service sends them).
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(T.self, from: Data(body.readableBytesView))
     }
 
     /// The error body; fails the test when the body is not the documented error shape.

@@ -1,5 +1,5 @@
 // AuthorController: the /authors endpoints (CRUD, list, eager-loaded books,
-// bulk delete of an author's books with RETURNING).
+// bulk delete of an author's books with RETURNING, titles as a JSON aggregate).
 
 import Hummingbird
 import Quarry
@@ -19,6 +19,7 @@ struct AuthorController: Sendable {
         group.put(":id", use: replace)
         group.delete(":id", use: delete)
         group.delete(":id/books", use: deleteBooks)
+        group.get(":id/titles", use: titles)
     }
 
     /// `POST /authors` → 201 and the stored author.
@@ -111,5 +112,40 @@ struct AuthorController: Sendable {
         guard let deleted else { throw APIError.notFound("no author with id \(id)") }
         let books = deleted.sorted { ($0.id ?? 0) < ($1.id ?? 0) }
         return BulkBooksResult(books: books, count: books.count)
+    }
+
+    /// `GET /authors/:id/titles`: the author's name and the titles of their
+    /// books, sorted, from one query that aggregates the titles with
+    /// `json_group_array` (see ``titlesRequest(authorID:)``).
+    @Sendable func titles(_ request: Request, context: BookshelfRequestContext) async throws -> AuthorTitles {
+        let id = try context.pathID()
+        let found = try await database.read { db in try Self.titlesRequest(authorID: id).fetchOne(db) }
+        guard var found else { throw APIError.notFound("no author with id \(id)") }
+        // SQLite does not define the order in which an aggregate sees its rows.
+        found.titles.sort()
+        return found
+    }
+
+    /// The author with the JSON array of their titles:
+    ///
+    /// ```sql
+    /// SELECT "author"."id" AS "author_id", "author"."name" AS "name",
+    ///        json_group_array("books"."title") FILTER (WHERE "books"."id" IS NOT NULL) AS "titles"
+    /// FROM "author" LEFT JOIN "book" "books" ON "books"."author_id" = "author"."id"
+    /// WHERE "author"."id" = ? GROUP BY "author"."id"
+    /// ```
+    ///
+    /// The LEFT JOIN gives an author without books one row of NULL book
+    /// columns, which `json_group_array` alone would turn into `[null]`; the
+    /// FILTER leaves that row out, so the array is `[]`.
+    static func titlesRequest(authorID: Int64) -> QueryRequest<Author, AuthorTitles> {
+        let books = TableAlias()
+        let titles: QueryExpression<Author, String> = jsonGroupArray(books[\Book.title]).filter(books[\Book.id] != nil)
+        return Author
+            .filter(\.id == authorID)
+            .joining(optional: Author.books.aliased(books))
+            .select(named: [QueryExpression(\Author.id).forKey("author_id"), QueryExpression(\Author.name).forKey("name"), titles.forKey("titles")])
+            .group(\.id)
+            .asRequest(of: AuthorTitles.self)
     }
 }

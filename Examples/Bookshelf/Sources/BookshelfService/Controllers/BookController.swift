@@ -1,5 +1,5 @@
 // BookController: the /books endpoints (CRUD, filtered list, top-rated
-// aggregate, bulk discount with UPDATE … RETURNING).
+// aggregate, bulk discount with UPDATE … RETURNING, review stats).
 
 import Hummingbird
 import Quarry
@@ -26,6 +26,7 @@ struct BookController: Sendable {
         group.get("top", use: topRated)
         group.post("discount", use: discount)
         group.get(":id", use: show)
+        group.get(":id/stats", use: stats)
         group.put(":id", use: replace)
         group.delete(":id", use: delete)
     }
@@ -121,6 +122,19 @@ struct BookController: Sendable {
         let book = try await database.read { db in try Book.fetchOne(db, key: id) }
         guard let book else { throw APIError.notFound("no book with id \(id)") }
         return book
+    }
+
+    /// `GET /books/:id/stats`: the book's review count and average rating,
+    /// read from its ``BookStats`` row (count 0 and a null average when it
+    /// has none: no reviews yet).
+    @Sendable func stats(_ request: Request, context: BookshelfRequestContext) async throws -> BookStatsSummary {
+        let id = try context.pathID()
+        let stats = try await database.read { db -> BookStats? in
+            guard try Book.exists(db, key: id) else { return nil }
+            return try BookStats.fetchOne(db, key: id) ?? BookStats(bookID: id, reviewCount: 0, ratingTotal: 0)
+        }
+        guard let stats else { throw APIError.notFound("no book with id \(id)") }
+        return BookStatsSummary(stats)
     }
 
     /// `PUT /books/:id`: replaces the book.

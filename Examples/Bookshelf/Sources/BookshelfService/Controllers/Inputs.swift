@@ -73,6 +73,31 @@ struct BookInput: Decodable, Sendable {
     }
 }
 
+/// The body of `POST /books/import`: `{"books": [{…}, …]}`, each book as
+/// `POST /books` takes it.
+struct BookImportInput: Decodable, Sendable {
+    var books: [BookInput]
+
+    /// The validated records, in order; the message of an invalid book starts
+    /// with its place (`books[3]: …`).
+    ///
+    /// - throws: ``APIError`` 422 for no books or an invalid one, 413 for
+    ///   more than `maximumCount`.
+    func records(maximumCount: Int) throws -> [Book] {
+        guard (1...maximumCount).contains(books.count) else {
+            let message = "`books` must hold from 1 to \(maximumCount) books, got \(books.count)"
+            throw books.isEmpty ? APIError.unprocessable(message) : APIError(.contentTooLarge, message)
+        }
+        return try books.enumerated().map { index, book in
+            do {
+                return try book.record(id: nil)
+            } catch let error as APIError {
+                throw APIError(error.status, "books[\(index)]: \(error.message)")
+            }
+        }
+    }
+}
+
 /// The body of `POST /reviews` and `PUT /reviews/:id`.
 struct ReviewInput: Decodable, Sendable {
     var bookID: Int64
@@ -84,14 +109,16 @@ struct ReviewInput: Decodable, Sendable {
         case bookID = "book_id", reviewer, rating, comment
     }
 
-    /// The validated record, with the given id.
-    func record(id: Int64?) throws -> Review {
+    /// The validated record, with the given id and creation date (clients
+    /// do not send `created_at`: the service sets it).
+    func record(id: Int64?, createdAt: Date? = nil) throws -> Review {
         Review(
             id: id,
             bookID: try Validate.id(bookID, field: "book_id"),
             reviewer: try Validate.text(reviewer, field: "reviewer", maximumLength: 200),
             rating: try Validate.int(rating, field: "rating", in: 1...5),
-            comment: try Validate.optionalText(comment, field: "comment", maximumLength: 5_000))
+            comment: try Validate.optionalText(comment, field: "comment", maximumLength: 5_000),
+            createdAt: createdAt)
     }
 }
 

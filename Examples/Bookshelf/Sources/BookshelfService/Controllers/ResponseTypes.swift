@@ -7,6 +7,8 @@ extension Book: ResponseEncodable {}
 extension Review: ResponseEncodable {}
 extension AuthorWithBooks: ResponseEncodable {}
 extension RatedBook: ResponseEncodable {}
+extension BookStatsSummary: ResponseEncodable {}
+extension AuthorTitles: ResponseEncodable {}
 
 /// `{"status": "ok"}`, the answer of `GET /health`.
 struct HealthStatus: ResponseEncodable, Sendable {

@@ -1,5 +1,8 @@
-// ReviewController: the /reviews endpoints (CRUD and a filtered list).
+// ReviewController: the /reviews endpoints (CRUD, a filtered list, the daily
+// report). Every review write also updates the book's BookStats, in the same
+// transaction.
 
+import Foundation
 import Hummingbird
 import Quarry
 
@@ -11,9 +14,13 @@ struct ReviewController: Sendable {
         fields: ["id": (.asc(\.id), .desc(\.id)), "rating": (.asc(\.rating), .desc(\.rating))],
         tiebreaker: .asc(\.id))
 
+    /// The most days `GET /reviews/daily` reports on.
+    static let maximumReportDays = 366
+
     func addRoutes(to group: RouterGroup<BookshelfRequestContext>) {
         group.post(use: create)
         group.get(use: list)
+        group.get("daily", use: daily)
         group.get(":id", use: show)
         group.put(":id", use: replace)
         group.delete(":id", use: delete)
@@ -28,12 +35,21 @@ struct ReviewController: Sendable {
         }
     }
 
-    /// `POST /reviews` → 201; 409 when the book does not exist.
+    /// The creation date of a new review: now, in whole seconds, so that
+    /// the ISO 8601 JSON and the database hold the same instant.
+    static func creationDate() -> Date {
+        Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    }
+
+    /// `POST /reviews` → 201; 409 when the book does not exist. Sets
+    /// `created_at`, and counts the review in the book's stats.
     @Sendable func create(_ request: Request, context: BookshelfRequestContext) async throws -> EditedResponse<Review> {
-        let review = try await request.decodeJSON(ReviewInput.self, context: context).record(id: nil)
+        let review = try await request.decodeJSON(ReviewInput.self, context: context).record(id: nil, createdAt: Self.creationDate())
         let stored = try await writeReview(review) { db in
             var review = review
-            return try review.insertAndFetch(db)
+            let stored = try review.insertAndFetch(db)
+            try BookStats.add(stored, db)
+            return stored
         }
         guard let stored else { throw APIError(.internalServerError, "internal error") }
         return EditedResponse(status: .created, response: stored)
@@ -65,23 +81,65 @@ struct ReviewController: Sendable {
         return review
     }
 
-    /// `PUT /reviews/:id`: replaces the review.
+    /// `PUT /reviews/:id`: replaces the review, keeping its `created_at`,
+    /// and moves it in the books' stats (a new rating, another book).
     @Sendable func replace(_ request: Request, context: BookshelfRequestContext) async throws -> Review {
         let id = try context.pathID()
         let review = try await request.decodeJSON(ReviewInput.self, context: context).record(id: id)
         let stored = try await writeReview(review) { db in
-            guard try Review.exists(db, key: id) else { return nil }
-            return try review.updateAndFetch(db)
+            guard let old = try Review.fetchOne(db, key: id) else { return nil }
+            var review = review
+            review.createdAt = old.createdAt
+            let stored = try review.updateAndFetch(db)
+            try BookStats.replace(old, with: stored, db)
+            return stored
         }
         guard let stored else { throw APIError.notFound("no review with id \(id)") }
         return stored
     }
 
-    /// `DELETE /reviews/:id` → 204.
+    /// `DELETE /reviews/:id` → 204; the review leaves its book's stats.
     @Sendable func delete(_ request: Request, context: BookshelfRequestContext) async throws -> HTTPResponse.Status {
         let id = try context.pathID()
-        let deleted = try await database.write { db in try Review.deleteOne(db, key: id) }
+        let deleted = try await database.write { db -> Bool in
+            // DELETE … RETURNING *: the rating and book the stats lose.
+            guard let review = try Review.filter(\.id == id).deleteAndFetchAll(db).first else { return false }
+            try BookStats.remove(review, db)
+            return true
+        }
         guard deleted else { throw APIError.notFound("no review with id \(id)") }
         return .noContent
+    }
+
+    /// `GET /reviews/daily?days=7`: the reviews of each of the last `days`
+    /// days (today and the `days - 1` before, in UTC; 1–366, default 7), with
+    /// their count and average rating, by day; days without reviews are left
+    /// out, and so are reviews without `created_at`. One query, see
+    /// ``dailyReportRequest(days:now:)``.
+    @Sendable func daily(_ request: Request, context: BookshelfRequestContext) async throws -> ItemList<DailyReviewCount> {
+        let days = try request.queryInt("days", in: 1...Self.maximumReportDays) ?? 7
+        let report = Self.dailyReportRequest(days: days, now: Date())
+        return ItemList(items: try await database.read { db in try report.fetchAll(db) })
+    }
+
+    /// The reviews of each day from `days - 1` days before `now` to `now`
+    /// (UTC dates), grouped with SQLite's date functions:
+    ///
+    /// ```sql
+    /// SELECT date("created_at") AS "day", COUNT(*) AS "count", AVG("rating") AS "average_rating"
+    /// FROM "review" WHERE date("created_at") >= date(?, ?)   -- now, '-6 days'
+    /// GROUP BY date("created_at") ORDER BY date("created_at")
+    /// ```
+    ///
+    /// `now` is bound as Quarry stores dates (`2026-11-25 14:03:00.000`, UTC).
+    static func dailyReportRequest(days: Int, now: Date) -> QueryRequest<Review, DailyReviewCount> {
+        let day = date(\Review.createdAt)
+        let firstDay: QueryExpression<Review, String?> = date(now, .day(1 - days))
+        return Review
+            .filter(day >= firstDay)
+            .select(named: [day.forKey("day"), countAll().forKey("count"), average(\Review.rating).forKey("average_rating")])
+            .group(day)
+            .order(day)
+            .asRequest(of: DailyReviewCount.self)
     }
 }

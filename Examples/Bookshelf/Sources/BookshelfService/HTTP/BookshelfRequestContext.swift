@@ -1,5 +1,6 @@
 // BookshelfRequestContext: the request context of the service — JSON with
-// sorted keys (stable, readable output) and a 64 KiB request body limit.
+// sorted keys (stable, readable output) and ISO 8601 dates, and a 64 KiB
+// request body limit.
 
 import Foundation
 import Hummingbird
@@ -23,11 +24,13 @@ public struct BookshelfRequestContext: RequestContext {
     /// JSON with sorted keys, so that responses read the same every time.
     public var responseEncoder: JSONEncoder { Self.makeJSONEncoder() }
 
-    /// The service's JSON encoder: sorted keys, slashes left as they are.
+    /// The service's JSON encoder: sorted keys, slashes left as they are,
+    /// dates in ISO 8601 (`2026-11-25T14:03:00Z`).
     /// Also what encodes the `data:` of the event stream (``BookEventsController``).
     static func makeJSONEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
         return encoder
     }
 }

@@ -5,17 +5,19 @@ import Foundation
 import Hummingbird
 
 extension Request {
-    /// Decodes the JSON body as `T`.
+    /// Decodes the JSON body as `T`; the body may hold up to `maximumSize`
+    /// bytes (by default the context's `maxUploadSize`).
     ///
     /// - throws: ``APIError`` 400 for a body that is not JSON (or is too
     ///   large: 413), 422 for JSON of the wrong shape (a missing field, a
     ///   string where a number belongs), naming the field.
-    func decodeJSON<T: Decodable>(_ type: T.Type, context: some RequestContext) async throws -> T {
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: some RequestContext, maximumSize: Int? = nil) async throws -> T {
+        let limit = maximumSize ?? context.maxUploadSize
         let buffer: ByteBuffer
         do {
-            buffer = try await body.collect(upTo: context.maxUploadSize)
+            buffer = try await body.collect(upTo: limit)
         } catch let error as any HTTPResponseError {
-            throw APIError(error.status, "the request body could not be read (limit \(context.maxUploadSize) bytes)")
+            throw APIError(error.status, "the request body could not be read (limit \(limit) bytes)")
         }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
