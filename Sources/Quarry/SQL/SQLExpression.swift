@@ -50,7 +50,9 @@ public struct SQLExpression: Sendable {
         case subquery(SQLSelectQuery)
         /// An aggregate of the rows an association links to the current row,
         /// as a correlated subquery: `(SELECT COUNT(*) FROM "book" WHERE ...)`.
-        case associationAggregate(SQLAssociationAggregate)
+        /// Indirect: inline, its payload would make every node, and each
+        /// level of `sql(_:)`'s recursion, larger (see DeepExpressionTests).
+        indirect case associationAggregate(SQLAssociationAggregate)
         /// `x [NOT] BETWEEN a AND b`.
         case between(SQLExpression, SQLExpression, SQLExpression, negated: Bool)
         /// `x [NOT] LIKE pattern [ESCAPE e]`, or `GLOB` (without escape).

@@ -42,41 +42,103 @@ final class SQLGenerationContext {
     // MARK: - Expressions
 
     /// The SQL of an expression.
+    ///
+    /// `sql(_:)` recurses once per level of an expression (through
+    /// `operand(_:)`), up to `maximumDepth` levels: its stack frame must stay
+    /// small (see DeepExpressionTests, which run under AddressSanitizer too).
+    /// So it binds no payload: each case's text is built by a function of its
+    /// own, never inlined, and only that function's frame is on the stack.
     func sql(_ expression: SQLExpression) throws -> String {
         depth += 1
         defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else {
-            throw DatabaseError(
-                resultCode: .SQLITE_TOOBIG,
-                message: "the expression is nested more than \(Self.maximumDepth) levels deep, SQLite's limit")
-        }
+        guard depth <= Self.maximumDepth else { throw Self.tooDeep() }
         switch expression.node {
-        case .column(let name, let qualifier):
-            return try qualifierPrefix(qualifier) + name.quotedDatabaseIdentifier
+        case .column, .allColumns: return try columnSQL(expression)
+        case .value, .literal, .countAll: return valueSQL(expression)
+        case .interpolated: return try interpolatedSQL(expression)
+        case .prefix, .postfix, .collate: return try unarySQL(expression)
+        case .infix: return try infixSQL(expression)
+        case .function, .aggregateFilter: return try functionSQL(expression)
+        case .inList, .inSubquery, .exists, .subquery, .associationAggregate: return try subquerySQL(expression)
+        case .between, .match: return try rangeSQL(expression)
+        case .caseWhen: return try caseWhenSQL(expression)
+        case .primaryKeyIn, .primaryKeyColumn: return try primaryKeySQL(expression)
+        case .invalid(let error): throw error
+        }
+    }
+
+    @inline(never)
+    private static func tooDeep() -> DatabaseError {
+        DatabaseError(
+            resultCode: .SQLITE_TOOBIG,
+            message: "the expression is nested more than \(maximumDepth) levels deep, SQLite's limit")
+    }
+
+    @inline(never)
+    private func columnSQL(_ expression: SQLExpression) throws -> String {
+        switch expression.node {
+        case .column(let name, let qualifier): return try qualifierPrefix(qualifier) + name.quotedDatabaseIdentifier
+        case .allColumns(let qualifier): return try qualifierPrefix(qualifier) + "*"
+        default: return ""
+        }
+    }
+
+    @inline(never)
+    private func valueSQL(_ expression: SQLExpression) -> String {
+        switch expression.node {
         case .value(let value):
             arguments.append(value)
             return "?"
         case .literal(let sql, let values):
             arguments += values
             return sql
-        case .interpolated(let literal):
-            return try sql(literal)
-        case .prefix(let op, let operand):
-            return op + (try self.operand(operand))
-        case .postfix(let operand, let op):
-            return try self.operand(operand) + " " + op
-        case .infix(let op, let lhs, let rhs):
-            if op == "AND" || op == "OR" {
-                // Flatten chains of the same operator: (a) AND (b) AND (c).
-                return try expression.chainOperands(op).map(self.operand).joined(separator: " \(op) ")
-            }
-            return try self.operand(lhs) + " \(op) " + self.operand(rhs)
+        default:
+            return "COUNT(*)"
+        }
+    }
+
+    @inline(never)
+    private func interpolatedSQL(_ expression: SQLExpression) throws -> String {
+        guard case .interpolated(let literal) = expression.node else { return "" }
+        return try sql(literal)
+    }
+
+    @inline(never)
+    private func unarySQL(_ expression: SQLExpression) throws -> String {
+        switch expression.node {
+        case .prefix(let op, let operand): return op + (try self.operand(operand))
+        case .postfix(let operand, let op): return try self.operand(operand) + " " + op
+        case .collate(let operand, let collation): return try self.operand(operand) + " COLLATE " + collation.quotedDatabaseIdentifier
+        default: return ""
+        }
+    }
+
+    @inline(never)
+    private func infixSQL(_ expression: SQLExpression) throws -> String {
+        guard case .infix(let op, let lhs, let rhs) = expression.node else { return "" }
+        if op == "AND" || op == "OR" {
+            // Flatten chains of the same operator: (a) AND (b) AND (c).
+            return try expression.chainOperands(op).map(self.operand).joined(separator: " \(op) ")
+        }
+        return try self.operand(lhs) + " \(op) " + self.operand(rhs)
+    }
+
+    @inline(never)
+    private func functionSQL(_ expression: SQLExpression) throws -> String {
+        switch expression.node {
         case .function(let name, let functionArguments, let distinct):
             return name + "(" + (distinct ? "DISTINCT " : "") + (try functionArguments.map(sql).joined(separator: ", ")) + ")"
-        case .countAll:
-            return "COUNT(*)"
         case .aggregateFilter(let aggregate, let condition):
+            // https://www.sqlite.org/lang_aggfunc.html#aggfilter
             return try sql(aggregate) + " FILTER (WHERE " + sql(condition) + ")"
+        default:
+            return ""
+        }
+    }
+
+    @inline(never)
+    private func subquerySQL(_ expression: SQLExpression) throws -> String {
+        switch expression.node {
         case .inList(let operand, let list, let negated):
             return try self.operand(operand) + (negated ? " NOT IN (" : " IN (") + list.map(sql).joined(separator: ", ") + ")"
         case .inSubquery(let operand, let query, let negated):
@@ -87,6 +149,14 @@ final class SQLGenerationContext {
             return "(" + (try selectSQL(query)) + ")"
         case .associationAggregate(let aggregate):
             return try associationAggregateSQL(aggregate)
+        default:
+            return ""
+        }
+    }
+
+    @inline(never)
+    private func rangeSQL(_ expression: SQLExpression) throws -> String {
+        switch expression.node {
         case .between(let operand, let low, let high, let negated):
             return try self.operand(operand) + (negated ? " NOT BETWEEN " : " BETWEEN ") + self.operand(low) + " AND " + self.operand(high)
         case .match(let op, let operand, let pattern, let escape, let negated):
@@ -96,24 +166,29 @@ final class SQLGenerationContext {
                 text += " ESCAPE ?"
             }
             return text
-        case .caseWhen(let subject, let branches, let otherwise):
-            var text = "CASE"
-            if let subject { text += " " + (try operand(subject)) }
-            for branch in branches {
-                text += " WHEN " + (try sql(branch.when)) + " THEN " + (try sql(branch.then))
-            }
-            if let otherwise { text += " ELSE " + (try sql(otherwise)) }
-            return text + " END"
-        case .collate(let operand, let collation):
-            return try self.operand(operand) + " COLLATE " + collation.quotedDatabaseIdentifier
-        case .allColumns(let qualifier):
-            return try qualifierPrefix(qualifier) + "*"
-        case .primaryKeyIn(let table, let values, let qualifier):
-            return try primaryKeySQL(table, values, qualifier)
-        case .primaryKeyColumn(let table, let qualifier):
-            return try primaryKeyColumnSQL(table, qualifier)
-        case .invalid(let error):
-            throw error
+        default:
+            return ""
+        }
+    }
+
+    @inline(never)
+    private func caseWhenSQL(_ expression: SQLExpression) throws -> String {
+        guard case .caseWhen(let subject, let branches, let otherwise) = expression.node else { return "" }
+        var text = "CASE"
+        if let subject { text += " " + (try operand(subject)) }
+        for branch in branches {
+            text += " WHEN " + (try sql(branch.when)) + " THEN " + (try sql(branch.then))
+        }
+        if let otherwise { text += " ELSE " + (try sql(otherwise)) }
+        return text + " END"
+    }
+
+    @inline(never)
+    private func primaryKeySQL(_ expression: SQLExpression) throws -> String {
+        switch expression.node {
+        case .primaryKeyIn(let table, let values, let qualifier): return try primaryKeySQL(table, values, qualifier)
+        case .primaryKeyColumn(let table, let qualifier): return try primaryKeyColumnSQL(table, qualifier)
+        default: return ""
         }
     }
 
@@ -361,9 +436,11 @@ final class SQLGenerationContext {
         return (text, orderings)
     }
 
-    /// The correlated subquery of an association aggregate:
+    /// The correlated subquery of an association aggregate (never inlined:
+    /// see `sql(_:)`):
     /// `(SELECT <aggregate> FROM "book" "books" [JOIN ...] WHERE "books"."author_id" = "author"."id" [AND (filter)])`,
     /// or `NOT EXISTS (SELECT 1 FROM ...)`.
+    @inline(never)
     private func associationAggregateSQL(_ aggregate: SQLAssociationAggregate) throws -> String {
         guard let outer = currentSource else {
             throw DatabaseError.misuse(
