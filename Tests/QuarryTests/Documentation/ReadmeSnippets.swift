@@ -36,6 +36,43 @@ struct ReadmeSnippets {
         return try dbQueue.read { db in try Player.fetchAll(db) }
     }
 
+    // README: Queries from key paths (insertAll and association aggregates)
+    struct Team: Codable, FetchableRecord, PersistableRecord {
+        var id: Int64?
+        var name: String
+        static let players = hasMany(Player.self, using: \.teamID)
+    }
+
+    struct TeamInfo: Decodable, FetchableRecord {
+        var team: Team
+        var playerCount: Int
+        var averagePlayerScore: Double?
+    }
+
+    func teamReport(_ dbQueue: DatabaseQueue) throws -> [TeamInfo] {
+        try dbQueue.write { db in
+            try db.create(table: "team") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull()
+            }
+            // Multi-row INSERTs; the returned records have their ids.
+            let teams = try Team.insertAll(db, [Team(id: nil, name: "Reds"), Team(id: nil, name: "Blues")])
+            let players = teams.flatMap { team in
+                (1...3).map { Player(id: nil, name: "\(team.name) \($0)", score: $0 * 10, teamID: team.id) }
+            }
+            try Player.insertAll(db, players)   // INSERT INTO "player" (...) VALUES (?, ?, ?, ?), (?, ?, ?, ?), ...
+
+            return try Team
+                .annotated(with: Team.players.count, Team.players.average(\.score))
+                .filter(Team.players.count >= 3)
+                .order(\.name)
+                .asRequest(of: TeamInfo.self)
+                .fetchAll(db)
+            // SELECT *, (SELECT COUNT(*) FROM "player" "players" WHERE "players"."teamID" = "team"."id") AS "playerCount",
+            //   (SELECT AVG("players2"."score") FROM ...) AS "averagePlayerScore" FROM "team" WHERE ... ORDER BY "name"
+        }
+    }
+
     // README: Queries from key paths
     func queryBasics(_ dbQueue: DatabaseQueue) throws -> (best: [Player], names: [String], count: Int) {
         try dbQueue.write { db in

@@ -62,6 +62,17 @@ import Testing
         #expect(try dbQueue.read { db in try Player.order(\.id).select(\.score).fetchAll(db) } == [111, 251])
     }
 
+    @Test func teamReportRuns() throws {
+        let dbQueue = try DatabaseQueue()
+        let snippets = ReadmeSnippets()
+        _ = try snippets.playerBasics(dbQueue)
+        let infos = try snippets.teamReport(dbQueue)
+        #expect(infos.map(\.team.name) == ["Blues", "Reds"])
+        #expect(infos.map(\.playerCount) == [3, 3])
+        #expect(infos.map(\.averagePlayerScore) == [20, 20])
+        #expect(try dbQueue.read { db in try ReadmeSnippets.Player.filter(\.teamID == 2).fetchCount(db) } == 3)
+    }
+
     @Test func gettingStartedRuns() async throws {
         let directory = try TemporaryDirectory()
         let lines = try await ReadmeSnippets().gettingStarted(path: directory.path())
