@@ -144,21 +144,20 @@ struct ScopedRow {
 
     /// Decodes `T`, a type known only at run time to be Decodable.
     func decode<T>(as type: T.Type) throws -> T {
-        // Another type than the scope's record may wrap it (`var author:
-        // Author` next to annotations): it decodes through Decodable.
-        if let fetchable = T.self as? any FetchableRecord.Type, children.isEmpty, prefetched.isEmpty,
-            recordType == nil || T.self == recordType
-        {
-            return try cast(readRecord(fetchable), to: T.self)
+        if let decodable = T.self as? any Decodable.Type {
+            return try cast(decode(decodable), to: T.self)
         }
-        guard let decodable = T.self as? any Decodable.Type else {
+        // A record that only has init(row:).
+        guard let fetchable = T.self as? any FetchableRecord.Type, children.isEmpty, prefetched.isEmpty else {
             throw DatabaseError.misuse("\(T.self) is neither Decodable nor a FetchableRecord: it cannot be fetched")
         }
-        return try cast(decode(decodable), to: T.self)
+        return try cast(readRecord(fetchable), to: T.self)
     }
 
-    /// Decodes `type` from this scope: through the record readers for
-    /// records, else through `Decodable`.
+    /// Decodes `type` from this scope: through the record readers for the
+    /// scope's record (or a child scope's), else through `Decodable`. Another
+    /// type than the scope's record may wrap it (`var author: Author` next to
+    /// annotations), and decodes through `Decodable`.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let fetchable = T.self as? any FetchableRecord.Type,
             (children.isEmpty && prefetched.isEmpty && recordType == nil) || T.self == recordType

@@ -5,17 +5,15 @@
 //
 // Such a key path names no column, so the probe cannot resolve it. Its offset
 // says where the value lives: inside the stored property that contains that
-// offset (found with the standard library's field walker, as in
-// RecordColumns+Layout.swift), then inside that property's struct, and so on
-// down to a property of the key path's type at exactly that offset. Each
-// property on the way is mapped to its coding key by the probe of its type,
-// so that renamed keys (`case city = "town"`) give the JSON member's name.
+// offset (found with `storedFields(of:)`, RecordColumns+Layout.swift), then
+// inside that property's struct, and so on down to a property of the key
+// path's type at exactly that offset. Each property on the way is mapped to
+// its coding key by the probe of its type, so that renamed keys (`case city = "town"`) give the JSON member's name.
 //
 // Only structs stored inline and JSON written with the default keys qualify;
 // anything else (a class, an optional on the way, an array element, a custom
 // key strategy) is not resolved, and the key path keeps its error.
 
-@_spi(Reflection) import Swift
 import Foundation
 
 extension RecordColumns {
@@ -62,16 +60,9 @@ extension RecordColumns {
 
     /// The stored property of a struct whose storage holds `offset`.
     private static func storedField(of type: Any.Type, containing offset: Int) -> (name: String, offset: Int, type: Any.Type)? {
-        var found: (name: String, offset: Int, type: Any.Type)?
-        let walked = _forEachField(of: type, options: []) { name, fieldOffset, fieldType, _ in
-            if fieldOffset <= offset, offset < fieldOffset + max(byteSize(of: fieldType), 1) {
-                found = (String(cString: name), fieldOffset, fieldType)
-                return false
-            }
-            return true
+        storedFields(of: type)?.first { field in
+            field.offset <= offset && offset < field.offset + max(byteSize(of: field.type), 1)
         }
-        // `_forEachField` reports false when the walk stopped early: that is the match.
-        return walked ? nil : found
     }
 
     /// The size of a value of `type`, in bytes.

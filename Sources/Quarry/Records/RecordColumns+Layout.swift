@@ -39,12 +39,7 @@ extension RecordColumns {
         guard let codingKeyType = failure.codingKeyType, let codingKeys = codingKeyCases(codingKeyType) else {
             throw unresolvable("its coding keys are not the cases of an enum")
         }
-        var fields: [(name: String, offset: Int, type: Any.Type)] = []
-        let walked = _forEachField(of: Root.self, options: []) { name, offset, type, _ in
-            fields.append((String(cString: name), offset, type))
-            return true
-        }
-        guard walked else { throw unresolvable("its stored properties cannot be listed") }
+        guard let fields = storedFields(of: Root.self) else { throw unresolvable("its stored properties cannot be listed") }
         let naming = (Root.self as? any FetchableRecord.Type)?.databaseColumnDecodingStrategy ?? .useCodingKeys
         var keys: [String] = []
         var types: [Any.Type] = []
@@ -58,6 +53,18 @@ extension RecordColumns {
         return Probe(
             keys: keys, columns: keys.map { naming.columnName(for: $0) }, types: types, rounds: [],
             offsets: offsets, probeFailure: failure.description)
+    }
+
+    /// The stored properties of a struct, with their names, offsets and
+    /// types, from the standard library's field walker; nil when it cannot
+    /// list them.
+    static func storedFields(of type: Any.Type) -> [(name: String, offset: Int, type: Any.Type)]? {
+        var fields: [(name: String, offset: Int, type: Any.Type)] = []
+        let walked = _forEachField(of: type, options: []) { name, offset, fieldType, _ in
+            fields.append((String(cString: name), offset, fieldType))
+            return true
+        }
+        return walked ? fields : nil
     }
 
     /// The name and `stringValue` of every case of a CodingKeys enum.

@@ -6,13 +6,12 @@
 // costs as much as the insert itself, so for structs Quarry finds, once per
 // type, the stored property that holds the rowid column: the standard
 // library's field walker lists the stored properties with their offsets and
-// types, and the key-path probe (RecordColumns) tells which property its
-// coding key fills. The rowid is then stored at that offset, as a value of the
+// types (`RecordColumns.storedFields`), and the key-path probe (RecordColumns)
+// tells which property its coding key fills. The rowid is then stored at that offset, as a value of the
 // property's exact type (Int64, Int, or their optionals). Anything else —
 // classes, other integer types, a property the probe cannot identify — falls
 // back to decoding the record again.
 
-@_spi(Reflection) import Swift
 import Synchronization
 
 enum RecordIDWriter {
@@ -67,12 +66,7 @@ enum RecordIDWriter {
         let expected = probe.rounds.map { $0.fingerprints[key] }
         // A record resolved from its stored properties: the offset is known.
         let knownOffset = probe.offsets?[keyIndex]
-        var fields: [(offset: Int, type: Any.Type)] = []
-        let walked = _forEachField(of: Record.self, options: []) { _, offset, type, _ in
-            fields.append((offset, type))
-            return true
-        }
-        guard walked else { return .none }
+        guard let fields = RecordColumns.storedFields(of: Record.self) else { return .none }
         var matches: [Slot] = []
         for field in fields {
             if let knownOffset, field.offset != knownOffset { continue }

@@ -92,8 +92,10 @@ final class SQLGenerationContext {
         case .literal(let sql, let values):
             arguments += values
             return sql
-        default:
+        case .countAll:
             return "COUNT(*)"
+        default:
+            return ""
         }
     }
 

@@ -38,16 +38,10 @@ private struct AlbumStats: Decodable, FetchableRecord, Equatable {
 
 @Suite("Association aggregates")
 struct AssociationAggregateTests {
-    func withChinook(_ kind: WriterKind, _ body: (Database) throws -> Void) throws {
-        let directory = try TemporaryDirectory()
-        let path = try chinookCopy(in: directory)
-        let reader: any DatabaseWriter = kind == .queue ? try DatabaseQueue(path: path) : try DatabasePool(path: path)
-        try reader.read { db throws in try body(db) }
-    }
 
     @Test(arguments: WriterKind.allCases)
     func annotatedWithCount(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let request = Artist.annotated(with: Artist.albums.count).order(\.artistId).asRequest(of: ArtistInfo.self)
             try expectSQL(request, db, """
                 SELECT *, (SELECT COUNT(*) FROM "Album" "albums" WHERE "albums"."ArtistId" = "Artist"."ArtistId") AS "albumCount" \
@@ -66,7 +60,7 @@ struct AssociationAggregateTests {
 
     @Test(arguments: WriterKind.allCases)
     func severalAggregatesWithDefaultAndCustomNames(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let request = Album
                 .annotated(with: Album.tracks.count, Album.tracks.min(\.milliseconds), Album.tracks.max(\.milliseconds),
                            Album.tracks.sum(\.milliseconds))
@@ -102,7 +96,7 @@ struct AssociationAggregateTests {
 
     @Test(arguments: WriterKind.allCases)
     func havingIsEmpty(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let request = Artist.having(Artist.albums.isEmpty).order(\.artistId).select(\.artistId)
             try expectSQL(request, db, """
                 SELECT "artistId" FROM "Artist" \
@@ -121,7 +115,7 @@ struct AssociationAggregateTests {
 
     @Test(arguments: WriterKind.allCases)
     func filterAndOrderByAggregate(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let albumCount = Artist.albums.count
             let request = Artist.filter(albumCount >= 5).order(.desc(albumCount), .asc(\.name)).select(\.name)
             try expectSQL(request, db, """
@@ -143,7 +137,7 @@ struct AssociationAggregateTests {
     /// self-referential association gets an alias of its own.
     @Test(arguments: WriterKind.allCases)
     func twoToManyAggregatesStayIndependent(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let request = Employee.select { ($0.employeeId, Employee.reports.count, Employee.customers.count) }.order(\.employeeId)
             try expectSQL(request, db, """
                 SELECT "employeeId", \
@@ -166,7 +160,7 @@ struct AssociationAggregateTests {
     /// would count each invoice line once per playlist entry.
     @Test(arguments: WriterKind.allCases)
     func aggregatesOfTwoAssociationsDoNotMultiply(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let invoiceLines = Track.hasMany(InvoiceLine.self)
             let playlistTracks = Track.hasMany(PlaylistTrack.self)
             let request = Track.select { ($0.trackId, invoiceLines.count, playlistTracks.count) }
@@ -190,7 +184,7 @@ struct AssociationAggregateTests {
 
     @Test(arguments: WriterKind.allCases)
     func throughAndFilteredAssociations(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let request = Playlist
                 .select { ($0.playlistId, Playlist.tracks.count, Playlist.tracks.filter(\.milliseconds > 300_000).count) }
                 .order(\.playlistId)
@@ -216,7 +210,7 @@ struct AssociationAggregateTests {
     }
 
     @Test func countDistinctAndFlatDecoding() throws {
-        try withChinook(.queue) { db in
+        try inChinook(.queue) { db in
             struct ArtistRow: Decodable, FetchableRecord {
                 var artistId: Int64
                 var name: String?
@@ -275,7 +269,7 @@ struct AssociationAggregateTests {
     }
 
     @Test func unnamedExpressionIsRefused() throws {
-        try withChinook(.queue) { db in
+        try inChinook(.queue) { db in
             let request = Artist.annotated(with: QueryExpression<Artist, Int>(sql: "1"))
             #expect {
                 try request.fetchAll(db)
@@ -287,7 +281,7 @@ struct AssociationAggregateTests {
 
     /// An association the schema cannot resolve names the tables.
     @Test func associationWithoutForeignKeyIsRefused() throws {
-        try withChinook(.queue) { db in
+        try inChinook(.queue) { db in
             let genres = Artist.hasMany(Genre.self)
             #expect {
                 try Artist.annotated(with: genres.count).fetchAll(db)

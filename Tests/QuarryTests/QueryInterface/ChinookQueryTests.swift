@@ -75,9 +75,7 @@ struct EmployeeWithManager: Decodable, FetchableRecord {
 @Suite("Query interface on Chinook")
 struct ChinookQueryTests {
     func withChinook(_ body: (Database) throws -> Void) throws {
-        let directory = try TemporaryDirectory()
-        let dbQueue = try DatabaseQueue(path: try chinookCopy(in: directory))
-        try dbQueue.read(body)
+        try inChinook(.queue, body)
     }
 
     @Test func fiveArtistsWithTheMostAlbums() throws {

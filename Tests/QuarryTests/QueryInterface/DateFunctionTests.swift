@@ -126,20 +126,10 @@ private let marchNoon = Date(timeIntervalSince1970: 1_710_072_000)
 struct DateFunctionTests {
     // MARK: - Chinook: each function, against hand-written SQL
 
-    func withChinook(_ kind: WriterKind, _ body: (Database) throws -> Void) throws {
-        let directory = try TemporaryDirectory()
-        let path = try chinookCopy(in: directory)
-        let writer: any DatabaseWriter
-        switch kind {
-        case .queue: writer = try DatabaseQueue(path: path)
-        case .pool: writer = try DatabasePool(path: path)
-        }
-        try writer.read { db throws in try body(db) }
-    }
 
     @Test(arguments: WriterKind.allCases)
     func dateOnChinook(_ kind: WriterKind) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             let request = Invoice.select(date(\.invoiceDate)).order(\.invoiceId).limit(5)
             try expectSQL(request, db, #"SELECT date("invoiceDate") FROM "Invoice" ORDER BY "invoiceId" LIMIT ?"#, [5])
             let expected = try String?.fetchAll(db, sql: "SELECT date(InvoiceDate) FROM Invoice ORDER BY InvoiceId LIMIT 5")
@@ -150,7 +140,7 @@ struct DateFunctionTests {
 
     @Test(arguments: WriterKind.allCases)
     func timeOnChinook(_ kind: WriterKind) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             let request = Invoice.select(time(\.invoiceDate, .hour(-3), .minute(15))).order(\.invoiceId).limit(3)
             try expectSQL(
                 request, db, #"SELECT time("invoiceDate", ?, ?) FROM "Invoice" ORDER BY "invoiceId" LIMIT ?"#, ["-3 hours", "15 minutes", 3])
@@ -163,7 +153,7 @@ struct DateFunctionTests {
 
     @Test(arguments: WriterKind.allCases)
     func dateTimeOnChinook(_ kind: WriterKind) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             let request = Invoice.select(dateTime(\.invoiceDate, .day(-1), .startOfMonth))
                 .filter(\.invoiceId <= 3).order(\.invoiceId)
             try expectSQL(
@@ -178,7 +168,7 @@ struct DateFunctionTests {
 
     @Test(arguments: WriterKind.allCases)
     func julianDayOnChinook(_ kind: WriterKind) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             // The invoices up to the day before the 4th of January 2021, latest first.
             let january4 = Date(timeIntervalSince1970: 1_609_718_400)
             let request = Invoice.select(julianDay(\.invoiceDate))
@@ -201,7 +191,7 @@ struct DateFunctionTests {
 
     @Test(arguments: WriterKind.allCases)
     func strftimeOnChinook(_ kind: WriterKind) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             // Sales by month, most recent first.
             let month = strftime("%Y-%m", \Invoice.invoiceDate)
             let request = Invoice.select(month, count(\.invoiceId), total(\.total)).group(month).order(month.desc).limit(3)
@@ -222,7 +212,7 @@ struct DateFunctionTests {
 
     @Test(arguments: WriterKind.allCases)
     func unixEpochOnChinook(_ kind: WriterKind) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             let request = Invoice.select(unixEpoch(\.invoiceDate)).filter(unixEpoch(\.invoiceDate) < 1_609_700_000).order(\.invoiceId)
             try expectSQL(
                 request, db,
@@ -237,7 +227,7 @@ struct DateFunctionTests {
     /// "Orders of the last N days grouped by day", relative to the last invoice.
     @Test(arguments: WriterKind.allCases, [7, 30])
     func invoicesOfTheLastDaysGroupedByDay(_ kind: WriterKind, days: Int) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             let last = try #require(try Invoice.select(max(\.invoiceDate)).fetchOne(db) ?? nil)
             let day = date(\Invoice.invoiceDate)
             let request = Invoice
@@ -265,7 +255,7 @@ struct DateFunctionTests {
     /// The functions take the columns of the closure forms, and other expressions.
     @Test(arguments: WriterKind.allCases)
     func expressionArguments(_ kind: WriterKind) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             let request = Invoice
                 .select { (date($0.invoiceDate, .startOfYear), time($0.invoiceDate), dateTime($0.invoiceDate),
                            julianDay($0.invoiceDate), strftime("%w", $0.invoiceDate), unixEpoch($0.invoiceDate)) }
@@ -302,7 +292,7 @@ struct DateFunctionTests {
     /// In a join, the column is qualified like any other.
     @Test(arguments: WriterKind.allCases)
     func qualifiedInJoins(_ kind: WriterKind) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             let day = date(\Invoice.invoiceDate, .startOfMonth)
             let request = Invoice.joining(required: Invoice.invoiceLines)
                 .select(day, count(\.invoiceId)).group(day).order(day.desc).limit(2)
@@ -327,7 +317,7 @@ struct DateFunctionTests {
     /// day, and a Date, which is bound in the record's format.
     @Test(arguments: WriterKind.allCases)
     func valueArguments(_ kind: WriterKind) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             let request = Invoice.select(
                 date("now"), dateTime(1_700_000_000, .unixEpoch), time(2_460_000.75), julianDay("2000-01-01 12:00:00"),
                 strftime("%Y", Date(timeIntervalSince1970: 0)), unixEpoch(Date(timeIntervalSince1970: 86_400))
@@ -356,7 +346,7 @@ struct DateFunctionTests {
     /// Every modifier is a bound argument, in SQLite's spelling.
     @Test(arguments: WriterKind.allCases)
     func modifiersAreBound(_ kind: WriterKind) throws {
-        try withChinook(kind) { db throws in
+        try inChinook(kind) { db throws in
             let request = Invoice.select(dateTime(
                 \.invoiceDate, .second(1.5), .minute(-2), .hour(3), .day(-7), .month(1), .year(-1),
                 .startOfDay, .startOfMonth, .startOfYear, .weekday(3), .localTime, .utc

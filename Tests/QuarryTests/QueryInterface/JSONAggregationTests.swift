@@ -13,16 +13,10 @@ private struct ArtistTitles: Decodable, FetchableRecord, Equatable {
 
 @Suite("JSON and string aggregation")
 struct JSONAggregationTests {
-    func withChinook(_ kind: WriterKind, _ body: (Database) throws -> Void) throws {
-        let directory = try TemporaryDirectory()
-        let path = try chinookCopy(in: directory)
-        let reader: any DatabaseWriter = kind == .queue ? try DatabaseQueue(path: path) : try DatabasePool(path: path)
-        try reader.read { db throws in try body(db) }
-    }
 
     @Test(arguments: WriterKind.allCases)
     func objectAndArray(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let request = Artist.filter(\.artistId == 1)
                 .select { (jsonObject(("id", $0.artistId), ("name", $0.name)), jsonArray($0.artistId, $0.name)) }
             try expectSQL(request, db, #"""
@@ -40,7 +34,7 @@ struct JSONAggregationTests {
     /// titles, decoded into `[String]`.
     @Test(arguments: WriterKind.allCases)
     func jsonGroupArrayOfAJoinedTable(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let albums = TableAlias()
             let request = Artist.joining(required: Artist.albums.aliased(albums))
                 .select(named: [QueryExpression(\Artist.name).forKey("name"), jsonGroupArray(albums[\Album.title]).forKey("titles")])
@@ -68,7 +62,7 @@ struct JSONAggregationTests {
 
     @Test(arguments: WriterKind.allCases)
     func groupObject(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let request = Album.filter(\.artistId == 1).select(jsonGroupObject(key: QueryExpression(\.title), value: QueryExpression(\.albumId)))
             try expectSQL(request, db, #"""
                 SELECT json_group_object("title", "albumId") FROM "Album" WHERE "artistId" = ?
@@ -82,7 +76,7 @@ struct JSONAggregationTests {
     /// The separator is bound: an injection payload is joined verbatim.
     @Test(arguments: WriterKind.allCases)
     func groupConcatBindsItsSeparator(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let payload = "'); DROP TABLE Artist; --"
             let request = Album.filter(\.artistId == 1).select(groupConcat(\.title, separator: payload))
             try expectSQL(request, db, #"SELECT group_concat("title", ?) FROM "Album" WHERE "artistId" = ?"#, [payload, 1])
@@ -97,7 +91,7 @@ struct JSONAggregationTests {
 
     @Test(arguments: WriterKind.allCases)
     func aggregateFilter(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let long: QueryExpression<Track, Bool> = QueryExpression(\.milliseconds) > 300_000
             let rock: QueryExpression<Track, Bool> = QueryExpression(\.genreId) == 1
             let request = Track.select { (count($0.trackId), count($0.trackId).filter(long), total($0.bytes).filter(rock)) }
@@ -116,7 +110,7 @@ struct JSONAggregationTests {
 
     /// SQLite refuses FILTER on a function that is not an aggregate.
     @Test func filterOnANonAggregateThrows() throws {
-        try withChinook(.queue) { db in
+        try inChinook(.queue) { db in
             let request = Track.select { $0.name.lowercased.filter($0.milliseconds > 1) }
             #expect {
                 try request.fetchAll(db)

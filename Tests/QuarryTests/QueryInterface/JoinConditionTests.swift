@@ -21,16 +21,10 @@ private struct ArtistRow: Decodable, FetchableRecord, TableRecord {
 
 @Suite("Joins on any condition")
 struct JoinConditionTests {
-    func withChinook(_ kind: WriterKind, _ body: (Database) throws -> Void) throws {
-        let directory = try TemporaryDirectory()
-        let path = try chinookCopy(in: directory)
-        let reader: any DatabaseWriter = kind == .queue ? try DatabaseQueue(path: path) : try DatabasePool(path: path)
-        try reader.read { db throws in try body(db) }
-    }
 
     @Test(arguments: WriterKind.allCases)
     func joinOnAnExpression(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let request = Album
                 .join(required: Track.self) { album, track in
                     track[\Track.albumId] == album[\Album.albumId] && track[\Track.milliseconds] > 1_000_000
@@ -55,7 +49,7 @@ struct JoinConditionTests {
     /// No foreign key links invoices to the employees of their country.
     @Test(arguments: WriterKind.allCases)
     func optionalJoinWithoutForeignKey(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             struct Rep: Codable, FetchableRecord, TableRecord {
                 var employeeId: Int64
                 var country: String?
@@ -74,7 +68,7 @@ struct JoinConditionTests {
 
     @Test(arguments: WriterKind.allCases)
     func rightAndFullJoins(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let artists = TableAlias()
             let byArtist = Album.association(to: ArtistRow.self) { album, artist in album[\Album.artistId] == artist[\ArtistRow.artistId] }
             let right = Album.joining(right: byArtist.aliased(artists))
@@ -99,7 +93,7 @@ struct JoinConditionTests {
     /// their depth under the general manager.
     @Test(arguments: WriterKind.allCases)
     func recursiveCommonTableExpression(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+        try inChinook(kind) { db in
             let chain = CommonTableExpression<Link>(recursive: "chain", columns: ["id", "depth"]) { chain -> QueryRequest<Employee, (Int64, Int)> in
                 let link = TableAlias()
                 let start = Employee.filter(\.reportsTo == nil)
@@ -135,7 +129,7 @@ struct JoinConditionTests {
     /// A condition that cannot be generated names the problem; including(all:)
     /// needs a foreign key.
     @Test func failures() throws {
-        try withChinook(.queue) { db in
+        try inChinook(.queue) { db in
             let stranger = TableAlias()
             let request = Album.join(required: Track.self) { _, _ in stranger[\Track.albumId] == 1 }
             #expect {

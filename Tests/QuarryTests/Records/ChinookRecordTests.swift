@@ -67,10 +67,7 @@ struct PlaylistTrack: Codable, FetchableRecord, PersistableRecord, Equatable {
 @Suite("Records on Chinook")
 struct ChinookRecordTests {
     func withChinook(_ kind: WriterKind, _ body: (Database) throws -> Void) throws {
-        let directory = try TemporaryDirectory()
-        let path = try chinookCopy(in: directory)
-        let writer: any DatabaseWriter = kind == .queue ? try DatabaseQueue(path: path) : try DatabasePool(path: path)
-        try writer.write(body)
+        try inChinook(kind, writing: true, body)
     }
 
     @Test(arguments: WriterKind.allCases)

@@ -32,9 +32,14 @@ enum WriterKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// Opens a writer of this kind on a new file; keep `directory` alive while using it.
     func make(in directory: TemporaryDirectory, configuration: Configuration = Configuration()) throws -> any DatabaseWriter {
+        try open(path: directory.path(), configuration: configuration)
+    }
+
+    /// Opens a writer of this kind on the file at `path`.
+    func open(path: String, configuration: Configuration = Configuration()) throws -> any DatabaseWriter {
         switch self {
-        case .queue: return try DatabaseQueue(path: directory.path(), configuration: configuration)
-        case .pool: return try DatabasePool(path: directory.path(), configuration: configuration)
+        case .queue: return try DatabaseQueue(path: path, configuration: configuration)
+        case .pool: return try DatabasePool(path: path, configuration: configuration)
         }
     }
 }
@@ -43,6 +48,18 @@ enum WriterKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 /// `../shared/data/chinook.sqlite` is not beside the project.
 func chinookCopy(in directory: TemporaryDirectory) throws -> String {
     try sharedDataCopy("chinook.sqlite", in: directory)
+}
+
+/// Runs `body` in a read access (a write access with `writing`) to a copy of
+/// Chinook opened as a writer of `kind`: on a pool, reads run on a reader.
+func inChinook(_ kind: WriterKind, writing: Bool = false, _ body: (Database) throws -> Void) throws {
+    let directory = try TemporaryDirectory()
+    let writer = try kind.open(path: try chinookCopy(in: directory))
+    if writing {
+        try writer.write { db throws in try body(db) }
+    } else {
+        try writer.read { db throws in try body(db) }
+    }
 }
 
 /// A copy of the file a GRDB 7.10 app wrote (`../shared/data/grdb-written.sqlite`),
