@@ -24,6 +24,11 @@ final class ProbeRound {
     var wrappedType: Any.Type?
     /// The CodingKey type of the record's keyed container.
     var codingKeyType: (any CodingKey.Type)?
+    /// The keys of optional values (asked with `decodeIfPresent`, or members
+    /// of an optional column group): their columns may hold NULL.
+    var optionalKeys: Set<String> = []
+    /// Every key asked for in this round, in order, repeats included.
+    var asked: [String] = []
     /// Which pair of candidate values each key gets (see ProbeValues): a key
     /// whose type refused the first pair (`guard score > 0`, an email
     /// without "@") is given the next one in a new attempt.
@@ -56,12 +61,15 @@ final class ProbeRound {
 /// The top-level decoder of a probe round: a keyed container that records keys.
 struct KeyPathProbeDecoder: Decoder {
     let round: ProbeRound
+    /// The column group being decoded (its members are keys of the record),
+    /// or nil for the record itself.
+    var groupPath: ColumnGroupPath?
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if round.codingKeyType == nil { round.codingKeyType = Key.self }
-        return KeyedDecodingContainer(RecordingContainer<Key>(round: round))
+        return KeyedDecodingContainer(RecordingContainer<Key>(round: round, groupPath: groupPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -108,34 +116,69 @@ struct KeyPathProbeDecoder: Decoder {
 
     struct RecordingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let round: ProbeRound
+        let groupPath: ColumnGroupPath?
         var codingPath: [any CodingKey] { [] }
         var allKeys: [Key] { [] }
+
+        /// The record-level key of `key` (composed with the enclosing column groups').
+        private func name(_ key: Key) -> String {
+            groupPath?.key(of: key.stringValue) ?? key.stringValue
+        }
 
         func contains(_ key: Key) -> Bool { true }
         func decodeNil(forKey key: Key) throws -> Bool { false }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            let index = round.index(of: key.stringValue, type: T.self)
+            round.asked.append(name(key))
+            if let group = T.self as? any ColumnGroup.Type {
+                // A column group: its members are keys of the record, probed like the record's own.
+                let path = ColumnGroupPath(parent: groupPath, group: group, key: key.stringValue)
+                return try T(from: KeyPathProbeDecoder(round: round, groupPath: path))
+            }
+            let index = round.index(of: name(key), type: T.self)
             let value = try ProbeValues.make(
-                T.self, bit: round.bit(forKeyAt: index), choice: round.choice(for: key.stringValue), depth: 0)
-            round.fingerprints[key.stringValue] = ProbeValues.fingerprint(value)
+                T.self, bit: round.bit(forKeyAt: index), choice: round.choice(for: name(key)), depth: 0)
+            round.fingerprints[name(key)] = ProbeValues.fingerprint(value)
             return value
         }
 
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+            let start = round.asked.count
+            let value = try decode(T.self, forKey: key)
+            round.optionalKeys.formUnion(round.asked[start...])
+            return value
+        }
+        // The standard library's defaults for these do not call the generic form above.
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optional(type, key) }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optional(type, key) }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optional(type, key) }
+        func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try optional(type, key) }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optional(type, key) }
+        func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optional(type, key) }
+        func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optional(type, key) }
+        func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optional(type, key) }
+        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optional(type, key) }
+        func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optional(type, key) }
+        func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optional(type, key) }
+        func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optional(type, key) }
+        func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optional(type, key) }
+        func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optional(type, key) }
+        private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? { try decodeIfPresent(type, forKey: key) }
+
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-            let index = round.index(of: key.stringValue, type: Any.self)
-            return try NestedProbeDecoder(bit: round.bit(forKeyAt: index), choice: round.choice(for: key.stringValue), depth: 1).container(keyedBy: type)
+            let index = round.index(of: name(key), type: Any.self)
+            return try NestedProbeDecoder(bit: round.bit(forKeyAt: index), choice: round.choice(for: name(key)), depth: 1).container(keyedBy: type)
         }
 
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-            let index = round.index(of: key.stringValue, type: Any.self)
-            return try NestedProbeDecoder(bit: round.bit(forKeyAt: index), choice: round.choice(for: key.stringValue), depth: 1).unkeyedContainer()
+            let index = round.index(of: name(key), type: Any.self)
+            return try NestedProbeDecoder(bit: round.bit(forKeyAt: index), choice: round.choice(for: name(key)), depth: 1).unkeyedContainer()
         }
 
         func superDecoder() throws -> any Decoder { KeyPathProbeDecoder(round: round) }
         func superDecoder(forKey key: Key) throws -> any Decoder {
-            let index = round.index(of: key.stringValue, type: Any.self)
-            return NestedProbeDecoder(bit: round.bit(forKeyAt: index), choice: round.choice(for: key.stringValue), depth: 1)
+            let index = round.index(of: name(key), type: Any.self)
+            return NestedProbeDecoder(bit: round.bit(forKeyAt: index), choice: round.choice(for: name(key)), depth: 1)
         }
     }
 }

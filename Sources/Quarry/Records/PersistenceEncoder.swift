@@ -163,8 +163,9 @@ final class PersistenceEncoder: Encoder {
         state.pointee.values.append(value)
     }
 
-    /// The database value of any Encodable value.
-    func databaseValue<T: Encodable>(for value: T, key: String) throws -> DatabaseValue {
+    /// The database value of any Encodable value that is a single value
+    /// (not a nested struct, array or dictionary), or nil.
+    func singleDatabaseValue<T: Encodable>(for value: T) throws -> DatabaseValue? {
         if let date = value as? Date { return dateStrategy.databaseValue(for: date) }
         if let uuid = value as? UUID { return uuidStrategy.databaseValue(for: uuid) }
         if let convertible = value as? any DatabaseValueConvertible { return try convertible.databaseValue }
@@ -174,7 +175,11 @@ final class PersistenceEncoder: Encoder {
         {
             return single
         }
-        // Nested Codable values (structs, arrays, dictionaries) are stored as JSON text.
+        return nil
+    }
+
+    /// The JSON text of a nested Codable value (struct, array, dictionary).
+    func jsonDatabaseValue<T: Encodable>(for value: T, key: String) throws -> DatabaseValue {
         do {
             let data = try jsonEncoder(naming.columnName(for: key)).encode(value)
             return .text(String(decoding: data, as: UTF8.self))
@@ -227,26 +232,50 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
     /// records, and a container only lives inside the `encode(to:)` of a record
     /// being encoded by this encoder (a strong reference would be a cycle).
     unowned(unsafe) let encoder: PersistenceEncoder
+    /// The column group whose members this container writes (ColumnGroup.swift),
+    /// or nil for the record's own container.
+    let groupPath: ColumnGroupPath?
     var codingPath: [any CodingKey] { [] }
 
-    mutating func encodeNil(forKey key: Key) throws { encoder.append(.null, key: key.stringValue) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.append(.integer(value ? 1 : 0), key: key.stringValue) }
-    mutating func encode(_ value: String, forKey key: Key) throws { encoder.append(.text(value), key: key.stringValue) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { encoder.append(.real(value), key: key.stringValue) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { encoder.append(.real(Double(value)), key: key.stringValue) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { encoder.append(.integer(value), key: key.stringValue) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try encoder.append(value.databaseValue, key: key.stringValue) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: key.stringValue) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try encoder.append(value.databaseValue, key: key.stringValue) }
+    init(encoder: PersistenceEncoder, groupPath: ColumnGroupPath? = nil) {
+        self.encoder = encoder
+        self.groupPath = groupPath
+    }
+
+    /// The record-level key of `key`: its column's key (the naming strategy
+    /// then applies), composed with the enclosing groups' keys if any.
+    @inline(__always)
+    private func name(_ key: Key) -> String {
+        guard let groupPath else { return key.stringValue }
+        return groupPath.key(of: key.stringValue)
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { encoder.append(.null, key: name(key)) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.append(.integer(value ? 1 : 0), key: name(key)) }
+    mutating func encode(_ value: String, forKey key: Key) throws { encoder.append(.text(value), key: name(key)) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { encoder.append(.real(value), key: name(key)) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { encoder.append(.real(Double(value)), key: name(key)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: name(key)) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: name(key)) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: name(key)) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: name(key)) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { encoder.append(.integer(value), key: name(key)) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try encoder.append(value.databaseValue, key: name(key)) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: name(key)) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: name(key)) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { encoder.append(.integer(Int64(value)), key: name(key)) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try encoder.append(value.databaseValue, key: name(key)) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        let name = key.stringValue
-        encoder.append(try encoder.databaseValue(for: value, key: name), key: name)
+        let name = name(key)
+        if let single = try encoder.singleDatabaseValue(for: value) {
+            encoder.append(single, key: name)
+        } else if let group = T.self as? any ColumnGroup.Type {
+            // A column group: its members are columns of the record.
+            let path = ColumnGroupPath(parent: groupPath, group: group, key: key.stringValue)
+            try value.encode(to: ColumnGroupEncoder(encoder: encoder, path: path))
+        } else {
+            encoder.append(try encoder.jsonDatabaseValue(for: value, key: name), key: name)
+        }
     }
 
     // nil is NULL: the column set of a record type must not depend on its values.
@@ -296,18 +325,26 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
 
     @inline(__always)
     private mutating func encodeOptional<T: Encodable>(_ value: T?, _ key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+        if let value {
+            try encode(value, forKey: key)
+        } else if let group = T.self as? any ColumnGroup.Type {
+            // A nil column group: NULL in each of its columns.
+            let path = ColumnGroupPath(parent: groupPath, group: group, key: key.stringValue)
+            for member in try path.memberKeys() { encoder.append(.null, key: member) }
+        } else {
+            try encodeNil(forKey: key)
+        }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        encoder.fail("nested containers are not supported for column \"\(key.stringValue)\"; use a Codable property, stored as JSON")
+        encoder.fail("nested containers are not supported for column \"\(name(key))\"; use a Codable property, stored as JSON")
         return KeyedEncodingContainer(RecordKeyedEncodingContainer<NestedKey>(encoder: PersistenceEncoder.discarding))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        encoder.fail("nested containers are not supported for column \"\(key.stringValue)\"; use a Codable property, stored as JSON")
+        encoder.fail("nested containers are not supported for column \"\(name(key))\"; use a Codable property, stored as JSON")
         return JSONFallbackUnkeyedContainer()
     }
 

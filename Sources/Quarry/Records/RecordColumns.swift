@@ -65,15 +65,18 @@ enum RecordColumns {
         /// The CodingKeys case name of each key, when the keys are the cases
         /// of an enum (`teamID` for the key "team_id").
         let caseNames: [String: String]
+        /// The keys of optional values (their columns may hold NULL).
+        let optionalKeys: Set<String>
         /// Resolved key paths. Guarded by `RecordColumns.lock`.
         var resolved: [AnyKeyPath: String] = [:]
 
         init(
             keys: [String], columns: [String], types: [Any.Type], rounds: [(record: Root, fingerprints: [String: String])],
             wrappedType: Any.Type? = nil, offsets: [Int]? = nil, probeFailure: String? = nil,
-            caseNames: [String: String] = [:]
+            caseNames: [String: String] = [:], optionalKeys: Set<String> = []
         ) {
             self.caseNames = caseNames
+            self.optionalKeys = optionalKeys
             self.keys = keys
             self.columns = columns
             self.types = types
@@ -137,6 +140,7 @@ enum RecordColumns {
         var rounds: [(record: Root, fingerprints: [String: String])] = []
         var wrappedType: Any.Type?
         var codingKeyType: (any CodingKey.Type)?
+        var optionalKeys: Set<String> = []
         var roundCount = 1
         var round = 0
         while round < roundCount {
@@ -148,6 +152,7 @@ enum RecordColumns {
             }
             wrappedType = wrappedType ?? probeRound.wrappedType
             codingKeyType = codingKeyType ?? probeRound.codingKeyType
+            optionalKeys.formUnion(probeRound.optionalKeys)
             rounds.append((record, probeRound.fingerprints))
             if round == 0 {
                 // Enough rounds for every key index + 1 to have a distinct bit pattern.
@@ -161,7 +166,7 @@ enum RecordColumns {
         for key in codingKeyType.flatMap(codingKeyCases) ?? [] { caseNames[key.stringValue] = key.caseName }
         return Probe(
             keys: keys, columns: keys.map { naming.columnName(for: $0) }, types: types, rounds: rounds, wrappedType: wrappedType,
-            caseNames: caseNames)
+            caseNames: caseNames, optionalKeys: optionalKeys)
     }
 
     /// The column of a property-wrapped property (`@Trimmed var label`),
@@ -238,7 +243,13 @@ enum RecordColumns {
         }
         // A key path into a struct that has no offset is a computed property,
         // or a property wrapper's wrapped value.
-        if !(Root.self is AnyClass), MemoryLayout<Root>.offset(of: keyPath) == nil {
+        // (Optional chaining through stored properties, `\.billing?.city`,
+        // has no offset either, but prints no computed component: it is
+        // resolved from the probe values like any stored property.)
+        let description = describeKeyPath(keyPath)
+        if !(Root.self is AnyClass), MemoryLayout<Root>.offset(of: keyPath) == nil,
+            !description.contains("?.") || description.contains("<computed")
+        {
             if let column = wrappedPropertyColumn(keyPath, probe) { return column }
             throw refuse("it is a computed property")
         }
@@ -255,6 +266,11 @@ enum RecordColumns {
         case 1:
             return probe.columns[candidates[0]]
         case 0:
+            if valueType is any ColumnGroup.Type {
+                throw refuse(
+                    "it is a column group (\(valueType)), stored in one column per member; "
+                        + "use a key path to one of its members, such as \(describeKeyPath(keyPath)).<member>")
+            }
             throw refuse(
                 "no coding key fills it (a property outside CodingKeys, a path into a nested value stored as JSON, "
                     + "or a value computed in init(from:)); use Column(\"name\") for a column by name")

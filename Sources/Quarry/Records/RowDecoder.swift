@@ -356,45 +356,65 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     /// `init(from:)` is outside Codable's contract). A strong reference would
     /// be a cycle; a safe `unowned` one measured ~6% of fetch time.
     unowned(unsafe) let decoder: RecordDecoder
+    /// The column group whose members this container reads (ColumnGroup.swift),
+    /// or nil for the record's own container.
+    let groupPath: ColumnGroupPath?
     var codingPath: [any CodingKey] { [] }
+
+    init(decoder: RecordDecoder, groupPath: ColumnGroupPath? = nil) {
+        self.decoder = decoder
+        self.groupPath = groupPath
+    }
+
+    /// The record-level key of `key`: its column's key (the naming strategy
+    /// then applies), composed with the enclosing groups' keys if any.
+    @inline(__always)
+    private func name(_ key: Key) -> String {
+        guard let groupPath else { return key.stringValue }
+        return groupPath.key(of: key.stringValue)
+    }
 
     var allKeys: [Key] { decoder.columnNames.compactMap { Key(stringValue: $0) } }
 
-    func contains(_ key: Key) -> Bool { decoder.layout.resolve(key.stringValue) >= 0 }
+    func contains(_ key: Key) -> Bool { decoder.layout.resolve(name(key)) >= 0 }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        let index = decoder.layout.resolve(key.stringValue)
+        let index = decoder.layout.resolve(name(key))
         return index < 0 || decoder.isNull(at: index)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try decoder.decodeFast(type, key: key.stringValue, storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) != 0 }
+        try decoder.decodeFast(type, key: name(key), storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) != 0 }
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.decodeFast(type, key: key.stringValue, storageClass: SQLITE_TEXT) { String.fromColumnText($0, $1) }
+        try decoder.decodeFast(type, key: name(key), storageClass: SQLITE_TEXT) { String.fromColumnText($0, $1) }
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try decoder.decodeFast(type, key: key.stringValue, storageClass: SQLITE_FLOAT) { sqlite3_column_double($0, $1) }
+        try decoder.decodeFast(type, key: name(key), storageClass: SQLITE_FLOAT) { sqlite3_column_double($0, $1) }
     }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.decodeConvertible(type, key: key.stringValue) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.decodeConvertible(type, key: name(key)) }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try decoder.decodeFast(type, key: key.stringValue, storageClass: SQLITE_INTEGER) { Int(sqlite3_column_int64($0, $1)) }
+        try decoder.decodeFast(type, key: name(key), storageClass: SQLITE_INTEGER) { Int(sqlite3_column_int64($0, $1)) }
     }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.decodeConvertible(type, key: key.stringValue) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.decodeConvertible(type, key: key.stringValue) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.decodeConvertible(type, key: key.stringValue) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.decodeConvertible(type, key: name(key)) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.decodeConvertible(type, key: name(key)) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.decodeConvertible(type, key: name(key)) }
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try decoder.decodeFast(type, key: key.stringValue, storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) }
+        try decoder.decodeFast(type, key: name(key), storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) }
     }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.decodeConvertible(type, key: key.stringValue) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.decodeConvertible(type, key: key.stringValue) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.decodeConvertible(type, key: key.stringValue) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.decodeConvertible(type, key: key.stringValue) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.decodeConvertible(type, key: key.stringValue) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.decodeConvertible(type, key: name(key)) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.decodeConvertible(type, key: name(key)) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.decodeConvertible(type, key: name(key)) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.decodeConvertible(type, key: name(key)) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.decodeConvertible(type, key: name(key)) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let name = key.stringValue
+        let name = name(key)
         let index = decoder.columnIndex(name)
-        guard index >= 0 else { throw decoder.missingColumn(name, T.self) }
+        guard index >= 0 else {
+            // A column group has no column of its own: its members do.
+            if let group = T.self as? any ColumnGroup.Type { return try decodeGroup(T.self, group, key) }
+            throw decoder.missingColumn(name, T.self)
+        }
         if decoder.isNull(at: index) {
             throw decoder.columnError(.unexpectedNull, index, T.self)
         }
@@ -402,33 +422,48 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try decoder.decodeFastIfPresent(type, key: key.stringValue, storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) != 0 }
+        try decoder.decodeFastIfPresent(type, key: name(key), storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) != 0 }
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try decoder.decodeFastIfPresent(type, key: key.stringValue, storageClass: SQLITE_TEXT) { String.fromColumnText($0, $1) }
+        try decoder.decodeFastIfPresent(type, key: name(key), storageClass: SQLITE_TEXT) { String.fromColumnText($0, $1) }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try decoder.decodeFastIfPresent(type, key: key.stringValue, storageClass: SQLITE_FLOAT) { sqlite3_column_double($0, $1) }
+        try decoder.decodeFastIfPresent(type, key: name(key), storageClass: SQLITE_FLOAT) { sqlite3_column_double($0, $1) }
     }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decoder.decodeConvertibleIfPresent(type, key: key.stringValue) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decoder.decodeConvertibleIfPresent(type, key: name(key)) }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try decoder.decodeFastIfPresent(type, key: key.stringValue, storageClass: SQLITE_INTEGER) { Int(sqlite3_column_int64($0, $1)) }
+        try decoder.decodeFastIfPresent(type, key: name(key), storageClass: SQLITE_INTEGER) { Int(sqlite3_column_int64($0, $1)) }
     }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decoder.decodeConvertibleIfPresent(type, key: key.stringValue) }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decoder.decodeConvertibleIfPresent(type, key: key.stringValue) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decoder.decodeConvertibleIfPresent(type, key: key.stringValue) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decoder.decodeConvertibleIfPresent(type, key: name(key)) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decoder.decodeConvertibleIfPresent(type, key: name(key)) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decoder.decodeConvertibleIfPresent(type, key: name(key)) }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try decoder.decodeFastIfPresent(type, key: key.stringValue, storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) }
+        try decoder.decodeFastIfPresent(type, key: name(key), storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) }
     }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decoder.decodeConvertibleIfPresent(type, key: key.stringValue) }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decoder.decodeConvertibleIfPresent(type, key: key.stringValue) }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decoder.decodeConvertibleIfPresent(type, key: key.stringValue) }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decoder.decodeConvertibleIfPresent(type, key: key.stringValue) }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decoder.decodeConvertibleIfPresent(type, key: key.stringValue) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decoder.decodeConvertibleIfPresent(type, key: name(key)) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decoder.decodeConvertibleIfPresent(type, key: name(key)) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decoder.decodeConvertibleIfPresent(type, key: name(key)) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decoder.decodeConvertibleIfPresent(type, key: name(key)) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decoder.decodeConvertibleIfPresent(type, key: name(key)) }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        let index = decoder.columnIndex(key.stringValue)
+        let index = decoder.columnIndex(name(key))
+        if index < 0, let group = T.self as? any ColumnGroup.Type {
+            // An optional column group is nil when all its columns are NULL (or absent).
+            let path = ColumnGroupPath(parent: groupPath, group: group, key: key.stringValue)
+            let isNil = try path.memberKeys().allSatisfy { member in
+                let memberIndex = decoder.layout.resolve(member)
+                return memberIndex < 0 || decoder.isNull(at: memberIndex)
+            }
+            return isNil ? nil : try T(from: ColumnGroupDecoder(decoder: decoder, path: path))
+        }
         guard index >= 0, !decoder.isNull(at: index) else { return nil }
         return try decoder.decodeAny(T.self, at: index)
+    }
+
+    /// Decodes a column group from its members' columns.
+    private func decodeGroup<T: Decodable>(_ type: T.Type, _ group: any ColumnGroup.Type, _ key: Key) throws -> T {
+        let path = ColumnGroupPath(parent: groupPath, group: group, key: key.stringValue)
+        return try T(from: ColumnGroupDecoder(decoder: decoder, path: path))
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -436,13 +471,13 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     ) throws -> KeyedDecodingContainer<NestedKey> {
         throw decoder.error(
             .other("nested containers are not supported; use a Codable property, stored as JSON"),
-            column: decoder.layout.columnName(for: key.stringValue), expectedType: NestedKey.self)
+            column: decoder.layout.columnName(for: name(key)), expectedType: NestedKey.self)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         throw decoder.error(
             .other("nested containers are not supported; use a Codable property, stored as JSON"),
-            column: decoder.layout.columnName(for: key.stringValue), expectedType: [Any].self)
+            column: decoder.layout.columnName(for: name(key)), expectedType: [Any].self)
     }
 
     func superDecoder() throws -> any Decoder {

@@ -44,6 +44,20 @@ struct KPEverything: Codable, TableRecord, FetchableRecord {
     }
 }
 
+struct KPGroup: Codable, ColumnGroup {
+    struct Inner: Codable, ColumnGroup { var x: Int; var y: Int }
+    var street: String
+    var city: String
+    var inner: Inner
+    var shout: String { city.uppercased() }
+}
+
+struct KPGrouped: Codable, TableRecord, FetchableRecord {
+    var id: Int64
+    var home: KPGroup
+    var work: KPGroup?
+}
+
 @Suite struct RecordColumnsTests {
     let dbQueue: DatabaseQueue
 
@@ -93,6 +107,19 @@ struct KPEverything: Codable, TableRecord, FetchableRecord {
         let sql = try dbQueue.read { db throws in try KPEverything.select(\.address.city).sql(db) }
         #expect(sql.sql == #"SELECT "address" ->> ? FROM "kPEverything""# || sql.sql.contains(#""address" ->> ?"#))
         #expect(throws: KeyPathColumnError.self) { try column(\KPEverything.notStored) }
+    }
+
+    /// Column groups are flattened by the probe: each member is a key of
+    /// the record, so twin groups of the same type still resolve apart.
+    @Test func columnGroupMembersResolveToTheirOwnColumns() throws {
+        #expect(try column(\KPGrouped.home.city) == "\"home_city\"")
+        #expect(try column(\KPGrouped.work?.city) == "\"work_city\"")
+        #expect(try column(\KPGrouped.home.inner.y) == "\"home_inner_y\"")
+        #expect(try column(\KPGrouped.work?.inner.x) == "\"work_inner_x\"")
+        let group = try #require(throws: KeyPathColumnError.self) { try column(\KPGrouped.work) }
+        #expect(group.reason.contains("it is a column group (KPGroup)"))
+        let computed = try #require(throws: KeyPathColumnError.self) { try column(\KPGrouped.work?.shout) }
+        #expect(computed.reason == "it is a computed property")
     }
 
     @Test func singleCaseEnumsResolveByTypeButTwinsAreAmbiguous() throws {
