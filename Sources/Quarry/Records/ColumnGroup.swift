@@ -89,27 +89,67 @@ extension ColumnGroup {
 
 /// The chain of groups from a record down to one group: turns the coding key
 /// of a member into the coding key of its column in the record's row.
+///
+/// The case of an enum record (EnumRecord.swift) and the values it carries
+/// are paths too, whose members keep their own keys.
 final class ColumnGroupPath {
+    enum Rule {
+        /// A column group: its naming rule applies.
+        case group(any ColumnGroup.Type)
+        /// The case of an enum record: its associated values are stored in
+        /// columns (a struct value is spread over columns, like a group).
+        case enumCase
+        /// A struct carried by the case of an enum record: its members are
+        /// columns, under their own keys.
+        case payload
+    }
+
     let parent: ColumnGroupPath?
-    let group: any ColumnGroup.Type
+    let rule: Rule
     /// The coding key of the group in its record or enclosing group.
     let key: String
 
     init(parent: ColumnGroupPath?, group: any ColumnGroup.Type, key: String) {
         self.parent = parent
-        self.group = group
+        self.rule = .group(group)
+        self.key = key
+    }
+
+    init(parent: ColumnGroupPath?, rule: Rule, key: String) {
+        self.parent = parent
+        self.rule = rule
         self.key = key
     }
 
     /// The record-level key of a member: the innermost rule first.
     func key(of member: String) -> String {
-        let name = group.databaseColumnName(forKey: member, inGroup: key)
+        let name: String
+        switch rule {
+        case .group(let group): name = group.databaseColumnName(forKey: member, inGroup: key)
+        case .enumCase, .payload: name = member
+        }
         return parent?.key(of: name) ?? name
     }
 
-    /// The record-level keys of every column of the group, nested groups
-    /// included, in the order the group decodes them.
-    func memberKeys() throws -> [String] {
+    /// Whether a struct value at this level is spread over columns (the
+    /// associated values of an enum record's case), not stored as JSON.
+    var spreadsValues: Bool {
+        if case .enumCase = rule { return true }
+        return false
+    }
+
+    /// What the path stands for, in error messages.
+    var subject: String {
+        switch rule {
+        case .group(let group): return "the column group \(group)"
+        case .enumCase: return "the case \"\(key)\""
+        case .payload: return "the value of the case \"\(parent?.key ?? key)\""
+        }
+    }
+
+    /// The record-level keys of every column of a group at this path, nested
+    /// groups included, in the order the group decodes them.
+    func memberKeys(of group: any ColumnGroup.Type) throws -> [String] {
         try group.relativeColumnKeys().map(key(of:))
     }
 }
@@ -140,12 +180,12 @@ struct ColumnGroupDecoder: Decoder {
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        throw refusal(path.group, "a single value container")
+        throw refusal(Any.self, "a single value container")
     }
 
     private func refusal(_ type: Any.Type, _ container: String) -> RowDecodingError {
         decoder.error(
-            .other("the column group \(path.group) asked for \(container); a column group decodes its members with a keyed container"),
+            .other("\(path.subject) asked for \(container); it must decode its members with a keyed container"),
             column: path.parent?.key(of: path.key) ?? path.key, expectedType: type)
     }
 }
@@ -164,12 +204,12 @@ struct ColumnGroupEncoder: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        encoder.fail("the column group \(path.group) asked for an unkeyed container; a column group encodes its members with a keyed container")
+        encoder.fail("\(path.subject) asked for an unkeyed container; it must encode its members with a keyed container")
         return encoder.unkeyedContainer()
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        encoder.fail("the column group \(path.group) asked for a single value container; a column group encodes its members with a keyed container")
+        encoder.fail("\(path.subject) asked for a single value container; it must encode its members with a keyed container")
         return encoder.singleValueContainer()
     }
 }

@@ -66,12 +66,16 @@ final class PersistenceEncoder: Encoder {
         /// The keyed container handed to every record, and its key type.
         var container: AnyObject?
         var containerKeyType: Any.Type?
+        /// Whether the record is an enum whose case was encoded (EnumRecord.swift).
+        var encodedEnumCase = false
     }
     let state: UnsafeMutablePointer<State>
 
     var codingPath: [any CodingKey] { [] }
     /// The record's ``EncodableRecord/databaseEncodingUserInfo``.
     let userInfo: [CodingUserInfoKey: Any]
+    /// The key of the column that holds the case of an enum record.
+    let discriminatorKey: String
 
     init<Record: EncodableRecord>(_ type: Record.Type, jsonEncoder: @escaping (String) -> JSONEncoder) {
         recordType = type
@@ -80,6 +84,7 @@ final class PersistenceEncoder: Encoder {
         dateStrategy = Record.databaseDateEncodingStrategy
         uuidStrategy = Record.databaseUUIDEncodingStrategy
         self.jsonEncoder = jsonEncoder
+        discriminatorKey = (Record.self as? any TableRecord.Type)?.databaseDiscriminatorColumn ?? "kind"
         state = .allocate(capacity: 1)
         state.initialize(to: State())
     }
@@ -90,8 +95,12 @@ final class PersistenceEncoder: Encoder {
     }
 
     /// Encodes `record` into `container` (the default `encode(to:)` of Encodable records).
+    ///
+    /// An enum record's columns are put in the order of all its cases, NULL
+    /// for the other cases' columns, unless `canonicalEnumOrder` is false
+    /// (used to learn that order).
     static func encode<Record: EncodableRecord & Encodable>(
-        _ record: Record, into container: inout PersistenceContainer
+        _ record: Record, into container: inout PersistenceContainer, canonicalEnumOrder: Bool = true
     ) throws {
         let encoder: PersistenceEncoder
         if let layout = container.encodingLayout {
@@ -113,10 +122,27 @@ final class PersistenceEncoder: Encoder {
         state.pointee.values.removeAll(keepingCapacity: true)
         state.pointee.matchesLayout = true
         state.pointee.error = nil
+        state.pointee.encodedEnumCase = false
         try record.encode(to: encoder)
         if let error = state.pointee.error { throw error }
-        let columns: [String]
-        if state.pointee.matchesLayout {
+        var columns: [String]
+        if state.pointee.encodedEnumCase {
+            columns = state.pointee.matchesLayout
+                ? Array(state.pointee.columns[..<state.pointee.values.count]) : state.pointee.slowColumns
+            if canonicalEnumOrder, let all = EnumRecordColumns.of(Record.self) {
+                // Every case's columns, in one order: NULL for the other cases.
+                var values = [DatabaseValue](repeating: .null, count: all.columns.count)
+                for (column, value) in zip(columns, state.pointee.values) {
+                    guard let index = all.indexes[column] else {
+                        throw EncodingError.invalidValue(record, EncodingError.Context(
+                            codingPath: [], debugDescription: "\(Record.self) wrote the column \"\(column)\", which no case made by the probe wrote"))
+                    }
+                    values[index] = value
+                }
+                columns = all.columns
+                state.pointee.values = values
+            }
+        } else if state.pointee.matchesLayout {
             state.pointee.isComplete = true
             let count = state.pointee.values.count
             columns = count == state.pointee.columns.count
@@ -273,6 +299,10 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
             // A column group: its members are columns of the record.
             let path = ColumnGroupPath(parent: groupPath, group: group, key: key.stringValue)
             try value.encode(to: ColumnGroupEncoder(encoder: encoder, path: path))
+        } else if let groupPath, groupPath.spreadsValues {
+            // A struct carried by an enum record's case: its members are columns.
+            let path = ColumnGroupPath(parent: groupPath, rule: .payload, key: key.stringValue)
+            try value.encode(to: ColumnGroupEncoder(encoder: encoder, path: path))
         } else {
             encoder.append(try encoder.jsonDatabaseValue(for: value, key: name), key: name)
         }
@@ -330,7 +360,7 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
         } else if let group = T.self as? any ColumnGroup.Type {
             // A nil column group: NULL in each of its columns.
             let path = ColumnGroupPath(parent: groupPath, group: group, key: key.stringValue)
-            for member in try path.memberKeys() { encoder.append(.null, key: member) }
+            for member in try path.memberKeys(of: group) { encoder.append(.null, key: member) }
         } else {
             try encodeNil(forKey: key)
         }
@@ -339,6 +369,13 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
+        if groupPath == nil, EnumRecordColumns.isEnumRecord(encoder.recordType) {
+            // The case of an enum record: the discriminator, then its associated values.
+            encoder.state.pointee.encodedEnumCase = true
+            encoder.append(.text(key.stringValue), key: encoder.discriminatorKey)
+            let path = ColumnGroupPath(parent: nil, rule: .enumCase, key: key.stringValue)
+            return KeyedEncodingContainer(RecordKeyedEncodingContainer<NestedKey>(encoder: encoder, groupPath: path))
+        }
         encoder.fail("nested containers are not supported for column \"\(name(key))\"; use a Codable property, stored as JSON")
         return KeyedEncodingContainer(RecordKeyedEncodingContainer<NestedKey>(encoder: PersistenceEncoder.discarding))
     }

@@ -92,6 +92,12 @@ enum RecordColumns {
 
     /// The column that `keyPath` names.
     static func columnName<Root: Decodable, Value>(for keyPath: KeyPath<Root, Value>) throws -> String {
+        if EnumRecordColumns.isEnumRecord(Root.self) {
+            throw KeyPathColumnError(
+                recordType: "\(Root.self)", keyPath: describeKeyPath(keyPath),
+                reason: "\(Root.self) is an enum record, whose properties are all computed; "
+                    + "filter by case with filter(case:), and on the case's columns with filter(case:_:)")
+        }
         let probe = try self.probe(Root.self)
         if let column = lock.withLock({ probe.resolved[keyPath] }) { return column }
         let column = try resolve(keyPath, probe)
@@ -285,11 +291,12 @@ enum RecordColumns {
 /// replaced by their type: `\Player.<computed property of type String>`.
 func describeKeyPath(_ keyPath: AnyKeyPath) -> String {
     var text = "\(keyPath)"
+    // The type may hold angle brackets itself (`Optional<String>`): it ends at ")>".
     while let start = text.range(of: "<computed 0x"), let typeStart = text[start.upperBound...].firstIndex(of: "("),
-        let end = text[typeStart...].firstIndex(of: ">")
+        let end = text[typeStart...].range(of: ")>")
     {
-        let type = text[text.index(after: typeStart)..<end].dropLast()
-        text.replaceSubrange(start.lowerBound...end, with: "<computed property of type \(type)>")
+        let type = text[text.index(after: typeStart)..<end.lowerBound]
+        text.replaceSubrange(start.lowerBound..<end.upperBound, with: "<computed property of type \(type)>")
     }
     return text
 }

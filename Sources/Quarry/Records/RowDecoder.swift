@@ -63,6 +63,11 @@ final class DecodingLayout {
     /// The column name a key maps to.
     func columnName(for key: String) -> String { naming.columnName(for: key) }
 
+    /// The statement column index of a column name, or -1.
+    func index(ofColumn name: String) -> Int32 {
+        nameIndex.index(of: name).map { Int32($0) + offset } ?? -1
+    }
+
     /// The column index of a key, through the dictionary (slow path).
     func resolve(_ key: String) -> Int32 {
         if let index = fallback[key] { return index }
@@ -104,6 +109,14 @@ final class RecordDecoder: Decoder {
     var codingPath: [any CodingKey] { [] }
     /// The record's ``FetchableRecord/databaseDecodingUserInfo``.
     let userInfo: [CodingUserInfoKey: Any]
+    /// The column that holds the case of an enum record (EnumRecord.swift),
+    /// nil for other records.
+    let discriminatorColumn: String?
+
+    private static func discriminatorColumn(of recordType: Any.Type) -> String? {
+        guard EnumRecordColumns.isEnumRecord(recordType) else { return nil }
+        return (recordType as? any TableRecord.Type)?.databaseDiscriminatorColumn ?? "kind"
+    }
 
     /// A decoder of the rows of a statement.
     init(statement: Statement, columnNames: [String], layout: DecodingLayout, recordType: Any.Type,
@@ -116,6 +129,7 @@ final class RecordDecoder: Decoder {
         self.recordType = recordType
         self.dateStrategy = dateStrategy
         userInfo = (recordType as? any FetchableRecord.Type)?.databaseDecodingUserInfo ?? [:]
+        discriminatorColumn = Self.discriminatorColumn(of: recordType)
         state = .allocate(capacity: 1)
         state.initialize(to: State(keys: layout.keys, indexes: layout.indexes))
     }
@@ -130,6 +144,7 @@ final class RecordDecoder: Decoder {
         self.recordType = recordType
         self.dateStrategy = dateStrategy
         userInfo = (recordType as? any FetchableRecord.Type)?.databaseDecodingUserInfo ?? [:]
+        discriminatorColumn = Self.discriminatorColumn(of: recordType)
         state = .allocate(capacity: 1)
         state.initialize(to: State(keys: layout.keys, indexes: layout.indexes))
     }
@@ -165,6 +180,7 @@ final class RecordDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         state.pointee.position = 0
         state.pointee.followsLayout = true
+        if discriminatorColumn != nil { _ = try enumCase(Key.self) }
         if let cached = state.pointee.container, let keyType = state.pointee.containerKeyType, keyType == Key.self {
             // Checked just above: the holder was made for this Key.
             return unsafeDowncast(cached, to: ContainerHolder<Key>.self).container
@@ -183,6 +199,20 @@ final class RecordDecoder: Decoder {
     /// A wrapper around another record or value (see RecordSingleValueContainer).
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         RecordSingleValueContainer(decoder: self)
+    }
+
+    /// The case of an enum record, read from its discriminator column.
+    func enumCase<Key: CodingKey>(_ type: Key.Type) throws -> Key {
+        let column = discriminatorColumn ?? "kind"
+        let index = layout.index(ofColumn: column)
+        guard index >= 0 else { throw error(.columnNotFound, column: column, expectedType: recordType) }
+        let value = databaseValue(at: index)
+        guard case .text(let name) = value, let key = Key(stringValue: name) else {
+            let cases = (EnumMetadata.allCases(Key.self) ?? []).map { "\"\($0.stringValue)\"" }.joined(separator: ", ")
+            throw error(.other("found \(value.storageClassName) \(value), which names no case of \(recordType) (\(cases))"),
+                        column: column, expectedType: recordType)
+        }
+        return key
     }
 
     // MARK: Reading cells
@@ -374,7 +404,11 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         return groupPath.key(of: key.stringValue)
     }
 
-    var allKeys: [Key] { decoder.columnNames.compactMap { Key(stringValue: $0) } }
+    var allKeys: [Key] {
+        // An enum record has one key: its case (checked when the container was made).
+        if groupPath == nil, decoder.discriminatorColumn != nil { return [(try? decoder.enumCase(Key.self))].compactMap { $0 } }
+        return decoder.columnNames.compactMap { Key(stringValue: $0) }
+    }
 
     func contains(_ key: Key) -> Bool { decoder.layout.resolve(name(key)) >= 0 }
 
@@ -413,6 +447,11 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         guard index >= 0 else {
             // A column group has no column of its own: its members do.
             if let group = T.self as? any ColumnGroup.Type { return try decodeGroup(T.self, group, key) }
+            if let groupPath, groupPath.spreadsValues {
+                // A struct carried by an enum record's case: its members are columns.
+                let path = ColumnGroupPath(parent: groupPath, rule: .payload, key: key.stringValue)
+                return try T(from: ColumnGroupDecoder(decoder: decoder, path: path))
+            }
             throw decoder.missingColumn(name, T.self)
         }
         if decoder.isNull(at: index) {
@@ -450,7 +489,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         if index < 0, let group = T.self as? any ColumnGroup.Type {
             // An optional column group is nil when all its columns are NULL (or absent).
             let path = ColumnGroupPath(parent: groupPath, group: group, key: key.stringValue)
-            let isNil = try path.memberKeys().allSatisfy { member in
+            let isNil = try path.memberKeys(of: group).allSatisfy { member in
                 let memberIndex = decoder.layout.resolve(member)
                 return memberIndex < 0 || decoder.isNull(at: memberIndex)
             }
@@ -469,6 +508,11 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
+        if groupPath == nil, decoder.discriminatorColumn != nil {
+            // The case of an enum record: its associated values are columns.
+            let path = ColumnGroupPath(parent: nil, rule: .enumCase, key: key.stringValue)
+            return KeyedDecodingContainer(RecordKeyedDecodingContainer<NestedKey>(decoder: decoder, groupPath: path))
+        }
         throw decoder.error(
             .other("nested containers are not supported; use a Codable property, stored as JSON"),
             column: decoder.layout.columnName(for: name(key)), expectedType: NestedKey.self)

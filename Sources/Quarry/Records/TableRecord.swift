@@ -31,6 +31,18 @@ public protocol TableRecord {
     /// static let databaseSelection = ["id", "name"]   // SELECT "id", "name" FROM "player"
     /// ```
     static var databaseSelection: [String] { get }
+
+    /// The column that holds the case of an enum record (`"kind"` by default;
+    /// see <doc:ColumnGroupsAndEnumRecords>).
+    ///
+    /// ```swift
+    /// enum Media: Codable, FetchableRecord, PersistableRecord {
+    ///     static let databaseDiscriminatorColumn = "type"
+    ///     case book(Book)
+    ///     case film(Film)
+    /// }
+    /// ```
+    static var databaseDiscriminatorColumn: String { get }
 }
 
 extension TableRecord {

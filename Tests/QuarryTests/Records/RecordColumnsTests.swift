@@ -58,6 +58,13 @@ struct KPGrouped: Codable, TableRecord, FetchableRecord {
     var work: KPGroup?
 }
 
+enum KPMedia: Codable, TableRecord, FetchableRecord {
+    struct Book: Codable { var id: Int64; var title: String }
+    case book(Book)
+    case note(text: String)
+    var text: String? { if case .note(let text) = self { return text } else { return nil } }
+}
+
 @Suite struct RecordColumnsTests {
     let dbQueue: DatabaseQueue
 
@@ -120,6 +127,14 @@ struct KPGrouped: Codable, TableRecord, FetchableRecord {
         #expect(group.reason.contains("it is a column group (KPGroup)"))
         let computed = try #require(throws: KeyPathColumnError.self) { try column(\KPGrouped.work?.shout) }
         #expect(computed.reason == "it is a computed property")
+    }
+
+    /// An enum record has no stored property: every key path is refused,
+    /// with the way to filter it instead.
+    @Test func enumRecordKeyPathsAreRefused() throws {
+        let error = try #require(throws: KeyPathColumnError.self) { try column(\KPMedia.text) }
+        #expect(error.description.hasPrefix("\\KPMedia.<computed property of type Optional<String>> does not name a column of KPMedia: KPMedia is an enum record"))
+        #expect(error.reason.contains("filter(case:_:)"))
     }
 
     @Test func singleCaseEnumsResolveByTypeButTwinsAreAmbiguous() throws {

@@ -1,0 +1,191 @@
+// Enum records (single-table inheritance): one table, a discriminator
+// column, the union of the cases' columns; fetch decodes the right case,
+// writes fill the case's columns and NULL the others, requests filter by case.
+
+import Foundation
+import Quarry
+import Testing
+
+private struct MediaBook: Codable, Equatable {
+    var id: Int64
+    var title: String
+    var pages: Int
+}
+
+private struct MediaFilm: Codable, Equatable {
+    var id: Int64
+    var title: String
+    var minutes: Int
+    var director: String?
+}
+
+private enum Media: Codable, FetchableRecord, PersistableRecord, Equatable {
+    static let databaseTableName = "media"
+    case book(MediaBook)
+    case film(MediaFilm)
+    case podcast(id: Int64, title: String)
+    case placeholder
+
+    var title: String? {
+        switch self {
+        case .book(let book): return book.title
+        case .film(let film): return film.title
+        case .podcast(_, let title): return title
+        case .placeholder: return nil
+        }
+    }
+}
+
+/// Renamed cases and another discriminator column.
+private enum Shape: Codable, FetchableRecord, PersistableRecord, Equatable {
+    static let databaseTableName = "shape"
+    static let databaseDiscriminatorColumn = "type"
+    struct Circle: Codable, Equatable { var id: Int64; var radius: Double }
+    struct Square: Codable, Equatable { var id: Int64; var side: Double }
+    case circle(Circle)
+    case square(Square)
+
+    enum CodingKeys: String, CodingKey {
+        case circle = "CIRCLE", square = "SQUARE"
+    }
+}
+
+@Suite("Enum records")
+struct EnumRecordTests {
+    static let schema = """
+        CREATE TABLE media (
+            id INTEGER PRIMARY KEY, kind TEXT NOT NULL, title TEXT,
+            pages INTEGER, minutes INTEGER, director TEXT)
+        """
+
+    func withMedia(_ kind: WriterKind, _ body: (Database) throws -> Void) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try writer.write { db throws in
+            try db.execute(sql: Self.schema)
+            try Media.book(MediaBook(id: 1, title: "Dune", pages: 412)).insert(db)
+            try Media.film(MediaFilm(id: 2, title: "Alien", minutes: 117, director: "Scott")).insert(db)
+            try Media.book(MediaBook(id: 3, title: "Emma", pages: 180)).insert(db)
+            try Media.podcast(id: 4, title: "Talk").insert(db)
+            try Media.placeholder.insert(db)
+            try body(db)
+        }
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func insertWritesTheCaseColumnsAndNullsTheOthers(kind: WriterKind) throws {
+        try withMedia(kind) { db throws in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, kind, title, pages, minutes, director FROM media ORDER BY id")
+            #expect(rows.map(\.databaseValues) == [
+                [.integer(1), .text("book"), .text("Dune"), .integer(412), .null, .null],
+                [.integer(2), .text("film"), .text("Alien"), .null, .integer(117), .text("Scott")],
+                [.integer(3), .text("book"), .text("Emma"), .integer(180), .null, .null],
+                [.integer(4), .text("podcast"), .text("Talk"), .null, .null, .null],
+                [.integer(5), .text("placeholder"), .null, .null, .null, .null],
+            ])
+        }
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func fetchDecodesTheRightCase(kind: WriterKind) throws {
+        try withMedia(kind) { db throws in
+            let media = try Media.fetchAll(db, sql: "SELECT * FROM media ORDER BY id")
+            #expect(media == [
+                .book(MediaBook(id: 1, title: "Dune", pages: 412)),
+                .film(MediaFilm(id: 2, title: "Alien", minutes: 117, director: "Scott")),
+                .book(MediaBook(id: 3, title: "Emma", pages: 180)),
+                .podcast(id: 4, title: "Talk"),
+                .placeholder,
+            ])
+            #expect(try Media.fetchOne(db, key: 2) == media[1])
+            #expect(try Media.fetchCount(db) == 5)
+        }
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func updateToAnotherCaseLeavesNothingStale(kind: WriterKind) throws {
+        try withMedia(kind) { db throws in
+            try Media.film(MediaFilm(id: 1, title: "Dune", minutes: 155, director: nil)).update(db)
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT kind, title, pages, minutes FROM media WHERE id = 1"))
+            #expect(row.databaseValues == [.text("film"), .text("Dune"), .null, .integer(155)])
+            #expect(try Media.fetchOne(db, key: 1) == .film(MediaFilm(id: 1, title: "Dune", minutes: 155, director: nil)))
+            // save() and upsert go through the same columns.
+            try Media.book(MediaBook(id: 9, title: "Ulysses", pages: 730)).save(db)
+            #expect(try Media.fetchOne(db, key: 9) == .book(MediaBook(id: 9, title: "Ulysses", pages: 730)))
+            try Media.book(MediaBook(id: 1, title: "Dune", pages: 500)).upsert(db)
+            #expect(try Int.fetchOne(db, sql: "SELECT minutes FROM media WHERE id = 1") == nil)
+            #expect(try Int.fetchOne(db, sql: "SELECT pages FROM media WHERE id = 1") == 500)
+        }
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func requestsFilterByCase(kind: WriterKind) throws {
+        try withMedia(kind) { db throws in
+            let books = Media.filter(case: Media.book).order(sql: "id")
+            try expectSQL(books, db, #"SELECT * FROM "media" WHERE "kind" = ? ORDER BY id"#, ["book"])
+            let expected = try Media.fetchAll(db, sql: "SELECT * FROM media WHERE kind = 'book' ORDER BY id")
+            #expect(try books.fetchAll(db) == expected)
+            #expect(expected.count == 2)
+
+            let long = Media.filter(case: Media.book, \.pages > 300)
+            try expectSQL(long, db, #"SELECT * FROM "media" WHERE ("kind" = ?) AND ("pages" > ?)"#, ["book", 300])
+            #expect(try long.fetchAll(db) == [.book(MediaBook(id: 1, title: "Dune", pages: 412))])
+
+            let podcasts = Media.filter(case: Media.podcast)
+            try expectSQL(podcasts, db, #"SELECT * FROM "media" WHERE "kind" = ?"#, ["podcast"])
+            #expect(try podcasts.fetchAll(db) == [.podcast(id: 4, title: "Talk")])
+
+            let placeholders = Media.all().filter(case: .placeholder)
+            try expectSQL(placeholders, db, #"SELECT * FROM "media" WHERE "kind" = ?"#, ["placeholder"])
+            #expect(try placeholders.fetchCount(db) == 1)
+            #expect(try Media.filter(case: Media.film).deleteAll(db) == 1)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media WHERE kind = 'film'") == 0)
+        }
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func renamedCasesAndAnotherDiscriminator(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try writer.write { db throws in
+            try db.execute(sql: "CREATE TABLE shape (id INTEGER PRIMARY KEY, type TEXT NOT NULL, radius REAL, side REAL)")
+            try Shape.circle(.init(id: 1, radius: 2)).insert(db)
+            try Shape.square(.init(id: 2, side: 3)).insert(db)
+            let rows = try Row.fetchAll(db, sql: "SELECT type, radius, side FROM shape ORDER BY id")
+            #expect(rows.map(\.databaseValues) == [
+                [.text("CIRCLE"), .real(2), .null], [.text("SQUARE"), .null, .real(3)],
+            ])
+            let squares = Shape.filter(case: Shape.square)
+            try expectSQL(squares, db, #"SELECT * FROM "shape" WHERE "type" = ?"#, ["SQUARE"])
+            #expect(try squares.fetchAll(db) == [.square(.init(id: 2, side: 3))])
+        }
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func badRowsGiveClearErrors(kind: WriterKind) throws {
+        try withMedia(kind) { db throws in
+            try db.execute(sql: "INSERT INTO media (id, kind, title) VALUES (10, 'vinyl', 'Kind of Blue')")
+            let unknown = #expect(throws: RowDecodingError.self) { _ = try Media.fetchOne(db, key: 10) }
+            #expect(unknown?.column == "kind")
+            #expect(unknown.map { "\($0)" }?.contains(#"names no case of Media ("book", "film", "podcast", "placeholder")"#) == true)
+            let missing = #expect(throws: RowDecodingError.self) {
+                _ = try Media.fetchAll(db, sql: "SELECT id, title FROM media")
+            }
+            #expect(missing?.column == "kind")
+            // A book row whose pages are NULL.
+            try db.execute(sql: "UPDATE media SET pages = NULL WHERE id = 3")
+            let null = #expect(throws: RowDecodingError.self) { _ = try Media.fetchOne(db, key: 3) }
+            #expect(null?.column == "pages")
+        }
+    }
+
+    @Test
+    func keyPathsOfAnEnumRecordAreRefused() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.read { db throws in
+            let error = #expect(throws: KeyPathColumnError.self) { _ = try Media.filter(\.title == "Dune").sql(db) }
+            #expect(error?.reason.contains("Media is an enum record") == true)
+            #expect(error?.reason.contains("filter(case:)") == true)
+        }
+    }
+}
