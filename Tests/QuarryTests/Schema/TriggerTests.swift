@@ -154,7 +154,7 @@ private struct TAudit: Codable, FetchableRecord, PersistableRecord, Equatable {
                 ) { t in
                     t.insert(
                         into: "audit", columns: ["action", "book_id", "title"],
-                        select: TBook.select(named: [
+                        select: TBook.all().select(named: [
                             QueryExpression<TBook, String>(sql: "?", arguments: ["rename"]).forKey("action"),
                             TriggerRow.new[\TBook.id].forKey("book_id"),
                             TriggerRow.new[\TBook.title].forKey("title"),
@@ -178,23 +178,23 @@ private struct TAudit: Codable, FetchableRecord, PersistableRecord, Equatable {
                 CREATE TRIGGER book_audit_delete BEFORE DELETE ON book
                 BEGIN INSERT INTO audit (action, book_id, title) VALUES ('delete', OLD.id, OLD.title); END;
                 """)
-        #expect(sql == [
-            #"CREATE TRIGGER "book_audit_insert" AFTER INSERT ON "book" FOR EACH ROW "#
-                + #"BEGIN INSERT INTO "audit" ("action", "book_id", "title") VALUES ('insert', NEW."id", NEW."title"); END"#,
-            #"CREATE TRIGGER "book_audit_update" AFTER UPDATE OF "title" ON "book" FOR EACH ROW "#
-                + #"BEGIN INSERT INTO "audit" ("action", "book_id", "title") "#
-                + #"SELECT 'rename' AS "action", NEW."id" AS "book_id", NEW."title" AS "title" "#
-                + #"FROM "book" WHERE "id" = NEW."id"; END"#,
-            #"CREATE TRIGGER "book_audit_delete" BEFORE DELETE ON "book" FOR EACH ROW "#
-                + #"BEGIN INSERT INTO "audit" (action, book_id, title) VALUES ('delete', OLD."id", OLD."title"); END"#,
-        ])
-        #expect(Array(snapshot.suffix(5)) == [
+        let insertSQL: String = #"CREATE TRIGGER "book_audit_insert" AFTER INSERT ON "book" FOR EACH ROW "#
+            + #"BEGIN INSERT INTO "audit" ("action", "book_id", "title") VALUES ('insert', NEW."id", NEW."title"); END"#
+        let updateSQL: String = #"CREATE TRIGGER "book_audit_update" AFTER UPDATE OF "title" ON "book" FOR EACH ROW "#
+            + #"BEGIN INSERT INTO "audit" ("action", "book_id", "title") "#
+            + #"SELECT 'rename' AS "action", NEW."id" AS "book_id", NEW."title" AS "title" "#
+            + #"FROM "book" WHERE "id" = NEW."id"; END"#
+        let deleteSQL: String = #"CREATE TRIGGER "book_audit_delete" BEFORE DELETE ON "book" FOR EACH ROW "#
+            + #"BEGIN INSERT INTO "audit" (action, book_id, title) VALUES ('delete', OLD."id", OLD."title"); END"#
+        #expect(sql == [insertSQL, updateSQL, deleteSQL])
+        let audit: [[DatabaseValue]] = [
             [1, "insert", 1, "Earthsea"],
             [2, "insert", 2, "The Dispossessed"],
             [3, "insert", 3, "Dune"],
             [4, "rename", 1, "A Wizard of Earthsea"],
             [5, "delete", 2, "The Dispossessed"],
-        ])
+        ]
+        #expect(Array(snapshot.suffix(5)) == audit)
     }
 
     @Test(arguments: WriterKind.allCases)
@@ -237,8 +237,9 @@ private struct TAudit: Codable, FetchableRecord, PersistableRecord, Equatable {
                 t.delete(TAudit.filter(sql: "book_id IN (SELECT id FROM book WHERE author_id = OLD.id)"))
                 t.delete(TBook.filter(\.authorID == TriggerRow.old[\TAuthor.id]))
             }
+            // SQLite stores the statement without TEMPORARY and IF NOT EXISTS.
             #expect(try ViewTests.storedSQL(db, "author_cleanup")
-                == #"CREATE TRIGGER IF NOT EXISTS "author_cleanup" BEFORE DELETE ON "author" FOR EACH ROW WHEN OLD."book_count" > 0 "#
+                == #"CREATE TRIGGER "author_cleanup" BEFORE DELETE ON "author" FOR EACH ROW WHEN OLD."book_count" > 0 "#
                 + #"BEGIN DELETE FROM "audit" WHERE book_id IN (SELECT id FROM book WHERE author_id = OLD.id); "#
                 + #"DELETE FROM "book" WHERE "author_id" = OLD."id"; END"#)
             #expect(try String.fetchAll(db, sql: "SELECT name FROM sqlite_temp_master WHERE type = 'trigger'") == ["author_cleanup"])
