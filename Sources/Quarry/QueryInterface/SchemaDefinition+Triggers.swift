@@ -38,8 +38,9 @@ extension Database {
     ///     the trigger.
     ///   - timing: `.before`, `.after` (tables) or `.insteadOf` (views).
     ///   - event: `.insert`, `.delete`, `.update` or `.update(of:)` some columns.
-    ///   - condition: the `WHEN` condition: the trigger runs only for the rows
-    ///     where it is true. Nil runs it for every row.
+    ///   - condition: the `WHEN` condition, built from the columns of
+    ///     `TriggerRow.new` and `TriggerRow.old` (and subqueries): the trigger
+    ///     runs only for the rows where it is true. Nil runs it for every row.
     ///   - body: adds the statements of the trigger to the ``TriggerDefinition``
     ///     it receives; at least one. An error it throws is rethrown, and no
     ///     trigger is created.

@@ -331,6 +331,10 @@ private struct TAudit: Codable, FetchableRecord, PersistableRecord, Equatable {
             #expect(throws: DatabaseError.self) {
                 try db.create(trigger: "t6", on: "book", timing: .after, event: .update(of: []), body: body)
             }
+            // An insert of no column.
+            #expect(throws: DatabaseError.self) {
+                try db.create(trigger: "t9", on: "book", timing: .after, event: .insert) { t in t.insert(into: TAudit.self) }
+            }
             // A fragment whose arguments do not match its parameters.
             #expect(throws: DatabaseError.self) {
                 try db.create(trigger: "t7", on: "book", timing: .after, event: .insert) { t in

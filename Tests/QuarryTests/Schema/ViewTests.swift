@@ -132,6 +132,13 @@ private struct TopPlayer: Codable, FetchableRecord, PersistableRecord, Equatable
                 #expect(try row["c\(index)"] as DatabaseValue == value, "column c\(index)")
             }
             #expect(try row["negated"] as Int == 3)
+
+            // The values of LIKE … ESCAPE are literals too.
+            try VPlayer(id: nil, name: "50% off", score: 1).insert(db)
+            try db.create(view: "escaped", as: VPlayer.filter { $0.name.like("50!%%", escape: "!") }.select(\.name))
+            #expect(try Self.storedSQL(db, "escaped")
+                == #"CREATE VIEW "escaped" AS SELECT "name" FROM "player" WHERE "name" LIKE '50!%%' ESCAPE '!'"#)
+            #expect(try String.fetchAll(db, sql: "SELECT * FROM escaped") == ["50% off"])
         }
     }
 
