@@ -43,12 +43,6 @@ extension TableDefinition {
 /// The SQL of an expression with its values written as literals.
 enum SchemaExpression {
     static func sql(_ expression: SQLExpression) throws -> String {
-        let context = SQLGenerationContext(db: nil)
-        let sql = try context.sql(expression)
-        var values = context.arguments.makeIterator()
-        return try SQLFragment.rewritingParameters(sql) { _ in
-            guard let value = values.next() else { throw DatabaseError.misuse("a check constraint lost a value") }
-            return value.sqlLiteral
-        }
+        try SQLGenerationContext(db: nil, rendersValuesAsLiterals: true).sql(expression)
     }
 }

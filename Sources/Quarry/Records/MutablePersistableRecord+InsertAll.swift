@@ -90,7 +90,7 @@ extension MutablePersistableRecord {
         inserted.reserveCapacity(records.underestimatedCount)
         var fetched: [T] = []
         try db.inSavepoint {
-            let schema = try schema(db)
+            let schema = try schema(db, writing: .insert)
             let predictable = conflict != .ignore && conflict != .replace && !schema.hasTriggers
             // RETURNING rows are matched to records by rowid.
             guard predictable, selection == nil || schema.hasRowID else {

@@ -24,6 +24,18 @@ extension MutablePersistableRecord {
         try db.recordCache.schema(for: databaseTableName, in: db)
     }
 
+    /// The schema, for a write: throws viewNotWritable when the table is a
+    /// view that SQLite would refuse the statement on (a check of the cached
+    /// schema, no query).
+    static func schema(_ db: Database, writing statement: PersistenceStatement) throws -> TableSchema {
+        let schema = try db.recordCache.schema(for: databaseTableName, in: db)
+        guard schema.accepts(statement) else {
+            throw RecordError.viewNotWritable(
+                recordType: String(describing: Self.self), databaseViewName: databaseTableName, statement: statement.rawValue)
+        }
+        return schema
+    }
+
     static func statementKey(_ kind: RecordStatementKey.Kind, _ conflict: ConflictResolution = .abort) -> RecordStatementKey {
         RecordStatementKey(type: ObjectIdentifier(Self.self), kind: kind, conflict: conflict)
     }
@@ -190,7 +202,10 @@ extension MutablePersistableRecord {
     /// The container indexes of the primary key columns; throws if one is missing.
     static func keyIndexes(_ container: PersistenceContainer, _ schema: TableSchema) throws -> [Int] {
         guard !schema.primaryKey.isEmpty else {
-            throw RecordError.invalidKey(databaseTableName: databaseTableName, reason: "the table has no primary key")
+            let reason = schema.isView
+                ? "a view has no primary key; write through it with updateAll or deleteAll on a request"
+                : "the table has no primary key"
+            throw RecordError.invalidKey(databaseTableName: databaseTableName, reason: reason)
         }
         return try schema.primaryKey.map { column in
             guard let index = container.index(ofColumn: column) else {

@@ -91,7 +91,7 @@ extension MutablePersistableRecord {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
         try willInsert(db)
         let container = try persistenceContainer(db)
-        let schema = try Self.schema(db)
+        let schema = try Self.schema(db, writing: clause == nil ? .insert : .upsert)
         var fetched: T?
         var inserted: InsertionSuccess?
         var ignored = false
@@ -141,7 +141,7 @@ extension MutablePersistableRecord {
     ) throws -> (container: PersistenceContainer, fetched: T?) {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForUpdate
         let container = try persistenceContainer(db)
-        let schema = try Self.schema(db)
+        let schema = try Self.schema(db, writing: .update)
         let returning = selection.map { schema.hasTriggers ? "" : Self.returningSQL($0) } ?? ""
         let plan = try updatePlan(db, container, schema, columns: columns, conflict, returning: returning)
         let updatedColumns = Set(plan.updatedColumns(container))
@@ -190,7 +190,7 @@ extension MutablePersistableRecord {
     ) throws -> (container: PersistenceContainer, fetched: T?)? {
         try willInsert(db)
         let container = try persistenceContainer(db)
-        let schema = try Self.schema(db)
+        let schema = try Self.schema(db, writing: .upsert)
         // The rowid comes last in RETURNING: the fetched value reads the columns before it.
         var returning = schema.hasRowID ? "rowid" : ""
         if let selection, !schema.hasTriggers {
@@ -252,7 +252,7 @@ extension MutablePersistableRecord {
     ) throws -> (deleted: Bool, fetched: T?) {
         try willDelete(db)
         let container = try persistenceContainer(db)
-        let schema = try Self.schema(db)
+        let schema = try Self.schema(db, writing: .delete)
         let plan = try deletePlan(db, container, schema, returning: selection.map { Self.returningSQL($0) } ?? "")
         var fetched: T?
         var deleted: Bool?

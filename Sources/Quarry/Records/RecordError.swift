@@ -22,6 +22,12 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A single value was given as key, but the primary key has several columns,
     /// or a key names no column.
     case invalidKey(databaseTableName: String, reason: String)
+    /// The record's `databaseTableName` is a view
+    /// (<https://www.sqlite.org/lang_createview.html>), and no `INSTEAD OF`
+    /// trigger of the view handles the statement (`"INSERT"`, `"UPDATE"`,
+    /// `"DELETE"`), or the statement is an upsert (`"UPSERT"`), which SQLite
+    /// refuses on views. Records over views are fetched like any other.
+    case viewNotWritable(recordType: String, databaseViewName: String, statement: String)
 
     /// A sentence naming the table and the key.
     public var description: String {
@@ -36,6 +42,11 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "are not the primary key nor a unique index"
         case .invalidKey(let table, let reason):
             return "invalid key for table \"\(table)\": \(reason)"
+        case .viewNotWritable(let type, let view, let statement):
+            if statement == "UPSERT" {
+                return "\(type) cannot be upserted: \"\(view)\" is a view, and SQLite refuses UPSERT on views"
+            }
+            return "\(type) cannot run \(statement): \"\(view)\" is a view without an INSTEAD OF \(statement) trigger"
         }
     }
 }

@@ -1,6 +1,7 @@
 // TableSchema: what the record layer needs to know about a table — its
-// columns, primary key, generated columns, unique keys and triggers — read
-// from the schema once and cached per connection by RecordCache.
+// columns, primary key, generated columns, unique keys and triggers; for a
+// view, which statements its INSTEAD OF triggers accept — read from the
+// schema once and cached per connection by RecordCache.
 
 import CSQLite
 
@@ -32,6 +33,12 @@ struct TableSchema {
     /// (<https://www.sqlite.org/autoinc.html>): new rowids then also exceed
     /// every rowid the table ever had, kept in `sqlite_sequence`.
     let isAutoIncrement: Bool
+    /// Whether the name is a view (<https://www.sqlite.org/lang_createview.html>).
+    let isView: Bool
+    /// For a view, the statements that an INSTEAD OF trigger handles
+    /// (<https://www.sqlite.org/lang_createtrigger.html#instead_of_triggers>):
+    /// SQLite refuses the others.
+    let viewWrites: Set<PersistenceStatement>
 
     /// Reads the schema of `table` (<https://www.sqlite.org/pragma.html#pragma_table_xinfo>).
     init(table: String, db: Database) throws {
@@ -62,8 +69,9 @@ struct TableSchema {
                 rowIDColumn = hasRowID ? "rowid" : nil
             }
         }
+        let isView = try db.viewExists(table)
         var uniqueKeys: [Set<String>] = [Set(primaryKey.map { $0.asciiLowercased })]
-        for index in try db.indexes(on: table) where index.isUnique && !index.isPartial {
+        for index in isView ? [] : try db.indexes(on: table) where index.isUnique && !index.isPartial {
             // An index on an expression has an empty column name: it is no key of columns.
             if !index.columns.contains("") { uniqueKeys.append(Set(index.columns.map { $0.asciiLowercased })) }
         }
@@ -77,6 +85,35 @@ struct TableSchema {
             autoIncrement = 0
         }
         isAutoIncrement = autoIncrement != 0
+        self.isView = isView
+        viewWrites = isView ? Self.viewWrites(table, columns: columns, db) : []
+    }
+
+    /// The statements SQLite accepts on a view: those its INSTEAD OF
+    /// triggers handle. SQLite compiles a write on a view only when a trigger
+    /// handles it ("cannot modify … because it is a view" otherwise), so each
+    /// statement is compiled, never run. The UPDATE sets every column, so that
+    /// any `UPDATE OF` trigger counts.
+    private static func viewWrites(_ view: String, columns: [String], _ db: Database) -> Set<PersistenceStatement> {
+        guard !columns.isEmpty else { return [] }
+        let name = view.quotedDatabaseIdentifier
+        let columnList = columns.map(\.quotedDatabaseIdentifier)
+        let probes: [(PersistenceStatement, String)] = [
+            (.insert, "INSERT INTO \(name) (\(columnList.joined(separator: ", "))) VALUES (\(columns.map { _ in "NULL" }.joined(separator: ", ")))"),
+            (.update, "UPDATE \(name) SET \(columnList.map { "\($0) = NULL" }.joined(separator: ", "))"),
+            (.delete, "DELETE FROM \(name)"),
+        ]
+        var accepted: Set<PersistenceStatement> = []
+        for (statement, sql) in probes where (try? db.makeStatement(sql: sql)) != nil {
+            accepted.insert(statement)
+        }
+        return accepted
+    }
+
+    /// Whether `statement` may run: always on a table, only with an
+    /// INSTEAD OF trigger on a view (never an upsert, which SQLite refuses on views).
+    func accepts(_ statement: PersistenceStatement) -> Bool {
+        !isView || viewWrites.contains(statement)
     }
 
     /// Whether a column is written by INSERT and UPDATE.
@@ -89,4 +126,13 @@ struct TableSchema {
         let set = Set(columns.map { $0.asciiLowercased })
         return uniqueKeys.contains(set)
     }
+}
+
+/// The statements of record persistence, for the refusal of writes on views.
+enum PersistenceStatement: String, Hashable {
+    case insert = "INSERT"
+    case update = "UPDATE"
+    case delete = "DELETE"
+    /// INSERT … ON CONFLICT, which SQLite refuses on views ("cannot UPSERT a view").
+    case upsert = "UPSERT"
 }

@@ -300,6 +300,9 @@ enum SQLQualifier: Sendable {
     /// The row an upsert would have inserted: `excluded."column"`
     /// (<https://www.sqlite.org/lang_upsert.html>).
     case excluded
+    /// The row a trigger runs for: `NEW."column"` or `OLD."column"`
+    /// (<https://www.sqlite.org/lang_createtrigger.html>).
+    case triggerRow(isNew: Bool)
 }
 
 /// A name for one occurrence of a table in a query, for self-joins and for

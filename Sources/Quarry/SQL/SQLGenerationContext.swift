@@ -4,7 +4,11 @@
 // This is the single place where the query interface writes SQL: identifier
 // quoting, placeholders, operator parentheses, aliases, joins, LIMIT. Values
 // are appended to `arguments` in the order their placeholders appear in the
-// text, and are never written into the text itself.
+// text, and are never written into the text itself — except in the literal
+// mode (`rendersValuesAsLiterals`) of the schema objects that SQLite forbids
+// parameters in (views, triggers, CHECK constraints): there each value is
+// written by DatabaseValue.sqlLiteral, the one literal renderer, in place of
+// its placeholder.
 
 /// Generates SQL text and its arguments.
 final class SQLGenerationContext {
@@ -35,8 +39,27 @@ final class SQLGenerationContext {
     /// recursion could exhaust the thread's stack.
     static let maximumDepth = 1000
 
-    init(db: Database?) {
+    /// Whether values are written as SQL literals (`'text'`, `42`) instead
+    /// of `?` placeholders, for the schema objects where SQLite allows no
+    /// parameters: views, triggers and CHECK constraints
+    /// (see Schema/DatabaseValue+SQLLiteral.swift). `arguments` then stays empty.
+    let rendersValuesAsLiterals: Bool
+
+    init(db: Database?, rendersValuesAsLiterals: Bool = false) {
         self.db = db
+        self.rendersValuesAsLiterals = rendersValuesAsLiterals
+    }
+
+    /// `?`, with `value` appended to the arguments; or, in literal mode, the
+    /// value as an SQL literal. A negative number is parenthesized, so that a
+    /// `-` before it never makes a `--` comment.
+    func placeholder(_ value: DatabaseValue) -> String {
+        guard rendersValuesAsLiterals else {
+            arguments.append(value)
+            return "?"
+        }
+        let literal = value.sqlLiteral
+        return literal.hasPrefix("-") ? "(" + literal + ")" : literal
     }
 
     // MARK: - Expressions
@@ -54,7 +77,7 @@ final class SQLGenerationContext {
         guard depth <= Self.maximumDepth else { throw Self.tooDeep() }
         switch expression.node {
         case .column, .allColumns: return try columnSQL(expression)
-        case .value, .literal, .countAll: return valueSQL(expression)
+        case .value, .literal, .countAll: return try valueSQL(expression)
         case .interpolated: return try interpolatedSQL(expression)
         case .prefix, .postfix, .collate: return try unarySQL(expression)
         case .infix: return try infixSQL(expression)
@@ -84,14 +107,24 @@ final class SQLGenerationContext {
     }
 
     @inline(never)
-    private func valueSQL(_ expression: SQLExpression) -> String {
+    private func valueSQL(_ expression: SQLExpression) throws -> String {
         switch expression.node {
         case .value(let value):
-            arguments.append(value)
-            return "?"
+            return placeholder(value)
         case .literal(let sql, let values):
-            arguments += values
-            return sql
+            guard rendersValuesAsLiterals, !values.isEmpty else {
+                arguments += values
+                return sql
+            }
+            // The fragment's parameters are plain `?` (see SQLFragment), one
+            // per value; the scan skips strings, quoted identifiers and comments.
+            var remaining = values.makeIterator()
+            return try SQLFragment.rewritingParameters(sql) { _ in
+                guard let value = remaining.next() else {
+                    throw DatabaseError(resultCode: .SQLITE_RANGE, message: "a parameter has no value", sql: sql)
+                }
+                return placeholder(value)
+            }
         case .countAll:
             return "COUNT(*)"
         default:
@@ -164,8 +197,7 @@ final class SQLGenerationContext {
         case .match(let op, let operand, let pattern, let escape, let negated):
             var text = try self.operand(operand) + (negated ? " NOT \(op) " : " \(op) ") + self.operand(pattern)
             if let escape {
-                arguments.append(.text(escape))
-                text += " ESCAPE ?"
+                text += " ESCAPE " + placeholder(.text(escape))
             }
             return text
         default:
@@ -248,6 +280,8 @@ final class SQLGenerationContext {
             return name.quotedDatabaseIdentifier + "."
         case .excluded:
             return "excluded."
+        case .triggerRow(let isNew):
+            return isNew ? "NEW." : "OLD."
         }
     }
 
@@ -352,15 +386,12 @@ final class SQLGenerationContext {
             text += " ORDER BY " + orderings.joined(separator: ", ")
         }
         if let limit = query.limit {
-            arguments.append(.integer(Int64(limit)))
-            text += " LIMIT ?"
+            text += " LIMIT " + placeholder(.integer(Int64(limit)))
             if let offset = query.offset {
-                arguments.append(.integer(Int64(offset)))
-                text += " OFFSET ?"
+                text += " OFFSET " + placeholder(.integer(Int64(offset)))
             }
         } else if let offset = query.offset {
-            arguments.append(.integer(Int64(offset)))
-            text += " LIMIT -1 OFFSET ?"
+            text += " LIMIT -1 OFFSET " + placeholder(.integer(Int64(offset)))
         }
         return text
     }

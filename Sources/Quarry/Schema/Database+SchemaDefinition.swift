@@ -1,7 +1,8 @@
 // Database+SchemaDefinition: creating, altering and dropping tables and indexes.
 //
-// Views and triggers are created with SQL (`db.execute(sql: "CREATE VIEW …")`):
-// their bodies are SQL anyway. Every identifier is quoted with
+// Views and triggers are created from requests and SQL literals in
+// QueryInterface/SchemaDefinition+Views.swift and SchemaDefinition+Triggers.swift,
+// and dropped in Database+Views.swift. Every identifier is quoted with
 // `quotedDatabaseIdentifier`; SQL fragments (checks, defaults, conditions)
 // come from the application's code.
 
