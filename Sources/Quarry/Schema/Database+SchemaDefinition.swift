@@ -1,5 +1,8 @@
 // Database+SchemaDefinition: creating, altering and dropping tables and indexes.
 //
+// Full-text tables are created by FullTextSearch/Database+FTS5.swift;
+// `drop(table:)` drops them with their synchronization triggers.
+//
 // Views and triggers are created with SQL (`db.execute(sql: "CREATE VIEW …")`):
 // their bodies are SQL anyway. Every identifier is quoted with
 // `quotedDatabaseIdentifier`; SQL fragments (checks, defaults, conditions)
@@ -47,8 +50,15 @@ extension Database {
     ///
     /// With foreign keys enabled, dropping a table deletes its rows first, so
     /// it fails if other tables still refer to them.
+    ///
+    /// An FTS5 table synchronized with a content table (see
+    /// ``FTS5TableDefinition/synchronize(withTable:)``) is dropped with the
+    /// triggers that update it, which belong to the content table.
     public func drop(table name: String) throws {
-        try execute(sql: "DROP TABLE \(name.quotedDatabaseIdentifier)")
+        let triggers = try fullTextSynchronizationTriggers(of: name)
+        var statements = triggers.map { "DROP TRIGGER \($0.quotedDatabaseIdentifier)" }
+        statements.append("DROP TABLE \(name.quotedDatabaseIdentifier)")
+        try executeAtomically(statements)
     }
 
     /// Creates an index (<https://www.sqlite.org/lang_createindex.html>).
