@@ -129,6 +129,13 @@ public final class FTS5TableDefinition {
                     "the FTS5 table \(name) cannot be synchronized with \(contentTable), a WITHOUT ROWID table: "
                         + "FTS5 indexes rows by rowid")
             }
+            // SQLite's own error for a missing column comes from the rebuild
+            // command, as a bare "SQL logic error": check them first.
+            let contentColumns = Set(try db.columns(in: contentTable).map { $0.name.asciiLowercased })
+            for column in columns where !contentColumns.contains(column.name.asciiLowercased) {
+                throw DatabaseError.misuse(
+                    "the FTS5 table \(name) cannot be synchronized with \(contentTable): \(contentTable) has no column \(column.name)")
+            }
             // An INTEGER PRIMARY KEY is the rowid under its own name.
             let primaryKey = try db.primaryKey(contentTable)
             let rowIDColumn = primaryKey.isHiddenRowID ? nil : primaryKey.rowIDColumn

@@ -76,8 +76,9 @@ public func bm25<FullText: TableRecord, Root>(_ table: FullText.Type, weights: [
 /// // SELECT highlight("book_ft", ?, ?, ?) FROM "book_ft" WHERE "book_ft" MATCH ?   [0, "<b>", "</b>", ...]
 /// ```
 ///
-/// The markers are bound; they are not escaped in the text, which is
-/// returned as stored.
+/// The markers are bound; SQLite reads them up to their first NUL
+/// character. The column's text is returned as stored, not escaped: escape
+/// it yourself before showing it as HTML.
 ///
 /// - parameters:
 ///   - column: the column, a key path of the record of the full-text table.
