@@ -2,9 +2,13 @@
 //
 // Values are always bound (`?`), except where SQLite forbids parameters: the
 // DEFAULT clause of a column definition in CREATE TABLE and ALTER TABLE
-// (https://www.sqlite.org/lang_createtable.html#the_default_clause). Schema
-// definitions render their default values with `sqlLiteral`, and nothing else
-// in Quarry may render a value as SQL text.
+// (https://www.sqlite.org/lang_createtable.html#the_default_clause), and the
+// module arguments of CREATE VIRTUAL TABLE (https://www.sqlite.org/lang_createvtab.html),
+// where FullTextSearch/FTS5TableDefinition.swift writes the options of FTS5
+// tables (tokenize=, content=, content_rowid=, prefix=) and the 'delete' and
+// 'rebuild' commands of its synchronization triggers. Those two users render
+// values with `sqlLiteral`, and nothing else in Quarry may render a value as
+// SQL text.
 
 import Foundation
 
@@ -14,8 +18,8 @@ extension DatabaseValue {
     /// `'it''s'`, `X'01FF'`.
     ///
     /// This is Quarry's **only** literal renderer. It is used for the DEFAULT
-    /// clause of column definitions, which cannot hold parameters; everywhere
-    /// else values are bound.
+    /// clause of column definitions and the options of FTS5 tables, which
+    /// cannot hold parameters; everywhere else values are bound.
     ///
     /// - Text: single quotes, embedded quotes doubled. Text that contains NUL
     ///   characters, which an SQL string literal cannot hold, is rendered as
