@@ -28,7 +28,7 @@ extension Database {
     /// - parameters:
     ///   - name: the table name.
     ///   - options: `.ifNotExists`, `.temporary`; see ``VirtualTableOptions``.
-    ///   - module: ``FTS5()``.
+    ///   - module: `FTS5()` (see ``FTS5``).
     ///   - body: defines the columns and options of the table; see ``FTS5TableDefinition``.
     public func create(
         virtualTable name: String, options: VirtualTableOptions = [], using module: FTS5,
