@@ -46,6 +46,24 @@ struct FTS5TableDefinitionTests {
             ])
             try db.drop(table: "document")
             #expect(try !db.tableExists("document"))
+
+            // A temporary table, and a contentless one.
+            let temporary = try createStatements(db) {
+                try db.create(virtualTable: "scratch", options: [.temporary], using: FTS5()) { t in
+                    t.column("a")
+                }
+            }
+            #expect(temporary == [#"CREATE VIRTUAL TABLE temp."scratch" USING fts5("a")"#])
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_temp_master WHERE name = 'scratch'") == 1)
+            let contentless = try createStatements(db) {
+                try db.create(virtualTable: "contentless", using: FTS5()) { t in
+                    t.content = ""
+                    t.column("a")
+                }
+            }
+            #expect(contentless == [#"CREATE VIRTUAL TABLE "contentless" USING fts5("a", content='')"#])
+            try db.execute(sql: "INSERT INTO contentless(rowid, a) VALUES (7, 'hello world')")
+            #expect(try Int64.fetchAll(db, sql: "SELECT rowid FROM contentless WHERE contentless MATCH 'world'") == [7])
         }
     }
 
