@@ -69,6 +69,10 @@ public struct SQLExpression: Sendable {
         case primaryKeyIn(table: String, [DatabaseValue], SQLQualifier)
         /// The single-column primary key of a table, looked up when SQL is generated.
         case primaryKeyColumn(table: String, SQLQualifier)
+        /// A call to an FTS5 auxiliary function, whose column arguments are
+        /// looked up when SQL is generated: `highlight("book_ft", ?, ?, ?)`.
+        /// Indirect, like association aggregates, to keep nodes small.
+        indirect case fullTextFunction(SQLFullTextFunction)
         /// An expression that could not be built (a key path that names no
         /// column); generating SQL for it throws this error.
         case invalid(any Error)
@@ -170,7 +174,7 @@ public struct SQLExpression: Sendable {
         case .primaryKeyIn(let table, let values, .current): return SQLExpression(.primaryKeyIn(table: table, values, qualifier))
         case .primaryKeyColumn(let table, .current): return SQLExpression(.primaryKeyColumn(table: table, qualifier))
         case .column, .value, .literal, .countAll, .allColumns, .invalid, .subquery, .exists, .primaryKeyIn, .primaryKeyColumn,
-            .associationAggregate:
+            .associationAggregate, .fullTextFunction:
             return self
         case .prefix(let op, let x): return SQLExpression(.prefix(op, x.qualified(by: qualifier)))
         case .postfix(let x, let op): return SQLExpression(.postfix(x.qualified(by: qualifier), op))
@@ -258,7 +262,7 @@ extension SQLExpression.Node {
         switch self {
         case .column, .value, .literal, .countAll, .allColumns, .invalid, .primaryKeyIn, .primaryKeyColumn: return false
         // Literals are written by hand: shallow.
-        case .exists, .subquery, .interpolated, .associationAggregate: return false
+        case .exists, .subquery, .interpolated, .associationAggregate, .fullTextFunction: return false
         default: return true
         }
     }
@@ -267,7 +271,7 @@ extension SQLExpression.Node {
     fileprivate func takeChildren() -> [SQLExpression] {
         switch self {
         case .column, .value, .literal, .countAll, .allColumns, .invalid, .exists, .subquery, .primaryKeyIn, .primaryKeyColumn,
-            .interpolated, .associationAggregate:
+            .interpolated, .associationAggregate, .fullTextFunction:
             return []
         case .prefix(_, let x), .postfix(let x, _), .collate(let x, _), .inSubquery(let x, _, _): return [x]
         case .infix(_, let x, let y), .aggregateFilter(let x, let y): return [x, y]

@@ -86,6 +86,7 @@ final class SQLGenerationContext {
         case .between, .match: return try rangeSQL(expression)
         case .caseWhen: return try caseWhenSQL(expression)
         case .primaryKeyIn, .primaryKeyColumn: return try primaryKeySQL(expression)
+        case .fullTextFunction: return try fullTextFunctionSQL(expression)
         case .invalid(let error): throw error
         }
     }
@@ -257,10 +258,59 @@ final class SQLGenerationContext {
         }
     }
 
+    /// `bm25("book_ft", ?, ?)`, `highlight("book_ft", ?, ?, ?)`: an FTS5
+    /// auxiliary function (<https://www.sqlite.org/fts5.html#_auxiliary_functions_>).
+    /// Its first argument is the full-text table's hidden column, named after
+    /// the table and written unqualified; columns are bound as their index in
+    /// the table, looked up here. Never inlined: see `sql(_:)`.
+    @inline(never)
+    private func fullTextFunctionSQL(_ expression: SQLExpression) throws -> String {
+        guard case .fullTextFunction(let call) = expression.node else { return "" }
+        var columns: [String] = []
+        if call.arguments.contains(where: \.needsColumns) {
+            guard let db else {
+                throw DatabaseError.misuse("generating the SQL of \(call.name)() on \(call.table) needs a database connection")
+            }
+            columns = try db.columns(in: call.table).map { $0.name.asciiLowercased }
+        }
+        func index(of column: String) throws -> Int {
+            guard let index = columns.firstIndex(of: column.asciiLowercased) else {
+                throw DatabaseError.misuse(
+                    "\(call.name)(): the full-text table \(call.table) has no column \(column) "
+                        + "(its columns: \(columns.joined(separator: ", ")))")
+            }
+            return index
+        }
+        var text = call.name + "(" + call.table.quotedDatabaseIdentifier
+        for argument in call.arguments {
+            switch argument {
+            case .value(let value):
+                arguments.append(value)
+                text += ", ?"
+            case .column(let name):
+                arguments.append(.integer(Int64(try index(of: name))))
+                text += ", ?"
+            case .weights(let weights):
+                var values: [Double] = []
+                for (column, weight) in weights.sorted(by: { $0.key < $1.key }) {
+                    let position = try index(of: column)
+                    while values.count <= position { values.append(1) }
+                    values[position] = weight
+                }
+                for value in values {
+                    arguments.append(.real(value))
+                    text += ", ?"
+                }
+            }
+        }
+        return text + ")"
+    }
+
     /// The SQL of an operand, in parentheses unless it is a single term.
     private func operand(_ expression: SQLExpression) throws -> String {
         switch expression.node {
-        case .column, .value, .function, .countAll, .subquery, .allColumns, .invalid, .associationAggregate, .aggregateFilter:
+        case .column, .value, .function, .countAll, .subquery, .allColumns, .invalid, .associationAggregate, .aggregateFilter,
+            .fullTextFunction:
             return try sql(expression)
         default:
             return "(" + (try sql(expression)) + ")"
@@ -542,6 +592,12 @@ final class SQLGenerationContext {
             return []
         case .invalid(let error):
             throw error
+        case .rowid:
+            // https://www.sqlite.org/lang_createtable.html#rowid
+            guard let db else {
+                throw DatabaseError.misuse("generating the SQL of a join on \(join.tableName) needs a database connection")
+            }
+            return [(parent: try db.primaryKey(parentTable).rowIDColumn ?? "rowid", child: "rowid")]
         case .foreignKey(let childHoldsForeignKey, let foreignKeyColumns):
             guard let db else {
                 throw DatabaseError.misuse("generating the SQL of a join on \(join.tableName) needs a database connection")

@@ -174,6 +174,10 @@ enum SQLJoinCondition: Sendable {
     /// Any condition, written with the aliases `parent` and `child` for the
     /// two tables: `"player"."team_id" = "team"."id" AND …`.
     case expression(SQLExpression, parent: TableAlias, child: TableAlias)
+    /// The joined table's rowid equals the parent's rowid (its INTEGER
+    /// PRIMARY KEY, when it has one): an FTS5 table joined to its content
+    /// table, `"book_ft"."rowid" = "book"."id"`.
+    case rowid
     /// A condition that could not be built; generating SQL throws this error.
     case invalid(any Error)
 }

@@ -1,5 +1,8 @@
 // Database+SchemaDefinition: creating, altering and dropping tables and indexes.
 //
+// Full-text tables are created by FullTextSearch/Database+FTS5.swift;
+// `drop(table:)` drops them with their synchronization triggers.
+//
 // Views and triggers are created from requests and SQL literals in
 // QueryInterface/SchemaDefinition+Views.swift and SchemaDefinition+Triggers.swift,
 // and dropped in Database+Views.swift. Every identifier is quoted with
@@ -48,8 +51,15 @@ extension Database {
     ///
     /// With foreign keys enabled, dropping a table deletes its rows first, so
     /// it fails if other tables still refer to them.
+    ///
+    /// An FTS5 table synchronized with a content table (see
+    /// ``FTS5TableDefinition/synchronize(withTable:)``) is dropped with the
+    /// triggers that update it, which belong to the content table.
     public func drop(table name: String) throws {
-        try execute(sql: "DROP TABLE \(name.quotedDatabaseIdentifier)")
+        let triggers = try synchronizationTriggers(ofVirtualTable: name)
+        var statements = triggers.map { "DROP TRIGGER \($0.quotedDatabaseIdentifier)" }
+        statements.append("DROP TABLE \(name.quotedDatabaseIdentifier)")
+        try executeAtomically(statements)
     }
 
     /// Creates an index (<https://www.sqlite.org/lang_createindex.html>).
@@ -133,5 +143,28 @@ extension Database {
             for sql in statements { try execute(sql: sql) }
             return .commit
         }
+    }
+}
+
+extension Database {
+    /// `__<table>_ai`, `__<table>_ad`, `__<table>_au`: the triggers that keep
+    /// a virtual table (an FTS5 table, FullTextSearch/FTS5TableDefinition.swift)
+    /// in sync with its content table.
+    static func synchronizationTriggerName(_ table: String, _ suffix: String) -> String {
+        "__\(table)_\(suffix)"
+    }
+
+    /// The synchronization triggers of `table`, if it is a virtual table
+    /// created synchronized with a content table; none otherwise.
+    func synchronizationTriggers(ofVirtualTable table: String) throws -> [String] {
+        let names = ["ai", "ad", "au"].map { Self.synchronizationTriggerName(table, $0) }
+        return try String.fetchAll(
+            self,
+            sql: """
+                SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?) \
+                AND EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE \
+                AND sql LIKE 'CREATE VIRTUAL TABLE%')
+                """,
+            arguments: [names[0], names[1], names[2], table])
     }
 }
