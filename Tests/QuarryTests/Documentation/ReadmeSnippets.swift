@@ -73,6 +73,51 @@ struct ReadmeSnippets {
         }
     }
 
+    // README: Modeling and search
+    struct Address: Codable, ColumnGroup {
+        var street: String
+        var city: String
+    }
+
+    struct Customer: Codable, FetchableRecord, PersistableRecord {
+        var id: Int64
+        var name: String
+        var address: Address            // columns address_street, address_city
+    }
+
+    struct CustomerFT: TableRecord, Decodable {   // the full-text table, for ranking
+        static let databaseTableName = "customer_ft"
+        var name: String
+    }
+
+    func customerSearch(_ dbQueue: DatabaseQueue, query: String) throws -> [Customer] {
+        try dbQueue.write { db in
+            try db.create(table: "customer") { t in
+                t.primaryKey("id", .integer)
+                t.column("name", .text).notNull()
+                try t.columns(of: Address.self, inGroup: "address")
+            }
+            // A full-text index that triggers keep in sync with the table.
+            try db.create(virtualTable: "customer_ft", using: FTS5()) { t in
+                t.synchronize(withTable: "customer")
+                t.tokenizer = .unicode61(diacritics: .remove)
+                t.column("name")
+            }
+            try Customer(id: 1, name: "Zoë Ångström", address: Address(street: "1 Main", city: "Oslo")).insert(db)
+            try Customer(id: 2, name: "Zoe Berg", address: Address(street: "2 High", city: "Bergen")).insert(db)
+
+            // Raw user input is never an FTS syntax error; "zoe" matches "Zoë".
+            let pattern = FTS5Pattern(matchingAllTokensIn: query)
+            return try Customer
+                .matching(pattern, in: CustomerFT.self)
+                .filter(\.address.city == "Oslo")
+                .order(bm25(CustomerFT.self))
+                .fetchAll(db)
+            // SELECT "customer".* FROM "customer" JOIN "customer_ft" ON "customer_ft"."rowid" = "customer"."id"
+            //   WHERE ("customer_ft" MATCH ?) AND ("customer"."address_city" = ?) ORDER BY bm25("customer_ft")
+        }
+    }
+
     // README: Queries from key paths
     func queryBasics(_ dbQueue: DatabaseQueue) throws -> (best: [Player], names: [String], count: Int) {
         try dbQueue.write { db in

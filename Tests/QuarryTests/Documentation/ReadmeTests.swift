@@ -48,6 +48,21 @@ import Testing
         }
     }
 
+    @Test func modelingAndSearchSnippetRuns() throws {
+        let dbQueue = try DatabaseQueue()
+        let found = try ReadmeSnippets().customerSearch(dbQueue, query: "zoe \"*(")
+        #expect(found.map(\.name) == ["Zoë Ångström"])
+        #expect(found.first?.address.city == "Oslo")
+        // The SQL the README shows next to the snippet.
+        let request = ReadmeSnippets.Customer
+            .matching(FTS5Pattern(matchingAllTokensIn: "zoe"), in: ReadmeSnippets.CustomerFT.self)
+            .filter(\.address.city == "Oslo")
+            .order(bm25(ReadmeSnippets.CustomerFT.self))
+        let sql = try dbQueue.read { db in try request.sql(db).sql }
+        #expect(sql == #"SELECT "customer".* FROM "customer" JOIN "customer_ft" ON "customer_ft"."rowid" = "customer"."id" "#
+            + #"WHERE ("customer_ft" MATCH ?) AND ("customer"."address_city" = ?) ORDER BY bm25("customer_ft")"#)
+    }
+
     @Test func recordAndQuerySnippetsRun() throws {
         let dbQueue = try DatabaseQueue()
         let snippets = ReadmeSnippets()
