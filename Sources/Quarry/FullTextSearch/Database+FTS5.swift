@@ -37,15 +37,7 @@ extension Database {
     ) throws {
         let definition = FTS5TableDefinition(name: name, options: options)
         try body(definition)
-        let statements = try definition.statements(self)
-        if statements.count == 1 {
-            try execute(sql: statements[0])
-            return
-        }
-        try inSavepoint {
-            for sql in statements { try execute(sql: sql) }
-            return .commit
-        }
+        try executeAtomically(try definition.statements(self))
     }
 
     /// Drops the triggers that keep the FTS5 table `tableName` synchronized

@@ -154,6 +154,17 @@ final class ColumnGroupPath {
     }
 }
 
+extension Optional where Wrapped == ColumnGroupPath {
+    /// The record-level key of a container's key: its column's key (the
+    /// naming strategy then applies), composed with the enclosing groups'
+    /// keys if any (the record's own containers have no path).
+    @inline(__always)
+    func recordKey(_ key: String) -> String {
+        guard let path = self else { return key }
+        return path.key(of: key)
+    }
+}
+
 extension ColumnGroup {
     /// The keys of the group's columns relative to the group (nested groups
     /// composed): the keys of the group's probe, which flattens nested groups.

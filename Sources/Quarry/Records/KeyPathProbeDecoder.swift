@@ -121,9 +121,7 @@ struct KeyPathProbeDecoder: Decoder {
         var allKeys: [Key] { [] }
 
         /// The record-level key of `key` (composed with the enclosing column groups').
-        private func name(_ key: Key) -> String {
-            groupPath?.key(of: key.stringValue) ?? key.stringValue
-        }
+        private func name(_ key: Key) -> String { groupPath.recordKey(key.stringValue) }
 
         func contains(_ key: Key) -> Bool { true }
         func decodeNil(forKey key: Key) throws -> Bool { false }

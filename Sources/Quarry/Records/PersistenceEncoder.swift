@@ -264,17 +264,11 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
     var codingPath: [any CodingKey] { [] }
 
     init(encoder: PersistenceEncoder, groupPath: ColumnGroupPath? = nil) {
-        self.encoder = encoder
-        self.groupPath = groupPath
+        (self.encoder, self.groupPath) = (encoder, groupPath)
     }
 
-    /// The record-level key of `key`: its column's key (the naming strategy
-    /// then applies), composed with the enclosing groups' keys if any.
     @inline(__always)
-    private func name(_ key: Key) -> String {
-        guard let groupPath else { return key.stringValue }
-        return groupPath.key(of: key.stringValue)
-    }
+    private func name(_ key: Key) -> String { groupPath.recordKey(key.stringValue) }
 
     mutating func encodeNil(forKey key: Key) throws { encoder.append(.null, key: name(key)) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.append(.integer(value ? 1 : 0), key: name(key)) }

@@ -392,17 +392,11 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     var codingPath: [any CodingKey] { [] }
 
     init(decoder: RecordDecoder, groupPath: ColumnGroupPath? = nil) {
-        self.decoder = decoder
-        self.groupPath = groupPath
+        (self.decoder, self.groupPath) = (decoder, groupPath)
     }
 
-    /// The record-level key of `key`: its column's key (the naming strategy
-    /// then applies), composed with the enclosing groups' keys if any.
     @inline(__always)
-    private func name(_ key: Key) -> String {
-        guard let groupPath else { return key.stringValue }
-        return groupPath.key(of: key.stringValue)
-    }
+    private func name(_ key: Key) -> String { groupPath.recordKey(key.stringValue) }
 
     var allKeys: [Key] {
         // An enum record has one key: its case (checked when the container was made).

@@ -134,7 +134,7 @@ extension Database {
     }
 
     /// Runs statements in a savepoint, so that they apply together or not at all.
-    private func executeAtomically(_ statements: [String]) throws {
+    func executeAtomically(_ statements: [String]) throws {
         if statements.count == 1 {
             try execute(sql: statements[0])
             return
