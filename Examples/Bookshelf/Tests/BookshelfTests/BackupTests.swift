@@ -130,7 +130,11 @@ struct BackupTests {
                 #expect(summary.path == copyPath)
                 #expect(summary.sourcePath == database.path)
                 // The seeded reviews were written directly, not through the service: no book_stats.
-                #expect(summary.rowCounts == ["author": 1, "book": copiedBooks.count, "review": 300, "book_stats": 0, "quarry_migrations": 5])
+                // Every book was inserted once (the audit trigger) and is indexed once.
+                #expect(summary.rowCounts == [
+                    "author": 1, "book": copiedBooks.count, "review": 300, "book_stats": 0, "quarry_migrations": 7,
+                    "book_search": copiedBooks.count, "audit": copiedBooks.count,
+                ])
                 #expect(summary.pageCount > 1)
                 #expect(summary.pageSize > 0)
                 #expect(steps.value > 1)
@@ -150,7 +154,9 @@ struct BackupTests {
             let author = try #require(try await client.createAuthor("Ursula K. Le Guin").id)
             _ = try await client.createBook(authorID: author, title: "The Dispossessed", isbn: "d", published: 1974)
             let summary = try await backupDatabase(database, toPath: copyPath)
-            #expect(summary.rowCounts == ["author": 1, "book": 1, "review": 0, "book_stats": 0, "quarry_migrations": 5])
+            #expect(summary.rowCounts == [
+                "author": 1, "book": 1, "review": 0, "book_stats": 0, "quarry_migrations": 7, "book_search": 1, "audit": 1,
+            ])
             #expect(summary.byteCount == summary.pageCount * summary.pageSize)
             #expect(summary.description.contains("integrity_check: ok"))
             // The copy is a service database: the service opens it as it is.
