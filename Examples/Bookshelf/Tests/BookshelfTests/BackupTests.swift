@@ -119,7 +119,9 @@ struct BackupTests {
                 #expect(copiedBooks == Array(liveBooks.prefix(copiedBooks.count)))
                 #expect(try await copy.read { db in try Review.order(\.id).fetchAll(db) } == liveReviews)
                 #expect(try await copy.read { db in try Author.fetchAll(db).map(\.name) } == ["Seed"])
-                #expect(try await copy.read { db in try makeBookshelfMigrator().appliedMigrations(db) } == ["createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt"])
+                #expect(try await copy.read { db in try makeBookshelfMigrator().appliedMigrations(db) } == [
+                    "createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt", "createBookSearch", "createAudit",
+                ])
 
                 // Writes acknowledged before the backup returned but missing
                 // from the copy committed while it ran.

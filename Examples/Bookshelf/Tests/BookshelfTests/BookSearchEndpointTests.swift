@@ -276,6 +276,7 @@ struct BookSearchEndpointTests {
         "e\u{0301}\u{0301}\u{0301}", "\u{1}\u{2}\u{7F}", "\t\n\r", "١٢٣", "日本語の本", "x\u{200B}y",
         String(repeating: "a", count: 10_240), String(repeating: "wizard ", count: 1_500),
         String(repeating: "\"*^:(", count: 2_048), String(repeating: "é", count: 5_120),
+        (0..<2_000).map { "w\($0)" }.joined(separator: " "),
     ]
 
     @Test func hostileQueriesNeverFail() async throws {
