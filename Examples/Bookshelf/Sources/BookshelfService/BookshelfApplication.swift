@@ -50,7 +50,9 @@ public func buildRouter(
     BookController(database: database).addRoutes(to: router.group("books"))
     BookImportController(database: database).addRoutes(to: router.group("books"))
     BookEventsController(database: database, heartbeat: eventsHeartbeat).addRoutes(to: router.group("books"))
+    BookSearchController(database: database).addRoutes(to: router.group("books"))
     ReviewController(database: database).addRoutes(to: router.group("reviews"))
+    AuditController(database: database).addRoutes(to: router.group("audit"))
     return router
 }
 

@@ -17,7 +17,8 @@ public struct BackupSummary: Sendable, Equatable, CustomStringConvertible {
     /// The size of a page, in bytes.
     public var pageSize: Int
     /// The rows of each table of the copy, by table name (SQLite's internal
-    /// `sqlite_` tables excepted; the migrations table included).
+    /// `sqlite_` tables and the shadow tables of full-text tables excepted;
+    /// the full-text table `book_search` and the migrations table included).
     public var rowCounts: [String: Int]
     /// How long the backup and the check of the copy took.
     public var duration: Duration
@@ -157,8 +158,11 @@ private func checkBackup(atPath path: String) async throws -> (pageCount: Int, p
         guard report == ["ok"] else {
             throw BackupError.integrityCheckFailed(path: path, report: report)
         }
-        let tables = try String.fetchAll(
-            db, sql: #"SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name"#)
+        // `virtual`: the FTS5 table; its `shadow` tables hold its index.
+        let tables = try String.fetchAll(db, sql: #"""
+            SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'virtual')
+            AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name
+            """#)
         var rowCounts: [String: Int] = [:]
         for table in tables {
             rowCounts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0

@@ -56,7 +56,93 @@ public func makeBookshelfMigrator() -> DatabaseMigrator {
             t.add(column: "created_at", .text)
         }
     }
+    migrator.registerMigration("createBookSearch") { db in
+        try createBookSearch(db)
+    }
+    migrator.registerMigration("createAudit") { db in
+        try createAudit(db)
+    }
     return migrator
+}
+
+/// Migration `createBookSearch`: the FTS5 table `book_search(title, author)`
+/// (rowid = book id; `unicode61` without diacritics, so "hugó" finds "Hugo"),
+/// its triggers, and the index of the books already stored.
+///
+/// The author's name lives in `author`, so the table cannot be an external
+/// content table of `book` (`synchronize(withTable:)`): it stores its text,
+/// and four triggers keep it in step — after an insert, an update of
+/// `id`, `title` or `author_id`, and a delete of a book, and after an update
+/// of an author's `name` (all their books).
+private func createBookSearch(_ db: Database) throws {
+    try db.create(virtualTable: BookSearch.databaseTableName, using: FTS5()) { t in
+        t.tokenizer = .unicode61(diacritics: .remove)
+        t.column("title")
+        t.column("author")
+    }
+    let indexedColumns = ["rowid", "title", "author"]
+    /// The row of `book_search` of the NEW book: its id, title and author's name.
+    let newBookRow = Author
+        .filter(\.id == TriggerRow.new["author_id", as: Int64?.self])
+        .select(TriggerRow.new["id", as: Int64.self], TriggerRow.new[\Book.title], QueryExpression(\Author.name))
+    try db.create(trigger: "book_search_after_insert", on: "book", timing: .after, event: .insert) { t in
+        t.insert(into: BookSearch.databaseTableName, columns: indexedColumns, select: newBookRow)
+    }
+    try db.create(
+        trigger: "book_search_after_update", on: "book", timing: .after, event: .update(of: ["id", "title", "author_id"])
+    ) { t in
+        t.delete(BookSearch.filter(BookSearch.rowID == TriggerRow.old["id", as: Int64.self]))
+        t.insert(into: BookSearch.databaseTableName, columns: indexedColumns, select: newBookRow)
+    }
+    try db.create(trigger: "book_search_after_delete", on: "book", timing: .after, event: .delete) { t in
+        t.delete(BookSearch.filter(BookSearch.rowID == TriggerRow.old["id", as: Int64.self]))
+    }
+    try db.create(trigger: "book_search_after_author_rename", on: "author", timing: .after, event: .update(of: ["name"])) { t in
+        let books = Book.filter(\.authorID == TriggerRow.new["id", as: Int64.self]).select(\.id)
+        t.update(BookSearch.filter(books.contains(BookSearch.rowID)), \.author <- TriggerRow.new[\Author.name])
+    }
+    // The books already stored. Quarry has INSERT … SELECT only in trigger
+    // bodies: the SELECT is a request, wrapped in an SQL literal.
+    let authors = TableAlias()
+    let existing = Book
+        .joining(required: Book.author.aliased(authors))
+        .select(QueryExpression(\Book.id), QueryExpression(\Book.title), authors[\Author.name] as QueryExpression<Book, String>)
+    try db.execute(literal: "INSERT INTO \(BookSearch.self)(rowid, title, author) SELECT * FROM \(existing)")
+}
+
+/// Migration `createAudit`: the table `audit`, and three triggers on `book`
+/// that add a row to it after each insert, update and delete — in the
+/// transaction of the change, whatever statement made it.
+private func createAudit(_ db: Database) throws {
+    try db.create(table: AuditEntry.databaseTableName) { t in
+        t.autoIncrementedPrimaryKey("id")
+        t.column("table_name", .text).notNull()
+        t.column("row_id", .integer).notNull()
+        t.column("action", .text).notNull().check(sql: "action IN ('insert', 'update', 'delete')")
+        t.column("old_title", .text)
+        t.column("new_title", .text)
+        t.column("changed_at", .text).notNull()
+    }
+    try db.create(index: "index_audit_on_row_id", on: AuditEntry.databaseTableName, columns: ["row_id"])
+    /// The current time in UTC, ISO 8601: strftime('%Y-%m-%dT%H:%M:%SZ', 'now').
+    let now = QueryExpression<AuditEntry, String>(
+        (strftime("%Y-%m-%dT%H:%M:%SZ", "now") as QueryExpression<AuditEntry, String?>).sqlExpression)
+    try db.create(trigger: "audit_book_after_insert", on: "book", timing: .after, event: .insert) { t in
+        t.insert(
+            into: AuditEntry.self, \.tableName <- "book", \.rowID <- TriggerRow.new["id", as: Int64.self], \.action <- "insert",
+            \.newTitle <- TriggerRow.new["title", as: String?.self], \.changedAt <- now)
+    }
+    try db.create(trigger: "audit_book_after_update", on: "book", timing: .after, event: .update) { t in
+        t.insert(
+            into: AuditEntry.self, \.tableName <- "book", \.rowID <- TriggerRow.new["id", as: Int64.self], \.action <- "update",
+            \.oldTitle <- TriggerRow.old["title", as: String?.self], \.newTitle <- TriggerRow.new["title", as: String?.self],
+            \.changedAt <- now)
+    }
+    try db.create(trigger: "audit_book_after_delete", on: "book", timing: .after, event: .delete) { t in
+        t.insert(
+            into: AuditEntry.self, \.tableName <- "book", \.rowID <- TriggerRow.old["id", as: Int64.self], \.action <- "delete",
+            \.oldTitle <- TriggerRow.old["title", as: String?.self], \.changedAt <- now)
+    }
 }
 
 /// Opens (creating if needed) the database file at `path` as a WAL

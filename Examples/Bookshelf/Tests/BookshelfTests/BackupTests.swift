@@ -119,7 +119,9 @@ struct BackupTests {
                 #expect(copiedBooks == Array(liveBooks.prefix(copiedBooks.count)))
                 #expect(try await copy.read { db in try Review.order(\.id).fetchAll(db) } == liveReviews)
                 #expect(try await copy.read { db in try Author.fetchAll(db).map(\.name) } == ["Seed"])
-                #expect(try await copy.read { db in try makeBookshelfMigrator().appliedMigrations(db) } == ["createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt"])
+                #expect(try await copy.read { db in try makeBookshelfMigrator().appliedMigrations(db) } == [
+                    "createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt", "createBookSearch", "createAudit",
+                ])
 
                 // Writes acknowledged before the backup returned but missing
                 // from the copy committed while it ran.
@@ -130,7 +132,11 @@ struct BackupTests {
                 #expect(summary.path == copyPath)
                 #expect(summary.sourcePath == database.path)
                 // The seeded reviews were written directly, not through the service: no book_stats.
-                #expect(summary.rowCounts == ["author": 1, "book": copiedBooks.count, "review": 300, "book_stats": 0, "quarry_migrations": 5])
+                // Every book was inserted once (the audit trigger) and is indexed once.
+                #expect(summary.rowCounts == [
+                    "author": 1, "book": copiedBooks.count, "review": 300, "book_stats": 0, "quarry_migrations": 7,
+                    "book_search": copiedBooks.count, "audit": copiedBooks.count,
+                ])
                 #expect(summary.pageCount > 1)
                 #expect(summary.pageSize > 0)
                 #expect(steps.value > 1)
@@ -150,7 +156,9 @@ struct BackupTests {
             let author = try #require(try await client.createAuthor("Ursula K. Le Guin").id)
             _ = try await client.createBook(authorID: author, title: "The Dispossessed", isbn: "d", published: 1974)
             let summary = try await backupDatabase(database, toPath: copyPath)
-            #expect(summary.rowCounts == ["author": 1, "book": 1, "review": 0, "book_stats": 0, "quarry_migrations": 5])
+            #expect(summary.rowCounts == [
+                "author": 1, "book": 1, "review": 0, "book_stats": 0, "quarry_migrations": 7, "book_search": 1, "audit": 1,
+            ])
             #expect(summary.byteCount == summary.pageCount * summary.pageSize)
             #expect(summary.description.contains("integrity_check: ok"))
             // The copy is a service database: the service opens it as it is.

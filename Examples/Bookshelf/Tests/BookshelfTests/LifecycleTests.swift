@@ -30,7 +30,9 @@ struct LifecycleTests {
         let logger = quietLogger
         let first = try await openBookshelfDatabase(path: path, logger: logger)
         let applied = try await first.read { db in try makeBookshelfMigrator().appliedMigrations(db) }
-        #expect(applied == ["createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt"])
+        #expect(applied == [
+            "createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt", "createBookSearch", "createAudit",
+        ])
         try await first.write { db in
             var author = Author(name: "Kept")
             try author.insert(db)
