@@ -46,6 +46,15 @@ extension QueryExpression {
     }
 
     /// Ascending order.
+    /// The same expression, typed as optional: compares with, or is
+    /// assigned to, an optional column. SQL is unchanged.
+    ///
+    /// ```swift
+    /// // `id` is `Int64?`, `score` is `Int`:
+    /// Player.filter(\.id == (\Player.score * 10).optional)   // "id" = ("score" * ?)
+    /// ```
+    public var optional: QueryExpression<Root, Value?> { QueryExpression<Root, Value?>(sqlExpression) }
+
     public var asc: QueryOrdering<Root> { QueryOrdering(self, descending: false) }
 
     /// Descending order.

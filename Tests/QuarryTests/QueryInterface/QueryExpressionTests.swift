@@ -62,6 +62,24 @@ import Testing
         #expect(try names(QPlayer.filter(-\.score < -200)) == ["Barbara"])
     }
 
+    /// `optional` lets a non-optional expression meet an optional column.
+    @Test func optionalTypesAnExpressionAsOptional() throws {
+        let request = QPlayer.filter(\.teamID == QueryExpression<QPlayer, Int64>(Column("bonus")).optional)
+        // The same comparison without `optional` does not compile (Int64? against Int64).
+        try dbQueue.read { db throws in
+            try expectSQL(request, db, #"SELECT * FROM "player" WHERE "team_id" = "bonus""#)
+            let expected = try String.fetchAll(db, sql: "SELECT name FROM player WHERE team_id = bonus ORDER BY id")
+            #expect(try request.order(\.id).fetchAll(db).map(\.name) == expected)
+        }
+        try dbQueue.write { db throws in
+            let bonus = QueryExpression<QPlayer, Int64>(Column("bonus"))
+            let changed = try QPlayer.filter(\.teamID == nil).updateAll(db, \.teamID <- (bonus * 0 + 1).optional)
+            let stillNil = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player WHERE team_id IS NULL")
+            #expect(changed > 0)
+            #expect(stillNil == 0)
+        }
+    }
+
     @Test func logic() throws {
         try dbQueue.read { db throws in
             try expectSQL(
