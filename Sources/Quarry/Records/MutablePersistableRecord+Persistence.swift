@@ -195,7 +195,9 @@ extension MutablePersistableRecord {
                 Self.databaseTableName, setting: setIndexes.map { container.columns[$0] },
                 keyColumns: keyIndexes.map { container.columns[$0] }, conflict: conflict,
                 returning: returning.isEmpty ? nil : returning)
-            return PlanSource(sql: sql, bindings: setIndexes + keyIndexes, keyIndexes: keyIndexes)
+            return PlanSource(
+                sql: sql, bindings: setIndexes + keyIndexes, keyIndexes: keyIndexes,
+                assignedColumns: Set(setIndexes.map { container.columns[$0] }))
         }
     }
 
@@ -334,12 +336,5 @@ extension MutablePersistableRecord {
         let keyIndexes = try Self.keyIndexes(container, schema)
         return try Self.exists(db, keyColumns: keyIndexes.map { container.columns[$0] },
                                values: keyIndexes.map { container.databaseValues[$0] })
-    }
-}
-
-extension StatementPlan {
-    /// The columns an UPDATE plan sets.
-    func updatedColumns(_ container: PersistenceContainer) -> [String] {
-        bindings.dropLast(keyIndexes.count).map { container.columns[$0] }
     }
 }

@@ -168,7 +168,7 @@ extension MutablePersistableRecord {
         let schema = try Self.schema(db, writing: .update)
         let returning = selection.map { schema.hasTriggers ? "" : Self.returningSQL($0) } ?? ""
         let plan = try updatePlan(db, container, schema, columns: columns, conflict, returning: returning)
-        let updatedColumns = Set(plan.updatedColumns(container))
+        let updatedColumns = plan.assignedColumns
         try willUpdate(db, columns: updatedColumns)
         var fetched: T?
         var updated: PersistenceSuccess?
