@@ -158,6 +158,23 @@ struct ColumnGroupTests {
     }
 
     @Test(arguments: WriterKind.allCases)
+    func insertAllAndFetchKeepGroups(kind: WriterKind) throws {
+        try withCustomers(kind) { db throws in
+            let more = (1...30).map { index in
+                GroupCustomer(
+                    name: "C\(index)", address: GroupAddress(street: "\(index) Road", city: index % 2 == 0 ? "Oslo" : "Bergen"),
+                    billing: index % 3 == 0 ? Self.oslo : nil)
+            }
+            let inserted = try GroupCustomer.insertAllAndFetch(db, more)
+            #expect(inserted.map(\.name) == more.map(\.name))
+            #expect(inserted.map(\.address) == more.map(\.address))
+            #expect(inserted.map(\.billing) == more.map(\.billing))
+            let oslo = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM customer WHERE address_city = 'Oslo'")
+            #expect(try GroupCustomer.filter(\.address.city == "Oslo").fetchCount(db) == oslo)
+        }
+    }
+
+    @Test(arguments: WriterKind.allCases)
     func updateRewritesTheGroupColumns(kind: WriterKind) throws {
         try withCustomers(kind) { db throws in
             var bob = try #require(try GroupCustomer.filter(\.name == "Bob").fetchOne(db))

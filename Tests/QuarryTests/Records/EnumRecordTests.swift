@@ -119,6 +119,30 @@ struct EnumRecordTests {
     }
 
     @Test(arguments: WriterKind.allCases)
+    func insertAllWritesMixedCasesInMultiRowStatements(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try writer.write { db throws in
+            try db.execute(sql: Self.schema)
+            let media: [Media] = (1...50).map { index in
+                switch index % 3 {
+                case 0: return .book(MediaBook(id: Int64(index), title: "B\(index)", pages: index))
+                case 1: return .film(MediaFilm(id: Int64(index), title: "F\(index)", minutes: index, director: nil))
+                default: return .podcast(id: Int64(index), title: "P\(index)")
+                }
+            }
+            try Media.insertAll(db, media)
+            #expect(try Media.fetchAll(db, sql: "SELECT * FROM media ORDER BY id") == media)
+            let counts = try Row.fetchAll(db, sql: "SELECT kind, COUNT(*), COUNT(pages), COUNT(minutes) FROM media GROUP BY kind ORDER BY kind")
+            #expect(counts.map(\.databaseValues) == [
+                [.text("book"), .integer(16), .integer(16), .integer(0)],
+                [.text("film"), .integer(17), .integer(0), .integer(17)],
+                [.text("podcast"), .integer(17), .integer(0), .integer(0)],
+            ])
+        }
+    }
+
+    @Test(arguments: WriterKind.allCases)
     func requestsFilterByCase(kind: WriterKind) throws {
         try withMedia(kind) { db throws in
             let books = Media.filter(case: Media.book).order(sql: "id")
