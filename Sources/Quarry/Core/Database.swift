@@ -66,6 +66,14 @@ public final class Database {
     /// One stored flag keeps the cost of a step without them to one load.
     var hasStatementHooks = false
 
+    /// Moves on whenever a statement of this connection ends outside of a
+    /// transaction (an autocommit statement, or the COMMIT or ROLLBACK that
+    /// ended one), and when a statement that changes the schema (DDL, `ROLLBACK
+    /// TO`) ends. RecordCache skips its `PRAGMA schema_version` check while it
+    /// has not moved since a check made in the same transaction: no other
+    /// connection can change the schema a transaction sees.
+    var schemaCheckGeneration: UInt64 = 0
+
     /// Whether the block of ``inTransaction(_:_:)`` is running: its
     /// transaction must still be open (see `checkTransactionNotAborted`).
     var isInsideTransactionBlock = false

@@ -179,6 +179,10 @@ public final class Statement {
         if database.hasStatementHooks, !isBusy { database.statementStarts(self) }
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW { return true }
+        // The schema may differ from now on (see Database.schemaCheckGeneration).
+        if facts.changesSchema || sqlite3_get_autocommit(database.sqliteConnection) != 0 {
+            database.schemaCheckGeneration &+= 1
+        }
         if database.hasStatementHooks { database.statementEnds(self, succeeded: code == SQLITE_DONE) }
         if code == SQLITE_DONE { return false }
         throw database.stepError(code: code, statement: self, arguments: boundArguments)

@@ -39,6 +39,11 @@ struct StatementFacts {
     /// table are not row deletions (and must not be ignored, or the drop
     /// would silently not happen).
     var drops = false
+
+    /// Whether the statement may change the schema: DDL (it writes SQLite's
+    /// schema tables), `ROLLBACK TO` (which may undo DDL), `ATTACH`, `DETACH`,
+    /// and pragmas given a value. See `Database.schemaCheckGeneration`.
+    var changesSchema = false
 }
 
 /// What a statement does to the savepoint stack
@@ -90,21 +95,35 @@ extension Database {
         case SQLITE_INSERT, SQLITE_UPDATE:
             if let name1, !Database.isSchemaTable(name1) {
                 compilingFacts.writes.append((action, String(cString: name1), name2.map { String(cString: $0) }))
+            } else if name1 != nil {
+                compilingFacts.changesSchema = true
             }
         case SQLITE_DELETE:
             if let name1, !Database.isSchemaTable(name1), !compilingFacts.drops {
                 compilingFacts.writes.append((action, String(cString: name1), nil))
                 if preventsTruncateOptimization { answer = SQLITE_IGNORE }
+            } else if name1 != nil {
+                compilingFacts.changesSchema = true
             }
         case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
             compilingFacts.drops = true
+            compilingFacts.changesSchema = true
+        case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE,
+            SQLITE_CREATE_TEMP_TRIGGER, SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW,
+            SQLITE_CREATE_VTABLE, SQLITE_DROP_INDEX, SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TRIGGER,
+            SQLITE_DROP_TRIGGER, SQLITE_ALTER_TABLE, SQLITE_ATTACH, SQLITE_DETACH:
+            compilingFacts.changesSchema = true
+        case SQLITE_PRAGMA:
+            if name2 != nil { compilingFacts.changesSchema = true }
         case SQLITE_SAVEPOINT:
             if let name1, let name2 {
                 let name = String(cString: name2)
                 switch String(cString: name1) {
                 case "BEGIN": compilingFacts.savepoint = .begin(name)
                 case "RELEASE": compilingFacts.savepoint = .release(name)
-                case "ROLLBACK": compilingFacts.savepoint = .rollbackTo(name)
+                case "ROLLBACK":
+                    compilingFacts.savepoint = .rollbackTo(name)
+                    compilingFacts.changesSchema = true
                 default: break
                 }
             }

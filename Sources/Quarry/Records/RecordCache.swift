@@ -35,6 +35,9 @@ final class RecordCache {
     private var tables: [String: TableSchema] = [:]
     private var schemaVersion: Int64 = -1
     private var schemaVersionStatement: Statement?
+    /// The transaction state and `Database.schemaCheckGeneration` of the last check.
+    private var checkedInTransaction = false
+    private var checkedGeneration: UInt64 = 0
     private var schemaReloadStatement: Statement?
     private var plans: [RecordStatementKey: [(columns: [String], plan: StatementPlan)]] = [:]
     /// Encoding layouts by record type (see PersistenceEncoder.swift).
@@ -67,7 +70,14 @@ final class RecordCache {
     /// (<https://www.sqlite.org/pragma.html#pragma_schema_version>): a
     /// statement compiled before the change recompiles itself, and `SELECT *`
     /// may then return other columns than those its cached layouts describe.
+    ///
+    /// Inside a transaction the check runs once: no other connection can
+    /// change the schema the transaction sees, and this connection's own
+    /// schema changes move `Database.schemaCheckGeneration`, which makes the
+    /// next check run again.
     func checkSchemaVersion(_ db: Database) throws {
+        let inTransaction = sqlite3_get_autocommit(db.sqliteConnection) == 0
+        if inTransaction, checkedInTransaction, checkedGeneration == db.schemaCheckGeneration { return }
         let statement = try Self.statement(&schemaVersionStatement, sql: "PRAGMA schema_version", db)
         let version = try statement.firstRow { sqlite3_column_int64(statement.sqliteStatement, 0) } ?? 0
         if version != schemaVersion {
@@ -82,6 +92,9 @@ final class RecordCache {
             try Self.statement(&schemaReloadStatement, sql: "SELECT 1 FROM sqlite_master LIMIT 1", db).execute()
             schemaVersion = version
         }
+        // Only a check that succeeded lets the next ones of the transaction skip.
+        checkedInTransaction = inTransaction
+        checkedGeneration = db.schemaCheckGeneration
     }
 
     /// The statement kept in `slot`, compiled on first use.

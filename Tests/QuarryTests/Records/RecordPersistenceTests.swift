@@ -399,6 +399,52 @@ struct RecordPersistenceTests {
             #expect(try Item.fetchOne(db, key: "a")?.label == "y")
         }
     }
+
+    /// The schema is checked once per transaction, so the checks that a
+    /// transaction skips must not miss its own changes: DDL, and DDL undone
+    /// by `ROLLBACK TO`. Each step reads through a cached `SELECT *` whose
+    /// decoding layout would be stale if a change were missed.
+    @Test(arguments: Storage.allCases)
+    func schemaChangesInsideATransactionAreSeen(storage: Storage) throws {
+        struct Thing: Codable, FetchableRecord, PersistableRecord, Equatable {
+            var id: Int64
+            var name: String
+        }
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE thing (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+        }
+        try writer.write { db in
+            try Thing(id: 1, name: "a").insert(db)
+            #expect(try Thing.fetchAll(db) == [Thing(id: 1, name: "a")])
+            try db.inSavepoint {
+                // The columns in another order: a layout learned before is wrong now.
+                try db.execute(sql: """
+                    DROP TABLE thing; CREATE TABLE thing (name TEXT NOT NULL, id INTEGER PRIMARY KEY);
+                    INSERT INTO thing VALUES ('b', 2)
+                    """)
+                #expect(try Thing.fetchAll(db) == [Thing(id: 2, name: "b")])
+                try Thing(id: 3, name: "c").insert(db)
+                #expect(try Row.fetchAll(db, sql: "SELECT * FROM thing ORDER BY id").map(\.databaseValues) == [
+                    [.text("b"), .integer(2)], [.text("c"), .integer(3)],
+                ])
+                return .rollback
+            }
+            // Back to (id, name) with its one row.
+            #expect(try Thing.fetchAll(db) == [Thing(id: 1, name: "a")])
+            try Thing(id: 4, name: "d").insert(db)
+            #expect(try Row.fetchAll(db, sql: "SELECT * FROM thing ORDER BY id").map(\.databaseValues) == [
+                [.integer(1), .text("a")], [.integer(4), .text("d")],
+            ])
+        }
+        // Another transaction, after the writer changed the schema in one of its own.
+        try writer.write { db in
+            try db.execute(sql: "DROP TABLE thing; CREATE TABLE thing (name TEXT NOT NULL, id INTEGER PRIMARY KEY)")
+            try Thing(id: 5, name: "e").insert(db)
+        }
+        #expect(try writer.read { db in try Thing.fetchAll(db) } == [Thing(id: 5, name: "e")])
+    }
 }
 
 /// Encodable by hand, skipping `nickname` when nil: its column set varies.
