@@ -84,7 +84,8 @@ struct GRDBContender: Contender {
                 try pool.read { db in
                     var total: Int64 = 0
                     for query in 0..<sizes.filterQueries {
-                        let items = try GItem.filter(Column("i1") > query % 990).order(Column("d1")).limit(100).fetchAll(db)
+                        let x = (query &* sizes.filterStep) % 990
+                        let items = try GItem.filter(Column("i1") > x).order(Column("d1")).limit(100).fetchAll(db)
                         total &+= items.reduce(0) { $0 &+ $1.checksum }
                     }
                     return total

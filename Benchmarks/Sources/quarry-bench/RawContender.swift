@@ -129,7 +129,7 @@ struct RawContender: Contender {
                 defer { try? Seeder.exec(db, "COMMIT") }
                 var total: Int64 = 0
                 for query in 0..<sizes.filterQueries {
-                    sqlite3_bind_int64(select, 1, Int64(query % 990))
+                    sqlite3_bind_int64(select, 1, Int64((query &* sizes.filterStep) % 990))
                     sqlite3_bind_int64(select, 2, 100)
                     var items: [RawItem] = []
                     while sqlite3_step(select) == SQLITE_ROW { items.append(RawItem(select)) }
