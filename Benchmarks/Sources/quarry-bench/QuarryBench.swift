@@ -28,6 +28,12 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "Workload 10: the numbers of parallel readers.")
     var readers = "1,2,4,8"
 
+    @Option(help: "Workload 10: read transactions per reader (default 200).")
+    var readBatches: Int?
+
+    @Option(help: "Workload 10: fetches by primary key per read transaction (default 100).")
+    var readBatchSize: Int?
+
     @Flag(help: "Cost curves: runs the workloads at each of --curve-rows and writes the medians to --curve-output.")
     var curve = false
 
@@ -159,7 +165,9 @@ struct QuarryBench: ParsableCommand {
         let seededSummary = try Seeder.summary(path: template)
         var medians: [(readers: Int, plan: ReadPlan, ms: [String: Double])] = []
         for count in counts {
-            let plan = smoke ? ReadPlan.smoke(readers: count) : ReadPlan.full(readers: count)
+            var plan = smoke ? ReadPlan.smoke(readers: count) : ReadPlan.full(readers: count)
+            if let readBatches { plan.batches = max(1, readBatches) }
+            if let readBatchSize { plan.batchSize = max(1, readBatchSize) }
             var times: [String: [Double]] = [:]
             var expected: (checksum: Int64, contender: String)?
             for round in 0..<(smoke ? 1 : repetitions + 1) {
