@@ -28,6 +28,8 @@ struct ReadPlan: Sendable {
     var batches: Int
     /// Fetches by primary key per read transaction.
     var batchSize: Int
+    /// `--cache-size`, as in `Sizes`.
+    var cacheSizeKiB: Int? = nil
 
     var readsPerReader: Int { batches * batchSize }
     var totalReads: Int { readers * readsPerReader }
@@ -152,12 +154,13 @@ private final class RawReader: @unchecked Sendable {
     let db: OpaquePointer
     let begin: OpaquePointer?, commit: OpaquePointer?, select: OpaquePointer?
 
-    init(path: String) throws {
+    init(path: String, pragmas: String) throws {
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db = handle else {
             throw BenchError("cannot open \(path)")
         }
         self.db = db
+        try Seeder.exec(db, pragmas)
         func prepare(_ sql: String) -> OpaquePointer? {
             var statement: OpaquePointer?
             sqlite3_prepare_v2(db, sql, -1, &statement, nil)
@@ -191,7 +194,7 @@ extension RawItem {
 
 extension RawContender {
     func prepareConcurrentReads(path: String, plan: ReadPlan) throws -> ConcurrentReads {
-        let readers = try (0..<plan.readers).map { _ in try RawReader(path: path) }
+        let readers = try (0..<plan.readers).map { _ in try RawReader(path: path, pragmas: pragmas(cacheSizeKiB: plan.cacheSizeKiB)) }
         return ConcurrentReads(
             warmUp: { reader, arrived in
                 let connection = readers[reader]
@@ -221,7 +224,8 @@ extension RawContender {
 extension GRDBContender {
     func prepareConcurrentReads(path: String, plan: ReadPlan) throws -> ConcurrentReads {
         var configuration = GRDB.Configuration()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let pragmas = pragmas(cacheSizeKiB: plan.cacheSizeKiB)
+        configuration.prepareDatabase { db in try db.execute(sql: pragmas) }
         configuration.maximumReaderCount = plan.readers
         let pool = try GRDB.DatabasePool(path: path, configuration: configuration)
         return ConcurrentReads(
@@ -250,7 +254,7 @@ extension GRDBContender {
 
 extension QuarryContender {
     func prepareConcurrentReads(path: String, plan: ReadPlan) throws -> ConcurrentReads {
-        var configuration = makeConfiguration()
+        var configuration = makeConfiguration(pragmas: pragmas(cacheSizeKiB: plan.cacheSizeKiB))
         configuration.maximumReaderCount = plan.readers
         let pool = try Quarry.DatabasePool(path: path, configuration: configuration)
         return ConcurrentReads(

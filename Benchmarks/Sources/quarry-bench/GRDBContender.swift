@@ -50,7 +50,8 @@ struct GRDBContender: Contender {
 
     func prepare(_ workload: Workload, path: String, sizes: Sizes) throws -> PreparedRun {
         var configuration = GRDB.Configuration()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let pragmas = sizes.connectionPragmas
+        configuration.prepareDatabase { db in try db.execute(sql: pragmas) }
         let pool = try GRDB.DatabasePool(path: path, configuration: configuration)
         let run: () throws -> Int64
         switch workload {

@@ -34,13 +34,16 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "Workload 10: fetches by primary key per read transaction (default 100).")
     var readBatchSize: Int?
 
+    @Option(help: "SQLite page cache per connection, in KiB, for every contender (default: SQLite's, 2,000 KiB).")
+    var cacheSize: Int?
+
     @Flag(help: "Cost curves: runs the workloads at each of --curve-rows and writes the medians to --curve-output.")
     var curve = false
 
     @Option(help: "Row counts of the cost curves (k and M suffixes allowed; default 1k,10k,100k,1M, or 100,1k with --smoke).")
     var curveRows: String?
 
-    @Option(help: "CSV file of the cost curves (default: Benchmarks/results/cost-curves.csv, or a temporary file with --smoke).")
+    @Option(help: "CSV file of the cost curves (default: Benchmarks/results/cost-curves.csv, cost-curves-cache-<KiB>KiB.csv with --cache-size, or a temporary file with --smoke).")
     var curveOutput: String?
 
     @Option(help: .hidden)
@@ -63,7 +66,8 @@ struct QuarryBench: ParsableCommand {
     static let concurrentReadsWorkload = 10
 
     func run() throws {
-        let sizes = smoke ? Sizes.smoke : Sizes.full
+        var sizes = smoke ? Sizes.smoke : Sizes.full
+        sizes.cacheSizeKiB = cacheSize
         if let rssChild, let rssPath {
             try measureCursorMemory(contender: rssChild, path: rssPath, sizes: sizes)
             return
@@ -168,6 +172,7 @@ struct QuarryBench: ParsableCommand {
             var plan = smoke ? ReadPlan.smoke(readers: count) : ReadPlan.full(readers: count)
             if let readBatches { plan.batches = max(1, readBatches) }
             if let readBatchSize { plan.batchSize = max(1, readBatchSize) }
+            plan.cacheSizeKiB = cacheSize
             var times: [String: [Double]] = [:]
             var expected: (checksum: Int64, contender: String)?
             for round in 0..<(smoke ? 1 : repetitions + 1) {
@@ -220,14 +225,15 @@ struct QuarryBench: ParsableCommand {
             ?? (smoke
                 ? directory.appendingPathComponent("cost-curves.csv")
                 : URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                    .appendingPathComponent("results/cost-curves.csv"))
+                    .appendingPathComponent("results/cost-curves\(cacheSize.map { "-cache-\($0)KiB" } ?? "").csv"))
         try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
         var csv = "workload,contender,rows,median_ms,ns_per_row,operations,min_ms\n"
         try csv.write(to: output, atomically: true, encoding: .utf8)
         print("cost curves: workloads \(workloads.map { String($0.rawValue) }.joined(separator: ",")) at \(rowCounts.map(String.init).joined(separator: ", ")) rows → \(output.path)")
         for workload in workloads {
             for rows in rowCounts {
-                let sizes = Sizes.curve(rows: rows)
+                var sizes = Sizes.curve(rows: rows)
+                sizes.cacheSizeKiB = cacheSize
                 let started = Date()
                 let times = try runWorkload(workload, sizes: sizes, selected: selected, repetitions: repetitions, directory: directory)
                 var line = "  \(workload.title) @ \(rows) rows (\(format(Date().timeIntervalSince(started), 0)) s):"

@@ -60,9 +60,9 @@ struct QuarryContender: Contender {
 
     var instrumentation = Instrumentation.off
 
-    func makeConfiguration() -> Configuration {
+    func makeConfiguration(pragmas: String) -> Configuration {
         var configuration = Configuration()
-        configuration.prepareDatabase = { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        configuration.prepareDatabase = { db in try db.execute(sql: pragmas) }
         switch instrumentation {
         case .off: break
         case .noBackend:
@@ -76,7 +76,7 @@ struct QuarryContender: Contender {
     }
 
     func prepare(_ workload: Workload, path: String, sizes: Sizes) throws -> PreparedRun {
-        let pool = try DatabasePool(path: path, configuration: makeConfiguration())
+        let pool = try DatabasePool(path: path, configuration: makeConfiguration(pragmas: sizes.connectionPragmas))
         let run: () throws -> Int64
         switch workload {
         case .insert:

@@ -45,7 +45,7 @@ struct RawContender: Contender {
     func prepare(_ workload: Workload, path: String, sizes: Sizes) throws -> PreparedRun {
         var handle: OpaquePointer?
         guard sqlite3_open(path, &handle) == SQLITE_OK, let db = handle else { throw BenchError("cannot open \(path)") }
-        try Seeder.exec(db, "PRAGMA synchronous = NORMAL")
+        try Seeder.exec(db, sizes.connectionPragmas)
         var statements: [OpaquePointer?] = []
         func prepare(_ sql: String) -> OpaquePointer? {
             var statement: OpaquePointer?

@@ -19,6 +19,12 @@ struct Sizes: Sendable {
     var delete: Int
     var eager: Int
     var cursor: Int
+    /// `--cache-size`: SQLite's page cache per connection, in KiB, for every
+    /// contender (nil: SQLite's default, `PRAGMA cache_size = -2000`, 2,000 KiB).
+    var cacheSizeKiB: Int? = nil
+
+    /// What every contender runs on each connection it opens.
+    var connectionPragmas: String { pragmas(cacheSizeKiB: cacheSizeKiB) }
 
     /// Query `q` of workload 4 filters on `i1 > (q * filterStep) % 990`: with
     /// 1,000 queries, 0, 1, 2…; with fewer, spread over the same range, so
@@ -91,6 +97,11 @@ enum Workload: Int, CaseIterable, Sendable {
         case .cursor: return sizes.cursor
         }
     }
+}
+
+/// The statements every contender runs on each connection it opens.
+func pragmas(cacheSizeKiB: Int?) -> String {
+    "PRAGMA synchronous = NORMAL" + (cacheSizeKiB.map { "; PRAGMA cache_size = -\($0)" } ?? "")
 }
 
 /// The values of item row `k` (1-based), the same for every contender.
