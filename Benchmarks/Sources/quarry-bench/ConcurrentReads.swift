@@ -103,8 +103,9 @@ private final class ReaderResults: @unchecked Sendable {
 /// Runs the readers of one contender, each on a thread of its own; times
 /// from the moment the first starts its timed reads (all have warmed up and
 /// been released together) until the last one is done.
-/// Returns the elapsed milliseconds and the sum of the readers' checksums.
-func measureConcurrentReads(_ contender: any Contender, path: String, plan: ReadPlan) throws -> (ms: Double, checksum: Int64) {
+/// Returns the elapsed milliseconds, the sum of the readers' checksums, and
+/// the CPU time the process used meanwhile (user + system, milliseconds).
+func measureConcurrentReads(_ contender: any Contender, path: String, plan: ReadPlan) throws -> (ms: Double, checksum: Int64, cpuMs: Double) {
     let reads = try contender.prepareConcurrentReads(path: path, plan: plan)
     defer { reads.close() }
     let warm = Barrier(count: plan.readers)
@@ -136,14 +137,24 @@ func measureConcurrentReads(_ contender: any Contender, path: String, plan: Read
         thread.start()
     }
     start.wait()
+    let cpuBefore = processCPUMilliseconds()
     done.wait()
+    let cpu = processCPUMilliseconds() - cpuBefore
     let elapsed = Double(results.elapsedNanoseconds()) / 1_000_000
     var checksum: Int64 = 0
     for result in results.all() {
         guard let result else { throw BenchError("a reader of \(contender.name) did not finish") }
         checksum &+= try result.get()
     }
-    return (elapsed, checksum)
+    return (elapsed, checksum, cpu)
+}
+
+/// User and system CPU time of this process so far, in milliseconds.
+func processCPUMilliseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func ms(_ time: timeval) -> Double { Double(time.tv_sec) * 1_000 + Double(time.tv_usec) / 1_000 }
+    return ms(usage.ru_utime) + ms(usage.ru_stime)
 }
 
 // MARK: - raw

@@ -167,20 +167,21 @@ struct QuarryBench: ParsableCommand {
         try Seeder.create(path: template, rows: rows)
         defer { removeDatabase(template) }
         let seededSummary = try Seeder.summary(path: template)
-        var medians: [(readers: Int, plan: ReadPlan, ms: [String: Double])] = []
+        var medians: [(readers: Int, plan: ReadPlan, ms: [String: Double], cores: [String: Double])] = []
         for count in counts {
             var plan = smoke ? ReadPlan.smoke(readers: count) : ReadPlan.full(readers: count)
             if let readBatches { plan.batches = max(1, readBatches) }
             if let readBatchSize { plan.batchSize = max(1, readBatchSize) }
             plan.cacheSizeKiB = cacheSize
             var times: [String: [Double]] = [:]
+            var cores: [String: [Double]] = [:]
             var expected: (checksum: Int64, contender: String)?
             for round in 0..<(smoke ? 1 : repetitions + 1) {
                 let order = selected.indices.map { selected[($0 + round) % selected.count] }
                 for contender in order {
                     let path = directory.appendingPathComponent("10-\(count)-\(contender.name)-\(round).sqlite").path
                     try FileManager.default.copyItem(atPath: template, toPath: path)
-                    let (elapsed, checksum) = try measureConcurrentReads(contender, path: path, plan: plan)
+                    let (elapsed, checksum, cpu) = try measureConcurrentReads(contender, path: path, plan: plan)
                     let summary = try Seeder.summary(path: path)
                     removeDatabase(path)
                     if let expected, expected.checksum != checksum {
@@ -190,11 +191,14 @@ struct QuarryBench: ParsableCommand {
                     }
                     guard summary == seededSummary else { throw BenchError("10 concurrent reads: \(contender.name) changed the table") }
                     expected = (checksum, contender.name)
-                    if smoke || round > 0 { times[contender.name, default: []].append(elapsed) }
+                    if smoke || round > 0 {
+                        times[contender.name, default: []].append(elapsed)
+                        cores[contender.name, default: []].append(cpu / elapsed)
+                    }
                 }
             }
             print("checked: 10 concurrent reads, \(count) readers × \(plan.batches) transactions × \(plan.batchSize) fetches — all contenders agree (checksum \(expected?.checksum ?? 0))")
-            medians.append((count, plan, times.mapValues(median)))
+            medians.append((count, plan, times.mapValues(median), cores.mapValues(median)))
         }
         print("")
         print("10 concurrent reads: \(rows) rows; each reader runs \(medians.first?.plan.batches ?? 0) read transactions of \(medians.first?.plan.batchSize ?? 0) fetches by primary key; \(ProcessInfo.processInfo.activeProcessorCount) cores.")
@@ -203,11 +207,18 @@ struct QuarryBench: ParsableCommand {
         print("| readers | " + selected.map { "\($0.name) reads/s" }.joined(separator: " | ") + " | "
             + others.map { "\($0.name) time ÷ raw" }.joined(separator: " | ") + " |")
         print("|---:|" + String(repeating: "---:|", count: selected.count + others.count))
-        for (count, plan, ms) in medians {
+        for (count, plan, ms, _) in medians {
             func rate(_ name: String) -> Double { Double(plan.totalReads) / ((ms[name] ?? .nan) / 1_000) }
             let rates = selected.map { format(rate($0.name), 0) }
             let ratios = others.map { format(rate("raw") / rate($0.name), 2) + "x" }
             print("| \(count) | " + (rates + ratios).joined(separator: " | ") + " |")
+        }
+        // How much CPU the readers got: on a shared machine, fewer cores than readers.
+        print("")
+        print("| readers | " + selected.map { "\($0.name) CPU (cores busy)" }.joined(separator: " | ") + " |")
+        print("|---:|" + String(repeating: "---:|", count: selected.count))
+        for (count, _, _, cores) in medians {
+            print("| \(count) | " + selected.map { format(cores[$0.name] ?? .nan, 2) }.joined(separator: " | ") + " |")
         }
     }
 
