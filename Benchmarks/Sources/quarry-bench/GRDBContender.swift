@@ -50,7 +50,8 @@ struct GRDBContender: Contender {
 
     func prepare(_ workload: Workload, path: String, sizes: Sizes) throws -> PreparedRun {
         var configuration = GRDB.Configuration()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let pragmas = sizes.connectionPragmas
+        configuration.prepareDatabase { db in try db.execute(sql: pragmas) }
         let pool = try GRDB.DatabasePool(path: path, configuration: configuration)
         let run: () throws -> Int64
         switch workload {
@@ -84,7 +85,8 @@ struct GRDBContender: Contender {
                 try pool.read { db in
                     var total: Int64 = 0
                     for query in 0..<sizes.filterQueries {
-                        let items = try GItem.filter(Column("i1") > query % 990).order(Column("d1")).limit(100).fetchAll(db)
+                        let x = (query &* sizes.filterStep) % 990
+                        let items = try GItem.filter(Column("i1") > x).order(Column("d1")).limit(100).fetchAll(db)
                         total &+= items.reduce(0) { $0 &+ $1.checksum }
                     }
                     return total

@@ -3,6 +3,7 @@
 //
 //     swift run -c release --package-path Benchmarks quarry-bench
 //     swift run --package-path Benchmarks quarry-bench --smoke      (CI: checks only)
+//     swift run -c release --package-path Benchmarks quarry-bench --curve   (cost curves → results/cost-curves.csv)
 
 import ArgumentParser
 import Foundation
@@ -15,14 +16,35 @@ struct QuarryBench: ParsableCommand {
     @Flag(help: "Tiny sizes, one repetition: checks that every contender does the same work; timings mean nothing.")
     var smoke = false
 
-    @Option(help: "Timed repetitions per workload and contender (after one warm-up).")
-    var repetitions = 5
+    @Option(help: "Timed repetitions per workload and contender, after one warm-up (default: 5, 3 with --curve).")
+    var repetitions: Int?
 
-    @Option(help: "Workloads to run, e.g. 1,2,7 (default: all).")
+    @Option(help: "Workloads to run, e.g. 1,2,7 (default: all, 1 to 10; with --curve: 1,2,3,4,5,6,8,9).")
     var workloads: String?
 
-    @Option(help: "Contenders to run: raw,grdb-codable,quarry-codable,quarry-instrumented (default: all), and quarry-traced.")
+    @Option(help: "Contenders to run: raw,grdb-codable,quarry-codable,quarry-instrumented (default: all; with --curve: the first three), and quarry-traced.")
     var contenders: String?
+
+    @Option(help: "Workload 10: the numbers of parallel readers.")
+    var readers = "1,2,4,8"
+
+    @Option(help: "Workload 10: read transactions per reader (default 200).")
+    var readBatches: Int?
+
+    @Option(help: "Workload 10: fetches by primary key per read transaction (default 100).")
+    var readBatchSize: Int?
+
+    @Option(help: "SQLite page cache per connection, in KiB, for every contender (default: SQLite's, 2,000 KiB).")
+    var cacheSize: Int?
+
+    @Flag(help: "Cost curves: runs the workloads at each of --curve-rows and writes the medians to --curve-output.")
+    var curve = false
+
+    @Option(help: "Row counts of the cost curves (k and M suffixes allowed; default 1k,10k,100k,1M, or 100,1k with --smoke).")
+    var curveRows: String?
+
+    @Option(help: "CSV file of the cost curves (default: Benchmarks/results/cost-curves.csv, cost-curves-cache-<KiB>KiB.csv with --cache-size, or a temporary file with --smoke).")
+    var curveOutput: String?
 
     @Option(help: .hidden)
     var rssChild: String?
@@ -40,70 +62,207 @@ struct QuarryBench: ParsableCommand {
         QuarryContender(name: "quarry-traced", instrumentation: .discardingBackend)
     ]
 
+    /// The number of the concurrent-reads workload in `--workloads`.
+    static let concurrentReadsWorkload = 10
+
     func run() throws {
-        let sizes = smoke ? Sizes.smoke : Sizes.full
+        var sizes = smoke ? Sizes.smoke : Sizes.full
+        sizes.cacheSizeKiB = cacheSize
         if let rssChild, let rssPath {
             try measureCursorMemory(contender: rssChild, path: rssPath, sizes: sizes)
             return
         }
+        var concurrentReads = workloads == nil && !curve
         let selectedWorkloads = try workloads.map { list in
-            try list.split(separator: ",").map { item in
+            try list.split(separator: ",").compactMap { item -> Workload? in
+                if Int(item) == Self.concurrentReadsWorkload {
+                    concurrentReads = true
+                    return nil
+                }
                 guard let number = Int(item), let workload = Workload(rawValue: number) else {
                     throw ValidationError("unknown workload \(item)")
                 }
                 return workload
             }
-        } ?? Workload.allCases
-        let names = contenders.map { $0.split(separator: ",").map(String.init) } ?? Self.allContenders.map(\.name)
+        } ?? (curve ? [.insert, .fetchAll, .fetchByKey, .filterOrderLimit, .update, .delete, .cursor, .insertAll] : Workload.allCases)
+        let defaultNames = curve ? ["raw", "grdb-codable", "quarry-codable"] : Self.allContenders.map(\.name)
+        let names = contenders.map { $0.split(separator: ",").map(String.init) } ?? defaultNames
         let selected = (Self.allContenders + Self.contendersOnRequest).filter { names.contains($0.name) }
-        let repetitions = smoke ? 1 : max(1, self.repetitions)
+        guard !selected.isEmpty else { throw ValidationError("no known contender in \(names)") }
+        let repetitions = smoke ? 1 : max(1, self.repetitions ?? (curve ? 3 : 5))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quarry-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
         print("quarry-bench: \(smoke ? "smoke mode (checks only)" : "\(repetitions) repetitions after a warm-up"), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        if curve {
+            try runCurves(workloads: selectedWorkloads, selected: selected, repetitions: repetitions, directory: directory)
+            return
+        }
         var results: [(Workload, String, [Double])] = []
         for workload in selectedWorkloads {
-            var times: [String: [Double]] = [:]
-            var expected: (checksum: Int64, summary: String, contender: String)?
-            // Warm-up round (not timed in full mode), then the timed rounds,
-            // rotating which contender goes first.
-            for round in 0..<(smoke ? 1 : repetitions + 1) {
-                let order = selected.indices.map { selected[($0 + round) % selected.count] }
-                for contender in order {
-                    let path = directory.appendingPathComponent("\(workload.rawValue)-\(contender.name)-\(round).sqlite").path
-                    try Seeder.create(path: path, rows: workload.seedCount(sizes))
-                    let prepared = try contender.prepare(workload, path: path, sizes: sizes)
-                    let start = DispatchTime.now().uptimeNanoseconds
-                    let checksum = try prepared.run()
-                    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-                    prepared.close()
-                    let summary = try Seeder.summary(path: path)
-                    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-                    if let expected, expected.checksum != checksum || expected.summary != summary {
-                        throw BenchError(
-                            "\(workload.title): \(contender.name) did not do the same work as \(expected.contender) "
-                                + "(checksum \(checksum) vs \(expected.checksum), table \(summary) vs \(expected.summary))")
-                    }
-                    expected = (checksum, summary, contender.name)
-                    if smoke || round > 0 { times[contender.name, default: []].append(elapsed) }
-                }
-            }
-            print("checked: \(workload.title) — all contenders agree (checksum \(expected?.checksum ?? 0))")
+            let times = try runWorkload(workload, sizes: sizes, selected: selected, repetitions: repetitions, directory: directory)
             for contender in selected { results.append((workload, contender.name, times[contender.name] ?? [])) }
         }
-        printTable(results)
+        if !results.isEmpty { printTable(results) }
+        if concurrentReads {
+            try runConcurrentReads(selected: selected, repetitions: repetitions, directory: directory)
+        }
         if !smoke, selectedWorkloads.contains(.cursor) {
             try printMemory(selected: selected, directory: directory, sizes: sizes)
         }
     }
 
-    func printTable(_ results: [(Workload, String, [Double])]) {
-        func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            guard !sorted.isEmpty else { return .nan }
-            return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    /// Runs one workload for every contender: a warm-up round (not timed in
+    /// full mode), then the timed rounds, rotating which contender goes first.
+    /// Every run starts from a copy of the same seeded file, and must return
+    /// the same checksum and leave the table in the same state as the others.
+    /// Returns the times in milliseconds, by contender.
+    func runWorkload(
+        _ workload: Workload, sizes: Sizes, selected: [any Contender], repetitions: Int, directory: URL
+    ) throws -> [String: [Double]] {
+        let template = directory.appendingPathComponent("template-\(workload.rawValue).sqlite").path
+        try Seeder.create(path: template, rows: workload.seedCount(sizes))
+        defer { removeDatabase(template) }
+        var times: [String: [Double]] = [:]
+        var expected: (checksum: Int64, summary: String, contender: String)?
+        for round in 0..<(smoke ? 1 : repetitions + 1) {
+            let order = selected.indices.map { selected[($0 + round) % selected.count] }
+            for contender in order {
+                let path = directory.appendingPathComponent("\(workload.rawValue)-\(contender.name)-\(round).sqlite").path
+                try FileManager.default.copyItem(atPath: template, toPath: path)
+                let prepared = try contender.prepare(workload, path: path, sizes: sizes)
+                let start = DispatchTime.now().uptimeNanoseconds
+                let checksum = try prepared.run()
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+                prepared.close()
+                let summary = try Seeder.summary(path: path)
+                removeDatabase(path)
+                if let expected, expected.checksum != checksum || expected.summary != summary {
+                    throw BenchError(
+                        "\(workload.title): \(contender.name) did not do the same work as \(expected.contender) "
+                            + "(checksum \(checksum) vs \(expected.checksum), table \(summary) vs \(expected.summary))")
+                }
+                expected = (checksum, summary, contender.name)
+                if smoke || round > 0 { times[contender.name, default: []].append(elapsed) }
+            }
         }
+        print("checked: \(workload.title) — all contenders agree (checksum \(expected?.checksum ?? 0))")
+        return times
+    }
+
+    func removeDatabase(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    // MARK: Workload 10, concurrent reads
+
+    func runConcurrentReads(selected: [any Contender], repetitions: Int, directory: URL) throws {
+        let counts = try readers.split(separator: ",").map { item in
+            guard let count = Int(item), count > 0 else { throw ValidationError("bad reader count \(item)") }
+            return count
+        }
+        let template = directory.appendingPathComponent("template-concurrent.sqlite").path
+        let rows = (smoke ? ReadPlan.smoke(readers: 1) : ReadPlan.full(readers: 1)).rows
+        try Seeder.create(path: template, rows: rows)
+        defer { removeDatabase(template) }
+        let seededSummary = try Seeder.summary(path: template)
+        var medians: [(readers: Int, plan: ReadPlan, ms: [String: Double], cores: [String: Double])] = []
+        for count in counts {
+            var plan = smoke ? ReadPlan.smoke(readers: count) : ReadPlan.full(readers: count)
+            if let readBatches { plan.batches = max(1, readBatches) }
+            if let readBatchSize { plan.batchSize = max(1, readBatchSize) }
+            plan.cacheSizeKiB = cacheSize
+            var times: [String: [Double]] = [:]
+            var cores: [String: [Double]] = [:]
+            var expected: (checksum: Int64, contender: String)?
+            for round in 0..<(smoke ? 1 : repetitions + 1) {
+                let order = selected.indices.map { selected[($0 + round) % selected.count] }
+                for contender in order {
+                    let path = directory.appendingPathComponent("10-\(count)-\(contender.name)-\(round).sqlite").path
+                    try FileManager.default.copyItem(atPath: template, toPath: path)
+                    let (elapsed, checksum, cpu) = try measureConcurrentReads(contender, path: path, plan: plan)
+                    let summary = try Seeder.summary(path: path)
+                    removeDatabase(path)
+                    if let expected, expected.checksum != checksum {
+                        throw BenchError(
+                            "10 concurrent reads (\(count) readers): \(contender.name) did not do the same work as "
+                                + "\(expected.contender) (checksum \(checksum) vs \(expected.checksum))")
+                    }
+                    guard summary == seededSummary else { throw BenchError("10 concurrent reads: \(contender.name) changed the table") }
+                    expected = (checksum, contender.name)
+                    if smoke || round > 0 {
+                        times[contender.name, default: []].append(elapsed)
+                        cores[contender.name, default: []].append(cpu / elapsed)
+                    }
+                }
+            }
+            print("checked: 10 concurrent reads, \(count) readers × \(plan.batches) transactions × \(plan.batchSize) fetches — all contenders agree (checksum \(expected?.checksum ?? 0))")
+            medians.append((count, plan, times.mapValues(median), cores.mapValues(median)))
+        }
+        print("")
+        print("10 concurrent reads: \(rows) rows; each reader runs \(medians.first?.plan.batches ?? 0) read transactions of \(medians.first?.plan.batchSize ?? 0) fetches by primary key; \(ProcessInfo.processInfo.activeProcessorCount) cores.")
+        let others = selected.filter { $0.name != "raw" }
+        print("")
+        print("| readers | " + selected.map { "\($0.name) reads/s" }.joined(separator: " | ") + " | "
+            + others.map { "\($0.name) time ÷ raw" }.joined(separator: " | ") + " |")
+        print("|---:|" + String(repeating: "---:|", count: selected.count + others.count))
+        for (count, plan, ms, _) in medians {
+            func rate(_ name: String) -> Double { Double(plan.totalReads) / ((ms[name] ?? .nan) / 1_000) }
+            let rates = selected.map { format(rate($0.name), 0) }
+            let ratios = others.map { format(rate("raw") / rate($0.name), 2) + "x" }
+            print("| \(count) | " + (rates + ratios).joined(separator: " | ") + " |")
+        }
+        // How much CPU the readers got: on a shared machine, fewer cores than readers.
+        print("")
+        print("| readers | " + selected.map { "\($0.name) CPU (cores busy)" }.joined(separator: " | ") + " |")
+        print("|---:|" + String(repeating: "---:|", count: selected.count))
+        for (count, _, _, cores) in medians {
+            print("| \(count) | " + selected.map { format(cores[$0.name] ?? .nan, 2) }.joined(separator: " | ") + " |")
+        }
+    }
+
+    // MARK: Cost curves
+
+    func runCurves(workloads: [Workload], selected: [any Contender], repetitions: Int, directory: URL) throws {
+        let rowCounts = try (curveRows ?? (smoke ? "100,1k" : "1k,10k,100k,1M")).split(separator: ",").map { item in
+            var text = item.lowercased()
+            var factor = 1
+            if text.hasSuffix("k") { factor = 1_000; text.removeLast() } else if text.hasSuffix("m") { factor = 1_000_000; text.removeLast() }
+            guard let value = Int(text), value > 0 else { throw ValidationError("bad row count \(item)") }
+            return value * factor
+        }
+        let output = curveOutput.map { URL(fileURLWithPath: $0) }
+            ?? (smoke
+                ? directory.appendingPathComponent("cost-curves.csv")
+                : URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                    .appendingPathComponent("results/cost-curves\(cacheSize.map { "-cache-\($0)KiB" } ?? "").csv"))
+        try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var csv = "workload,contender,rows,median_ms,ns_per_row,operations,min_ms\n"
+        try csv.write(to: output, atomically: true, encoding: .utf8)
+        print("cost curves: workloads \(workloads.map { String($0.rawValue) }.joined(separator: ",")) at \(rowCounts.map(String.init).joined(separator: ", ")) rows → \(output.path)")
+        for workload in workloads {
+            for rows in rowCounts {
+                var sizes = Sizes.curve(rows: rows)
+                sizes.cacheSizeKiB = cacheSize
+                let started = Date()
+                let times = try runWorkload(workload, sizes: sizes, selected: selected, repetitions: repetitions, directory: directory)
+                var line = "  \(workload.title) @ \(rows) rows (\(format(Date().timeIntervalSince(started), 0)) s):"
+                for contender in selected {
+                    let values = times[contender.name] ?? []
+                    let value = median(values)
+                    let nsPerRow = value * 1_000_000 / Double(sizes.operations(workload))
+                    csv += "\(workload.title),\(contender.name),\(rows),\(format(value, 3)),\(format(nsPerRow, 1)),\(sizes.operations(workload)),\(format(values.min() ?? .nan, 3))\n"
+                    line += " \(contender.name) \(format(value, 1)) ms (\(format(nsPerRow, 0)) ns/row)"
+                }
+                print(line)
+                try csv.write(to: output, atomically: true, encoding: .utf8)
+            }
+        }
+        print("wrote \(output.path)")
+    }
+
+    func printTable(_ results: [(Workload, String, [Double])]) {
         print("")
         print("| workload | contender | min ms | median ms | ratio to raw | ratio to GRDB Codable |")
         print("|---|---|---:|---:|---:|---:|")
@@ -158,6 +317,12 @@ func peakResidentKiB() -> Double {
         return Double(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "0") ?? 0
     }
     return 0
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 func format(_ value: Double, _ digits: Int = 1) -> String {

@@ -60,9 +60,9 @@ struct QuarryContender: Contender {
 
     var instrumentation = Instrumentation.off
 
-    func prepare(_ workload: Workload, path: String, sizes: Sizes) throws -> PreparedRun {
+    func makeConfiguration(pragmas: String) -> Configuration {
         var configuration = Configuration()
-        configuration.prepareDatabase = { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        configuration.prepareDatabase = { db in try db.execute(sql: pragmas) }
         switch instrumentation {
         case .off: break
         case .noBackend:
@@ -72,7 +72,11 @@ struct QuarryContender: Contender {
             configuration.tracer = DiscardingTracer()
             configuration.metricsFactory = DiscardingMetrics()
         }
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        return configuration
+    }
+
+    func prepare(_ workload: Workload, path: String, sizes: Sizes) throws -> PreparedRun {
+        let pool = try DatabasePool(path: path, configuration: makeConfiguration(pragmas: sizes.connectionPragmas))
         let run: () throws -> Int64
         switch workload {
         case .insert:
@@ -110,7 +114,8 @@ struct QuarryContender: Contender {
                 try pool.read { db in
                     var total: Int64 = 0
                     for query in 0..<sizes.filterQueries {
-                        let items = try QItem.filter(\.i1 > query % 990).order(\.d1).limit(100).fetchAll(db)
+                        let x = (query &* sizes.filterStep) % 990
+                        let items = try QItem.filter(\.i1 > x).order(\.d1).limit(100).fetchAll(db)
                         total &+= items.reduce(0) { $0 &+ $1.checksum }
                     }
                     return total

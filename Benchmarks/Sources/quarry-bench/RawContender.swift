@@ -45,7 +45,7 @@ struct RawContender: Contender {
     func prepare(_ workload: Workload, path: String, sizes: Sizes) throws -> PreparedRun {
         var handle: OpaquePointer?
         guard sqlite3_open(path, &handle) == SQLITE_OK, let db = handle else { throw BenchError("cannot open \(path)") }
-        try Seeder.exec(db, "PRAGMA synchronous = NORMAL")
+        try Seeder.exec(db, sizes.connectionPragmas)
         var statements: [OpaquePointer?] = []
         func prepare(_ sql: String) -> OpaquePointer? {
             var statement: OpaquePointer?
@@ -129,7 +129,7 @@ struct RawContender: Contender {
                 defer { try? Seeder.exec(db, "COMMIT") }
                 var total: Int64 = 0
                 for query in 0..<sizes.filterQueries {
-                    sqlite3_bind_int64(select, 1, Int64(query % 990))
+                    sqlite3_bind_int64(select, 1, Int64((query &* sizes.filterStep) % 990))
                     sqlite3_bind_int64(select, 2, 100)
                     var items: [RawItem] = []
                     while sqlite3_step(select) == SQLITE_ROW { items.append(RawItem(select)) }

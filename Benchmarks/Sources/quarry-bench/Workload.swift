@@ -11,20 +11,61 @@ let bulkRowsPerStatement = 1000
 struct Sizes: Sendable {
     var insert: Int
     var fetchAll: Int
+    /// The rows in the table that workloads 3 and 4 query.
+    var keyedRows: Int
     var byKey: Int
     var filterQueries: Int
     var update: Int
     var delete: Int
     var eager: Int
     var cursor: Int
+    /// `--cache-size`: SQLite's page cache per connection, in KiB, for every
+    /// contender (nil: SQLite's default, `PRAGMA cache_size = -2000`, 2,000 KiB).
+    var cacheSizeKiB: Int? = nil
+
+    /// What every contender runs on each connection it opens.
+    var connectionPragmas: String { pragmas(cacheSizeKiB: cacheSizeKiB) }
+
+    /// Query `q` of workload 4 filters on `i1 > (q * filterStep) % 990`: with
+    /// 1,000 queries, 0, 1, 2…; with fewer, spread over the same range, so
+    /// that each query still selects about half of the table on average.
+    var filterStep: Int { max(1, 1_000 / max(1, filterQueries)) }
 
     /// The sizes the issue asks for.
     static let full = Sizes(
-        insert: 100_000, fetchAll: 100_000, byKey: 10_000, filterQueries: 1_000, update: 10_000, delete: 10_000,
-        eager: 10_000, cursor: 1_000_000)
+        insert: 100_000, fetchAll: 100_000, keyedRows: 100_000, byKey: 10_000, filterQueries: 1_000, update: 10_000,
+        delete: 10_000, eager: 10_000, cursor: 1_000_000)
     /// Tiny sizes for CI: checks that every contender does the same work, times nothing meaningful.
     static let smoke = Sizes(
-        insert: 1_000, fetchAll: 1_000, byKey: 200, filterQueries: 20, update: 200, delete: 200, eager: 300, cursor: 5_000)
+        insert: 1_000, fetchAll: 1_000, keyedRows: 1_000, byKey: 200, filterQueries: 20, update: 200, delete: 200,
+        eager: 300, cursor: 5_000)
+
+    /// The sizes of one point of the cost curves (`--curve`): every workload
+    /// at `rows` rows. Workload 3 runs `rows / 10` queries (as the full run:
+    /// 10,000 of 100,000); workload 4, whose every query scans and sorts
+    /// about half of the table, runs at most 1,000 queries and at most
+    /// 10,000,000 / `rows` (1,000 up to 10k rows, 100 at 100k, 10 at 1M).
+    static func curve(rows: Int) -> Sizes {
+        Sizes(
+            insert: rows, fetchAll: rows, keyedRows: rows, byKey: max(1, rows / 10),
+            filterQueries: max(1, min(1_000, 10_000_000 / rows)), update: rows, delete: rows, eager: rows, cursor: rows)
+    }
+
+    /// The rows a workload handles, to report a cost per row: rows inserted,
+    /// fetched, updated or deleted, queries by key, and for workload 4, rows
+    /// of the table times queries (each query scans the table).
+    func operations(_ workload: Workload) -> Int {
+        switch workload {
+        case .insert, .insertAll: return insert
+        case .fetchAll: return fetchAll
+        case .fetchByKey: return byKey
+        case .filterOrderLimit: return filterQueries * keyedRows
+        case .update: return update
+        case .delete: return (delete + 1) / 2
+        case .eagerLoad: return eager
+        case .cursor: return cursor
+        }
+    }
 }
 
 enum Workload: Int, CaseIterable, Sendable {
@@ -49,13 +90,18 @@ enum Workload: Int, CaseIterable, Sendable {
         switch self {
         case .insert, .insertAll: return 0
         case .fetchAll: return sizes.fetchAll
-        case .fetchByKey, .filterOrderLimit: return 100_000 > sizes.fetchAll ? sizes.fetchAll : 100_000
+        case .fetchByKey, .filterOrderLimit: return sizes.keyedRows
         case .update: return sizes.update
         case .delete: return sizes.delete
         case .eagerLoad: return sizes.eager
         case .cursor: return sizes.cursor
         }
     }
+}
+
+/// The statements every contender runs on each connection it opens.
+func pragmas(cacheSizeKiB: Int?) -> String {
+    "PRAGMA synchronous = NORMAL" + (cacheSizeKiB.map { "; PRAGMA cache_size = -\($0)" } ?? "")
 }
 
 /// The values of item row `k` (1-based), the same for every contender.
@@ -80,6 +126,9 @@ enum ItemData {
 protocol Contender: Sendable {
     var name: String { get }
     func prepare(_ workload: Workload, path: String, sizes: Sizes) throws -> PreparedRun
+    /// Opens what workload 10 (concurrent reads) needs for `plan.readers`
+    /// readers, outside the timed region (ConcurrentReads.swift).
+    func prepareConcurrentReads(path: String, plan: ReadPlan) throws -> ConcurrentReads
 }
 
 /// A prepared, timed operation, and the clean-up that closes its connections.
