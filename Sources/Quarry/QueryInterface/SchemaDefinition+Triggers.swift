@@ -51,9 +51,8 @@ extension Database {
     ) throws {
         let definition = TriggerDefinition()
         try body(definition)
-        var sql = options.contains(.temporary) ? "CREATE TEMPORARY TRIGGER " : "CREATE TRIGGER "
-        if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
-        sql += name.quotedDatabaseIdentifier + " " + timing.rawValue + " " + (try event.sql())
+        var sql = Self.createClause("TRIGGER", name, temporary: options.contains(.temporary), ifNotExists: options.contains(.ifNotExists))
+        sql += " " + timing.rawValue + " " + (try event.sql())
         sql += " ON " + table.quotedDatabaseIdentifier + " FOR EACH ROW"
         if let condition {
             let context = SQLGenerationContext(db: self, rendersValuesAsLiterals: true)

@@ -91,9 +91,7 @@ extension Database {
 
     /// `CREATE [TEMPORARY] VIEW [IF NOT EXISTS] "name"[("a", "b")] AS `.
     private static func createViewPrefix(_ name: String, _ options: ViewOptions, _ columns: [String]?) -> String {
-        var sql = options.contains(.temporary) ? "CREATE TEMPORARY VIEW " : "CREATE VIEW "
-        if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
-        sql += name.quotedDatabaseIdentifier
+        var sql = createClause("VIEW", name, temporary: options.contains(.temporary), ifNotExists: options.contains(.ifNotExists))
         if let columns { sql += "(" + TableDefinition.columnList(columns) + ")" }
         return sql + " AS "
     }

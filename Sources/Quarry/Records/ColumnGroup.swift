@@ -163,6 +163,16 @@ extension Optional where Wrapped == ColumnGroupPath {
         guard let path = self else { return key }
         return path.key(of: key)
     }
+
+    /// The path of a value of `type` at `key` of a container at this path,
+    /// when the value is spread over columns of the record — a column group,
+    /// or a struct carried by an enum record's case — and nil for a value
+    /// stored in one column. The encoder and the decoder both ask this.
+    func spreadPath(for type: Any.Type, key: String) -> ColumnGroupPath? {
+        if let group = type as? any ColumnGroup.Type { return ColumnGroupPath(parent: self, group: group, key: key) }
+        if let path = self, path.spreadsValues { return ColumnGroupPath(parent: path, rule: .payload, key: key) }
+        return nil
+    }
 }
 
 extension ColumnGroup {

@@ -48,6 +48,15 @@ final class EnumRecordColumns: Sendable {
         (EnumMetadata.info(of: type)?.payloadCaseCount ?? 0) > 0
     }
 
+    /// The column that holds the case of `type` when it is an enum record
+    /// (its ``TableRecord/databaseDiscriminatorColumn``, `"kind"` for a type
+    /// that is no TableRecord); nil for other types. The record coders read
+    /// it once, when they are made.
+    static func discriminatorColumn(of type: Any.Type) -> String? {
+        guard isEnumRecord(type) else { return nil }
+        return (type as? any TableRecord.Type)?.databaseDiscriminatorColumn ?? "kind"
+    }
+
     /// The columns of every case of an enum record, or nil when they cannot be
     /// learned (a record that is not Decodable, or a case the probe cannot make).
     static func of<Record: EncodableRecord & Encodable>(_ type: Record.Type) -> EnumRecordColumns? {

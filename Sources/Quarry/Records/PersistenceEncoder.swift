@@ -74,8 +74,9 @@ final class PersistenceEncoder: Encoder {
     var codingPath: [any CodingKey] { [] }
     /// The record's ``EncodableRecord/databaseEncodingUserInfo``.
     let userInfo: [CodingUserInfoKey: Any]
-    /// The key of the column that holds the case of an enum record.
-    let discriminatorKey: String
+    /// The key of the column that holds the case of an enum record; nil for
+    /// other records.
+    let discriminatorKey: String?
 
     init<Record: EncodableRecord>(_ type: Record.Type, jsonEncoder: @escaping (String) -> JSONEncoder) {
         recordType = type
@@ -84,7 +85,7 @@ final class PersistenceEncoder: Encoder {
         dateStrategy = Record.databaseDateEncodingStrategy
         uuidStrategy = Record.databaseUUIDEncodingStrategy
         self.jsonEncoder = jsonEncoder
-        discriminatorKey = (Record.self as? any TableRecord.Type)?.databaseDiscriminatorColumn ?? "kind"
+        discriminatorKey = EnumRecordColumns.discriminatorColumn(of: Record.self)
         state = .allocate(capacity: 1)
         state.initialize(to: State())
     }
@@ -289,13 +290,9 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
         let name = name(key)
         if let single = try encoder.singleDatabaseValue(for: value) {
             encoder.append(single, key: name)
-        } else if let group = T.self as? any ColumnGroup.Type {
-            // A column group: its members are columns of the record.
-            let path = ColumnGroupPath(parent: groupPath, group: group, key: key.stringValue)
-            try value.encode(to: ColumnGroupEncoder(encoder: encoder, path: path))
-        } else if let groupPath, groupPath.spreadsValues {
-            // A struct carried by an enum record's case: its members are columns.
-            let path = ColumnGroupPath(parent: groupPath, rule: .payload, key: key.stringValue)
+        } else if let path = groupPath.spreadPath(for: T.self, key: key.stringValue) {
+            // A column group, or a struct carried by an enum record's case:
+            // its members are columns of the record.
             try value.encode(to: ColumnGroupEncoder(encoder: encoder, path: path))
         } else {
             encoder.append(try encoder.jsonDatabaseValue(for: value, key: name), key: name)
@@ -363,10 +360,10 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        if groupPath == nil, EnumRecordColumns.isEnumRecord(encoder.recordType) {
+        if groupPath == nil, let discriminatorKey = encoder.discriminatorKey {
             // The case of an enum record: the discriminator, then its associated values.
             encoder.state.pointee.encodedEnumCase = true
-            encoder.append(.text(key.stringValue), key: encoder.discriminatorKey)
+            encoder.append(.text(key.stringValue), key: discriminatorKey)
             let path = ColumnGroupPath(parent: nil, rule: .enumCase, key: key.stringValue)
             return KeyedEncodingContainer(RecordKeyedEncodingContainer<NestedKey>(encoder: encoder, groupPath: path))
         }

@@ -63,11 +63,6 @@ final class DecodingLayout {
     /// The column name a key maps to.
     func columnName(for key: String) -> String { naming.columnName(for: key) }
 
-    /// The statement column index of a column name, or -1.
-    func index(ofColumn name: String) -> Int32 {
-        nameIndex.index(of: name).map { Int32($0) + offset } ?? -1
-    }
-
     /// The column index of a key, through the dictionary (slow path).
     func resolve(_ key: String) -> Int32 {
         if let index = fallback[key] { return index }
@@ -103,6 +98,8 @@ final class RecordDecoder: Decoder {
         /// allocate a box per row), and its key type.
         var container: AnyObject?
         var containerKeyType: Any.Type?
+        /// The case of the enum record being decoded, read once per row.
+        var enumCase: String?
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -112,11 +109,6 @@ final class RecordDecoder: Decoder {
     /// The column that holds the case of an enum record (EnumRecord.swift),
     /// nil for other records.
     let discriminatorColumn: String?
-
-    private static func discriminatorColumn(of recordType: Any.Type) -> String? {
-        guard EnumRecordColumns.isEnumRecord(recordType) else { return nil }
-        return (recordType as? any TableRecord.Type)?.databaseDiscriminatorColumn ?? "kind"
-    }
 
     /// A decoder of the rows of a statement.
     init(statement: Statement, columnNames: [String], layout: DecodingLayout, recordType: Any.Type,
@@ -129,7 +121,7 @@ final class RecordDecoder: Decoder {
         self.recordType = recordType
         self.dateStrategy = dateStrategy
         userInfo = (recordType as? any FetchableRecord.Type)?.databaseDecodingUserInfo ?? [:]
-        discriminatorColumn = Self.discriminatorColumn(of: recordType)
+        discriminatorColumn = EnumRecordColumns.discriminatorColumn(of: recordType)
         state = .allocate(capacity: 1)
         state.initialize(to: State(keys: layout.keys, indexes: layout.indexes))
     }
@@ -144,7 +136,7 @@ final class RecordDecoder: Decoder {
         self.recordType = recordType
         self.dateStrategy = dateStrategy
         userInfo = (recordType as? any FetchableRecord.Type)?.databaseDecodingUserInfo ?? [:]
-        discriminatorColumn = Self.discriminatorColumn(of: recordType)
+        discriminatorColumn = EnumRecordColumns.discriminatorColumn(of: recordType)
         state = .allocate(capacity: 1)
         state.initialize(to: State(keys: layout.keys, indexes: layout.indexes))
     }
@@ -180,7 +172,7 @@ final class RecordDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         state.pointee.position = 0
         state.pointee.followsLayout = true
-        if discriminatorColumn != nil { _ = try enumCase(Key.self) }
+        if let discriminatorColumn { try readEnumCase(discriminatorColumn, Key.self) }
         if let cached = state.pointee.container, let keyType = state.pointee.containerKeyType, keyType == Key.self {
             // Checked just above: the holder was made for this Key.
             return unsafeDowncast(cached, to: ContainerHolder<Key>.self).container
@@ -201,19 +193,23 @@ final class RecordDecoder: Decoder {
         RecordSingleValueContainer(decoder: self)
     }
 
-    /// The case of an enum record, read from its discriminator column.
-    func enumCase<Key: CodingKey>(_ type: Key.Type) throws -> Key {
-        let column = discriminatorColumn ?? "kind"
-        let index = layout.index(ofColumn: column)
-        guard index >= 0 else { throw error(.columnNotFound, column: column, expectedType: recordType) }
+    /// Reads the case of the enum record of the current row from its
+    /// discriminator column (named like the encoder names it), checking that
+    /// it is one of `Key`'s; `enumCase` then holds it for `allKeys`.
+    private func readEnumCase<Key: CodingKey>(_ discriminator: String, _ type: Key.Type) throws {
+        let index = layout.resolve(discriminator)
+        guard index >= 0 else { throw missingColumn(discriminator, recordType) }
         let value = databaseValue(at: index)
-        guard case .text(let name) = value, let key = Key(stringValue: name) else {
+        guard case .text(let name) = value, Key(stringValue: name) != nil else {
             let cases = (EnumMetadata.allCases(Key.self) ?? []).map { "\"\($0.stringValue)\"" }.joined(separator: ", ")
             throw error(.other("found \(value.storageClassName) \(value), which names no case of \(recordType) (\(cases))"),
-                        column: column, expectedType: recordType)
+                        column: layout.columnName(for: discriminator), expectedType: recordType)
         }
-        return key
+        state.pointee.enumCase = name
     }
+
+    /// The case of the enum record being decoded (see `readEnumCase`).
+    var enumCase: String? { state.pointee.enumCase }
 
     // MARK: Reading cells
 
@@ -400,7 +396,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     var allKeys: [Key] {
         // An enum record has one key: its case (checked when the container was made).
-        if groupPath == nil, decoder.discriminatorColumn != nil { return [(try? decoder.enumCase(Key.self))].compactMap { $0 } }
+        if groupPath == nil, decoder.discriminatorColumn != nil { return [decoder.enumCase.flatMap { Key(stringValue: $0) }].compactMap { $0 } }
         return decoder.columnNames.compactMap { Key(stringValue: $0) }
     }
 
@@ -439,11 +435,9 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         let name = name(key)
         let index = decoder.columnIndex(name)
         guard index >= 0 else {
-            // A column group has no column of its own: its members do.
-            if let group = T.self as? any ColumnGroup.Type { return try decodeGroup(T.self, group, key) }
-            if let groupPath, groupPath.spreadsValues {
-                // A struct carried by an enum record's case: its members are columns.
-                let path = ColumnGroupPath(parent: groupPath, rule: .payload, key: key.stringValue)
+            // A column group, or a struct carried by an enum record's case,
+            // has no column of its own: its members do.
+            if let path = groupPath.spreadPath(for: T.self, key: key.stringValue) {
                 return try T(from: ColumnGroupDecoder(decoder: decoder, path: path))
             }
             throw decoder.missingColumn(name, T.self)
@@ -491,12 +485,6 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         }
         guard index >= 0, !decoder.isNull(at: index) else { return nil }
         return try decoder.decodeAny(T.self, at: index)
-    }
-
-    /// Decodes a column group from its members' columns.
-    private func decodeGroup<T: Decodable>(_ type: T.Type, _ group: any ColumnGroup.Type, _ key: Key) throws -> T {
-        let path = ColumnGroupPath(parent: groupPath, group: group, key: key.stringValue)
-        return try T(from: ColumnGroupDecoder(decoder: decoder, path: path))
     }
 
     func nestedContainer<NestedKey: CodingKey>(

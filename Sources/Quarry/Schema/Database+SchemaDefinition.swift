@@ -122,6 +122,13 @@ extension Database {
         "index_\(table)_on_\(columns.joined(separator: "_"))"
     }
 
+    /// `CREATE [TEMPORARY] <kind> [IF NOT EXISTS] "name"`: the opening of the
+    /// CREATE statements of tables, views and triggers.
+    static func createClause(_ kind: String, _ name: String, temporary: Bool, ifNotExists: Bool) -> String {
+        "CREATE " + (temporary ? "TEMPORARY " : "") + kind + (ifNotExists ? " IF NOT EXISTS " : " ")
+            + name.quotedDatabaseIdentifier
+    }
+
     static func createIndexSQL(
         name: String, table: String, columns: [String], ifNotExists: Bool, unique: Bool, condition: String?
     ) -> String {

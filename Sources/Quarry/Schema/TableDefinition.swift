@@ -181,11 +181,9 @@ public final class TableDefinition {
         }
         // Table constraints come after every column, as SQLite requires.
         definitions += constraints
-        var create = "CREATE "
-        if options.contains(.temporary) { create += "TEMPORARY " }
-        create += "TABLE "
-        if options.contains(.ifNotExists) { create += "IF NOT EXISTS " }
-        create += name.quotedDatabaseIdentifier + " (" + definitions.joined(separator: ", ") + ")"
+        var create = Database.createClause(
+            "TABLE", name, temporary: options.contains(.temporary), ifNotExists: options.contains(.ifNotExists))
+        create += " (" + definitions.joined(separator: ", ") + ")"
         var tableOptions: [String] = []
         if options.contains(.withoutRowID) { tableOptions.append("WITHOUT ROWID") }
         if options.contains(.strict) { tableOptions.append("STRICT") }

@@ -50,6 +50,17 @@ private enum Shape: Codable, FetchableRecord, PersistableRecord, Equatable {
     }
 }
 
+/// A discriminator named through the record's naming strategy, like its other columns.
+private enum Token: Codable, FetchableRecord, PersistableRecord, Equatable {
+    static let databaseTableName = "token"
+    static let databaseDiscriminatorColumn = "tokenKind"
+    static let databaseColumnEncodingStrategy = DatabaseColumnNamingStrategy.convertToSnakeCase
+    static let databaseColumnDecodingStrategy = DatabaseColumnNamingStrategy.convertToSnakeCase
+    struct Word: Codable, Equatable { var id: Int64; var wordText: String }
+    case word(Word)
+    case number(id: Int64, numberValue: Int)
+}
+
 @Suite("Enum records")
 struct EnumRecordTests {
     static let schema = """
@@ -182,6 +193,25 @@ struct EnumRecordTests {
             let squares = Shape.filter(case: Shape.square)
             try expectSQL(squares, db, #"SELECT * FROM "shape" WHERE "type" = ?"#, ["SQUARE"])
             #expect(try squares.fetchAll(db) == [.square(.init(id: 2, side: 3))])
+        }
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func theDiscriminatorFollowsTheNamingStrategy(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try writer.write { db throws in
+            try db.execute(sql: "CREATE TABLE token (id INTEGER PRIMARY KEY, token_kind TEXT NOT NULL, word_text TEXT, number_value INTEGER)")
+            try Token.word(.init(id: 1, wordText: "hi")).insert(db)
+            try Token.number(id: 2, numberValue: 7).insert(db)
+            let rows = try Row.fetchAll(db, sql: "SELECT token_kind, word_text, number_value FROM token ORDER BY id")
+            #expect(rows.map(\.databaseValues) == [[.text("word"), .text("hi"), .null], [.text("number"), .null, .integer(7)]])
+            #expect(try Token.fetchAll(db, sql: "SELECT * FROM token ORDER BY id") == [
+                .word(.init(id: 1, wordText: "hi")), .number(id: 2, numberValue: 7),
+            ])
+            let numbers = Token.filter(case: Token.number)
+            try expectSQL(numbers, db, #"SELECT * FROM "token" WHERE "token_kind" = ?"#, ["number"])
+            #expect(try numbers.fetchAll(db) == [.number(id: 2, numberValue: 7)])
         }
     }
 
