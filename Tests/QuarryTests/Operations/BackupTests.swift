@@ -144,12 +144,24 @@ private func ledgerState(_ reader: any DatabaseReader) throws -> (entries: Int, 
         let copyDirectory = try TemporaryDirectory()
         let dbPool = try makeLedger(.pool, in: directory)
         let copy = try DatabaseQueue(path: copyDirectory.path())
+        // The first step waits until the task is cancelled, so that the
+        // cancellation lands between two steps whatever the machine's speed.
+        let firstStepDone = ThreadGate(), cancelled = ThreadGate(), steps = LockedCounter()
         let task = Task {
-            try await dbPool.backup(to: copy, pagesPerStep: 1) { _ in Thread.sleep(forTimeInterval: 0.005) }
+            try await dbPool.backup(to: copy, pagesPerStep: 1) { progress in
+                steps.increment()
+                if steps.value == 1 {
+                    #expect(!progress.isCompleted)
+                    firstStepDone.open()
+                    _ = cancelled.wait()
+                }
+            }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await onNewThread { firstStepDone.wait() })
         task.cancel()
+        cancelled.open()
         await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(steps.value == 1)
         #expect(try await copy.read { db in try db.tableExists("entry") } == false)
     }
 
