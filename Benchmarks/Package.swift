@@ -17,10 +17,17 @@ let package = Package(
     targets: [
         // The system SQLite, for the hand-written C-API contender.
         .systemLibrary(name: "CSQLiteBench", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Counts heap allocations (--count-allocations): defines malloc & co.
+        // in the quarry-bench executable, forwarding to the C library's.
+        .target(
+            name: "CMallocCounter",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
         .executableTarget(
             name: "quarry-bench",
             dependencies: [
                 "CSQLiteBench",
+                "CMallocCounter",
                 .product(name: "Quarry", package: "Quarry"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -46,6 +46,9 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "CSV file of the cost curves (default: Benchmarks/results/cost-curves.csv, cost-curves-cache-<KiB>KiB.csv with --cache-size, or a temporary file with --smoke).")
     var curveOutput: String?
 
+    @Flag(help: "Counts heap allocations (malloc & co.) instead of timing: one warm-up and one counted run per workload and contender; prints allocations and bytes per row (default workloads: 2,3,7,8).")
+    var countAllocations = false
+
     @Option(help: .hidden)
     var rssChild: String?
 
@@ -89,6 +92,18 @@ struct QuarryBench: ParsableCommand {
         let names = contenders.map { $0.split(separator: ",").map(String.init) } ?? defaultNames
         let selected = (Self.allContenders + Self.contendersOnRequest).filter { names.contains($0.name) }
         guard !selected.isEmpty else { throw ValidationError("no known contender in \(names)") }
+        if countAllocations {
+            guard !curve else { throw ValidationError("--count-allocations and --curve do not go together") }
+            guard workloads == nil || !concurrentReads else { throw ValidationError("--count-allocations: workload 10 is not counted") }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quarry-bench-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            print("quarry-bench: counting allocations\(smoke ? " (smoke sizes)" : ""), one warm-up and one counted run each")
+            try runAllocationCounts(
+                workloads: workloads == nil ? Self.allocationWorkloads : selectedWorkloads, selected: selected, sizes: sizes,
+                directory: directory)
+            return
+        }
         let repetitions = smoke ? 1 : max(1, self.repetitions ?? (curve ? 3 : 5))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quarry-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
