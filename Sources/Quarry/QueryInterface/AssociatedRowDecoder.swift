@@ -42,16 +42,27 @@ final class ScopeCache {
         return box.read
     }
 
-    /// Records already decoded, by scope and identity value (belongs-to
-    /// destinations shared by many rows decode once per fetch).
-    private var identified: [Range<Int>: [DatabaseValue: Any]] = [:]
+    /// How each type decodes in each scope, decided on the first row: the
+    /// per-row work is then one dictionary lookup, with no conformance check,
+    /// no dynamic cast and no value boxed in `Any`.
+    private var decoders: [DecoderKey: AnyObject] = [:]
 
-    /// The record of `range` whose identity is `identity`, decoded by `decode` the first time.
-    func identifiedRecord<T>(_ range: Range<Int>, _ identity: DatabaseValue, _ decode: () throws -> T) throws -> T {
-        if let record = identified[range]?[identity] as? T { return record }
-        let record = try decode()
-        identified[range, default: [:]][identity] = record
-        return record
+    private struct DecoderKey: Hashable {
+        let type: ObjectIdentifier
+        let range: Range<Int>
+        let role: ScopeDecoderRole
+    }
+
+    /// The decoder of `T` in the scope of columns `range`, made by `make` the first time.
+    func decoder<T>(
+        _ type: T.Type, _ range: Range<Int>, _ role: ScopeDecoderRole, make: () throws -> (ScopedRow) throws -> T
+    ) rethrows -> (ScopedRow) throws -> T {
+        let key = DecoderKey(type: ObjectIdentifier(T.self), range: range, role: role)
+        // The key names `T`: the box is a ScopeDecoderBox<T>.
+        if let box = decoders[key] { return unsafeDowncast(box, to: ScopeDecoderBox<T>.self).read }
+        let read = try make()
+        decoders[key] = ScopeDecoderBox(read)
+        return read
     }
 
     /// The reader of `T` records from rows with the columns of `layout`.
@@ -67,7 +78,11 @@ final class ScopeCache {
 /// A row — the current row of a statement, or a copied one — seen through
 /// the scopes of its associations: a range of columns, the included
 /// associations within it, and the prefetched rows of `including(all:)`.
-struct ScopedRow {
+///
+/// A class, made once per statement for the rows of a statement (the same
+/// scopes serve every row, with their child scopes and decoders remembered),
+/// and once per copied row otherwise.
+final class ScopedRow {
     /// Where the values are read from.
     enum Source {
         case statement(Statement)
@@ -87,7 +102,29 @@ struct ScopedRow {
     /// Column names and readers shared by the rows of one statement.
     let cache: ScopeCache
     /// A column that identifies the record of this scope (see ``SelectionScope``).
-    var identityColumn: Int? = nil
+    let identityColumn: Int?
+
+    /// The scopes of `children`, made when first asked for.
+    private var childScopes: [ScopedRow?]
+    private var mainOnlyScope: ScopedRow?
+    /// The decoders used in this scope so far (see ``ScopeCache/decoder(_:_:_:make:)``):
+    /// a scope decodes one or two types, found here without hashing.
+    private var decoders: [(type: ObjectIdentifier, role: ScopeDecoderRole, box: AnyObject)] = []
+
+    init(
+        source: Source, range: Range<Int>, children: [SelectionScope], prefetched: [String: [ScopedRow]],
+        recordType: Any.Type?, tableName: String?, cache: ScopeCache, identityColumn: Int? = nil
+    ) {
+        self.source = source
+        self.range = range
+        self.children = children
+        self.prefetched = prefetched
+        self.recordType = recordType
+        self.tableName = tableName
+        self.cache = cache
+        self.identityColumn = identityColumn
+        childScopes = Array(repeating: nil, count: children.count)
+    }
 
     /// The column names of this scope.
     var layout: RowLayout {
@@ -131,27 +168,55 @@ struct ScopedRow {
     }
 
     func child(_ key: String) -> ScopedRow? {
-        guard let scope = children.first(where: { $0.key == key }) else { return nil }
-        return ScopedRow(
+        guard let index = children.firstIndex(where: { $0.key == key }) else { return nil }
+        if let child = childScopes[index] { return child }
+        let scope = children[index]
+        let child = ScopedRow(
             source: source, range: scope.range, children: scope.children, prefetched: [:], recordType: nil,
             tableName: nil, cache: cache, identityColumn: scope.identityColumn)
+        childScopes[index] = child
+        return child
     }
 
     /// This scope without its associations: the main record's columns.
     var mainOnly: ScopedRow {
-        ScopedRow(source: source, range: range, children: [], prefetched: [:], recordType: nil, tableName: nil, cache: cache)
+        if let mainOnlyScope { return mainOnlyScope }
+        let scope = ScopedRow(source: source, range: range, children: [], prefetched: [:], recordType: nil, tableName: nil, cache: cache)
+        mainOnlyScope = scope
+        return scope
+    }
+
+    /// The decoder of `T` in this scope for `role`, made by `make` the first
+    /// time it is needed in any scope of these columns.
+    private func decoder<T>(
+        _ type: T.Type, _ role: ScopeDecoderRole, make: () throws -> (ScopedRow) throws -> T
+    ) throws -> (ScopedRow) throws -> T {
+        let id = ObjectIdentifier(T.self)
+        for entry in decoders where entry.type == id && entry.role == role {
+            // The entry names `T`: the box is a ScopeDecoderBox<T>.
+            return unsafeDowncast(entry.box, to: ScopeDecoderBox<T>.self).read
+        }
+        let read = try cache.decoder(T.self, range, role, make: make)
+        decoders.append((id, role, ScopeDecoderBox(read)))
+        return read
     }
 
     /// Decodes `T`, a type known only at run time to be Decodable.
     func decode<T>(as type: T.Type) throws -> T {
-        if let decodable = T.self as? any Decodable.Type {
-            return try cast(decode(decodable), to: T.self)
-        }
-        // A record that only has init(row:).
-        guard let fetchable = T.self as? any FetchableRecord.Type, children.isEmpty, prefetched.isEmpty else {
-            throw DatabaseError.misuse("\(T.self) is neither Decodable nor a FetchableRecord: it cannot be fetched")
-        }
-        return try cast(readRecord(fetchable), to: T.self)
+        try decoder(T.self, .result) {
+            if let decodable = T.self as? any Decodable.Type,
+                let box = ScopeDecoderBox<T>.decodable(decodable)
+            {
+                return box.read
+            }
+            // A record that only has init(row:).
+            guard let fetchable = T.self as? any FetchableRecord.Type, children.isEmpty, prefetched.isEmpty,
+                let box = ScopeDecoderBox<T>.record(fetchable)
+            else {
+                throw DatabaseError.misuse("\(T.self) is neither Decodable nor a FetchableRecord: it cannot be fetched")
+            }
+            return box.read
+        }(self)
     }
 
     /// Decodes `type` from this scope: through the record readers for the
@@ -159,30 +224,83 @@ struct ScopedRow {
     /// type than the scope's record may wrap it (`var author: Author` next to
     /// annotations), and decodes through `Decodable`.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if let fetchable = T.self as? any FetchableRecord.Type,
-            (children.isEmpty && prefetched.isEmpty && recordType == nil) || T.self == recordType
-        {
-            return try cast(readRecord(fetchable), to: T.self)
-        }
-        return try T(from: AssociatedRowDecoder(scope: self))
-    }
-
-    private func readRecord<R: FetchableRecord>(_ type: R.Type) throws -> R {
-        // Value types shared by many rows decode once; class instances are
-        // never shared between rows.
-        if let identityColumn, !(R.self is AnyClass) {
-            let identity = value(at: identityColumn)
-            if !identity.isNull {
-                return try cache.identifiedRecord(range, identity) { try readUnidentifiedRecord(R.self) }
+        let asRecord = (children.isEmpty && prefetched.isEmpty && recordType == nil) || T.self == recordType
+        return try decoder(T.self, asRecord ? .record : .decodable) {
+            if asRecord, let fetchable = T.self as? any FetchableRecord.Type, let box = ScopeDecoderBox<T>.record(fetchable) {
+                return box.read
             }
-        }
-        return try readUnidentifiedRecord(R.self)
+            return { scope in try T(from: AssociatedRowDecoder(scope: scope)) }
+        }(self)
     }
 
-    private func readUnidentifiedRecord<R: FetchableRecord>(_ type: R.Type) throws -> R {
-        switch source {
-        case .statement(let statement): return try cache.statementReader(R.self, statement, range)(statement)
-        case .row: return try cache.rowReader(R.self, range, layout)(slice)
+    /// The value that identifies this scope's record (see ``SelectionScope``),
+    /// or nil when there is none or it is NULL.
+    func identity() -> DatabaseValue? {
+        guard let identityColumn else { return nil }
+        let identity = value(at: identityColumn)
+        return identity.isNull ? nil : identity
+    }
+}
+
+/// What a scope decoder decodes (see ``ScopeCache/decoder(_:_:_:make:)``).
+enum ScopeDecoderRole: Hashable {
+    /// The request's result type.
+    case result
+    /// The record of the scope, through the record readers.
+    case record
+    /// Another Decodable type, through ``AssociatedRowDecoder``.
+    case decodable
+}
+
+/// A scope decoder in a generic class, so that it casts back to its exact type.
+final class ScopeDecoderBox<Value> {
+    let read: (ScopedRow) throws -> Value
+    init(_ read: @escaping (ScopedRow) throws -> Value) { self.read = read }
+
+    /// The decoder of `Value`, a Decodable type known only at run time.
+    static func decodable(_ type: any Decodable.Type) -> ScopeDecoderBox? {
+        func open<D: Decodable>(_ type: D.Type) -> AnyObject { ScopeDecoderBox<D> { try $0.decode(D.self) } }
+        return open(type) as? ScopeDecoderBox
+    }
+
+    /// The record reader of `Value`, a record type known only at run time.
+    static func record(_ type: any FetchableRecord.Type) -> ScopeDecoderBox? {
+        func open<R: FetchableRecord>(_ type: R.Type) -> AnyObject { ScopeDecoderBox<R>(ScopeRecordReader<R>().read) }
+        return open(type) as? ScopeDecoderBox
+    }
+}
+
+/// Reads the record of a scope, row after row: through the statement's
+/// record reader, or from a copied row; a value type shared by many rows (a
+/// belongs-to destination) decodes once per identity.
+final class ScopeRecordReader<Record: FetchableRecord> {
+    private var statementReader: ((Statement) throws -> Record)?
+    private var rowReader: ((Row) throws -> Record)?
+    /// Records already decoded, by identity value. Class instances are never
+    /// shared between rows.
+    private var identified: [DatabaseValue: Record] = [:]
+    private let sharesValues = !(Record.self is AnyClass)
+
+    func read(_ scope: ScopedRow) throws -> Record {
+        guard sharesValues, let identity = scope.identity() else { return try readUnidentified(scope) }
+        if let record = identified[identity] { return record }
+        let record = try readUnidentified(scope)
+        identified[identity] = record
+        return record
+    }
+
+    private func readUnidentified(_ scope: ScopedRow) throws -> Record {
+        switch scope.source {
+        case .statement(let statement):
+            if let statementReader { return try statementReader(statement) }
+            let reader = scope.cache.statementReader(Record.self, statement, scope.range)
+            statementReader = reader
+            return try reader(statement)
+        case .row:
+            if let rowReader { return try rowReader(scope.slice) }
+            let reader = scope.cache.rowReader(Record.self, scope.range, scope.layout)
+            rowReader = reader
+            return try reader(scope.slice)
         }
     }
 }
