@@ -276,16 +276,20 @@ final class ScopeDecoderBox<Value> {
 final class ScopeRecordReader<Record: FetchableRecord> {
     private var statementReader: ((Statement) throws -> Record)?
     private var rowReader: ((Row) throws -> Record)?
-    /// Records already decoded, by identity value. Class instances are never
-    /// shared between rows.
-    private var identified: [DatabaseValue: Record] = [:]
+    /// Records already decoded, and their index by identity value. Class
+    /// instances are never shared between rows. (A dictionary of `Record`
+    /// values would look up its generic type's metadata on each access; these
+    /// two containers do not.)
+    private var identified: [Record] = []
+    private var identifiedIndexes: [DatabaseValue: Int] = [:]
     private let sharesValues = !(Record.self is AnyClass)
 
     func read(_ scope: ScopedRow) throws -> Record {
         guard sharesValues, let identity = scope.identity() else { return try readUnidentified(scope) }
-        if let record = identified[identity] { return record }
+        if let index = identifiedIndexes[identity] { return identified[index] }
         let record = try readUnidentified(scope)
-        identified[identity] = record
+        identifiedIndexes[identity] = identified.count
+        identified.append(record)
         return record
     }
 
