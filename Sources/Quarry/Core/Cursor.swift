@@ -51,23 +51,38 @@ extension Array {
 /// ``DatabaseValueConvertible`` types, and records' `fetchCursor` return one.
 /// The statement is reset when the cursor is exhausted, fails, or is released.
 public final class StatementCursor<Element>: Cursor {
-    private let statement: Statement
+    /// The statement stepped through, or nil for the rows of a database
+    /// server, which come back whole (see DatabaseServerConnection.swift).
+    private let statement: Statement?
     private let decode: (Statement) throws -> Element
+    private var serverRows: IndexingIterator<[Row]>
+    private let decodeServerRow: (Row) throws -> Element
     private var isDone = false
 
     init(statement: Statement, arguments: StatementArguments, decode: @escaping (Statement) throws -> Element) throws {
         self.statement = statement
         self.decode = decode
+        serverRows = [].makeIterator()
+        decodeServerRow = { _ in throw DatabaseError.misuse("a statement cursor has no server rows") }
         try statement.setArguments(arguments)
     }
 
+    /// A cursor over the rows a database server returned.
+    init(serverRows: [Row], decode: @escaping (Row) throws -> Element) {
+        statement = nil
+        self.decode = { _ in throw DatabaseError.misuse("a server cursor has no statement") }
+        self.serverRows = serverRows.makeIterator()
+        decodeServerRow = decode
+    }
+
     deinit {
-        if !isDone { statement.reset() }
+        if !isDone { statement?.reset() }
     }
 
     /// The next decoded row, or nil when all rows have been read.
     public func next() throws -> Element? {
         guard !isDone else { return nil }
+        guard let statement else { return try nextServerRow() }
         do {
             if try statement.step() {
                 return try decode(statement)
@@ -80,5 +95,18 @@ public final class StatementCursor<Element>: Cursor {
         isDone = true
         statement.reset()
         return nil
+    }
+
+    private func nextServerRow() throws -> Element? {
+        guard let row = serverRows.next() else {
+            isDone = true
+            return nil
+        }
+        do {
+            return try decodeServerRow(row)
+        } catch {
+            isDone = true
+            throw error
+        }
     }
 }

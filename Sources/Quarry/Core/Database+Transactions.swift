@@ -45,7 +45,8 @@ extension Database {
             try inSavepoint(block)
             return
         }
-        try executeCached("BEGIN \(kind.rawValue) TRANSACTION")
+        // A server has its own locking: its transactions start with a plain BEGIN.
+        try executeCached(server == nil ? "BEGIN \(kind.rawValue) TRANSACTION" : "BEGIN TRANSACTION")
         let wasInsideTransactionBlock = isInsideTransactionBlock
         isInsideTransactionBlock = true
         defer { isInsideTransactionBlock = wasInsideTransactionBlock }
@@ -76,6 +77,11 @@ extension Database {
     /// Savepoints nest. Outside a transaction, a savepoint starts one. If
     /// `block` throws, the savepoint's changes are undone and the error is rethrown.
     public func inSavepoint(_ block: () throws -> TransactionCompletion) throws {
+        if server != nil && !isInsideTransaction {
+            // A server's savepoints live only inside transactions.
+            try inTransaction(.deferred, block)
+            return
+        }
         let wasInsideTransaction = isInsideTransaction
         try executeCached("SAVEPOINT quarry")
         let completion: TransactionCompletion
@@ -166,6 +172,10 @@ extension Database {
     /// Executes a statement without arguments through the statement cache
     /// (transaction control statements run on every read and write).
     func executeCached(_ sql: String) throws {
+        if server != nil {
+            try executeOnServer(sql: sql, arguments: StatementArguments())
+            return
+        }
         try cachedStatementWithoutSchemaCheck(sql: sql).execute()
     }
 }

@@ -29,7 +29,23 @@ public final class Database {
 
     /// The SQLite connection handle, for direct use of the C API
     /// (<https://www.sqlite.org/c3ref/sqlite3.html>).
+    ///
+    /// On a connection to a database server (PostgreSQL), this is a private,
+    /// empty in-memory SQLite database that holds none of the server's data,
+    /// and Quarry's SQLite-only methods throw there.
     public let sqliteConnection: OpaquePointer
+
+    /// The database server connection, when this is not an SQLite connection
+    /// (see DatabaseServerConnection.swift).
+    package let server: (any DatabaseServerConnection)?
+
+    /// The transactions and savepoints open on the server, as Quarry opened
+    /// them (a server tells no SQLite-style autocommit flag).
+    var serverTransactionDepth = 0
+
+    /// The rows changed by the last statement run on the server.
+    var serverChangesCount = 0
+    var serverTotalChangesCount = 0
 
     /// Statements compiled by ``cachedStatement(sql:)``, keyed by SQL.
     private var statementCache: [String: Statement] = [:]
@@ -126,6 +142,7 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         self.instrumentation = instrumentation
+        server = nil
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         if configuration.readonly || readerOnly {
             flags |= SQLITE_OPEN_READONLY
@@ -157,6 +174,25 @@ public final class Database {
             close()
             throw error
         }
+    }
+
+    /// A connection to a database server (see DatabaseServerConnection.swift).
+    ///
+    /// `sqliteConnection` is then an empty in-memory SQLite database, opened
+    /// only so that the property keeps its type; nothing runs there.
+    package init(server: any DatabaseServerConnection, configuration: Configuration) throws {
+        path = server.serverDescription
+        self.configuration = configuration
+        instrumentation = nil
+        self.server = server
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK, let handle else {
+            if let handle { sqlite3_close_v2(handle) }
+            server.close()
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not open a connection to \(path)")
+        }
+        sqliteConnection = handle
     }
 
     deinit { close() }
@@ -203,6 +239,7 @@ public final class Database {
         // Finalizes nothing else: statements still referenced elsewhere keep
         // the connection as a zombie until they are released (sqlite3_close_v2).
         sqlite3_close_v2(sqliteConnection)
+        server?.close()
     }
 
     // MARK: - Executing SQL
@@ -218,6 +255,10 @@ public final class Database {
     ///
     /// Positional arguments are consumed by the statements in order.
     public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
+        if server != nil {
+            try executeOnServer(sql: sql, arguments: arguments)
+            return
+        }
         var used = 0
         try sql.utf8CString.withUnsafeBufferPointer { buffer in
             guard var start = buffer.baseAddress else { return }
@@ -287,6 +328,7 @@ public final class Database {
     ///
     /// Throws if the SQL is invalid or holds more than one statement.
     public func makeStatement(sql: String) throws -> Statement {
+        try requireSQLite("prepared statements (Statement)", alternative: "the fetch methods that take SQL text")
         var statementHandle: OpaquePointer?
         var remainder = ""
         let (code, facts) = compileGatheringFacts {
@@ -363,18 +405,29 @@ public final class Database {
 
     /// The rowid of the most recent successful `INSERT` on this connection
     /// (<https://www.sqlite.org/c3ref/last_insert_rowid.html>).
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(sqliteConnection) }
+    ///
+    /// A database server has no rowid: on a server connection this is always
+    /// 0; use `RETURNING` (records do) to read generated keys.
+    public var lastInsertedRowID: Int64 { server == nil ? sqlite3_last_insert_rowid(sqliteConnection) : 0 }
 
     /// The number of rows changed by the most recent `INSERT`, `UPDATE` or
     /// `DELETE` (<https://www.sqlite.org/c3ref/changes.html>).
-    public var changesCount: Int { Int(sqlite3_changes64(sqliteConnection)) }
+    public var changesCount: Int { server == nil ? Int(sqlite3_changes64(sqliteConnection)) : serverChangesCount }
 
     /// The number of rows changed since the connection was opened
     /// (<https://www.sqlite.org/c3ref/total_changes.html>).
-    public var totalChangesCount: Int { Int(sqlite3_total_changes64(sqliteConnection)) }
+    public var totalChangesCount: Int {
+        server == nil ? Int(sqlite3_total_changes64(sqliteConnection)) : serverTotalChangesCount
+    }
 
     /// Whether a transaction is open (<https://www.sqlite.org/c3ref/get_autocommit.html>).
-    public var isInsideTransaction: Bool { sqlite3_get_autocommit(sqliteConnection) == 0 }
+    ///
+    /// On a server connection: whether a transaction that Quarry's transaction
+    /// methods, or a `BEGIN` run with ``execute(sql:arguments:)``, opened is
+    /// still open.
+    public var isInsideTransaction: Bool {
+        server == nil ? sqlite3_get_autocommit(sqliteConnection) == 0 : serverTransactionDepth > 0
+    }
 
     // MARK: - Errors
 

@@ -10,7 +10,10 @@ extension DatabaseValueConvertible {
     public static func fetchCursor(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> StatementCursor<Self> {
-        try StatementCursor(statement: db.cachedStatement(sql: sql), arguments: arguments) { statement in
+        if db.server != nil {
+            return try StatementCursor(serverRows: db.serverRows(sql: sql, arguments: arguments)) { try $0[0] as Self }
+        }
+        return try StatementCursor(statement: db.cachedStatement(sql: sql), arguments: arguments) { statement in
             try statement.decode(Self.self, at: 0)
         }
     }
@@ -26,6 +29,7 @@ extension DatabaseValueConvertible {
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> [Self] {
+        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).map { try $0[0] as Self } }
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)
         var values: [Self] = []
@@ -42,6 +46,7 @@ extension DatabaseValueConvertible {
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> Self? {
+        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).first.flatMap { try $0[0] as Self? } }
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)
         return try statement.firstRow { try statement.decodeIfPresent(Self.self, at: 0) } ?? nil
@@ -53,6 +58,7 @@ extension DatabaseValueConvertible where Self: Hashable {
     public static func fetchSet(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> Set<Self> {
+        if db.server != nil { return try Set(db.serverRows(sql: sql, arguments: arguments).map { try $0[0] as Self }) }
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)
         var values: Set<Self> = []
@@ -70,6 +76,7 @@ extension Optional where Wrapped: DatabaseValueConvertible {
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> [Wrapped?] {
+        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).map { try $0[0] as Wrapped? } }
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)
         var values: [Wrapped?] = []
@@ -81,7 +88,10 @@ extension Optional where Wrapped: DatabaseValueConvertible {
     public static func fetchCursor(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> StatementCursor<Wrapped?> {
-        try StatementCursor(statement: db.cachedStatement(sql: sql), arguments: arguments) { statement in
+        if db.server != nil {
+            return try StatementCursor(serverRows: db.serverRows(sql: sql, arguments: arguments)) { try $0[0] as Wrapped? }
+        }
+        return try StatementCursor(statement: db.cachedStatement(sql: sql), arguments: arguments) { statement in
             try statement.decodeIfPresent(Wrapped.self, at: 0)
         }
     }

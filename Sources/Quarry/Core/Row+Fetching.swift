@@ -12,7 +12,8 @@ extension Row {
     public static func fetchCursor(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> StatementCursor<Row> {
-        try fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        if db.server != nil { return try StatementCursor(serverRows: db.serverRows(sql: sql, arguments: arguments)) { $0 } }
+        return try fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
     /// A cursor over the rows of a prepared statement.
@@ -29,7 +30,8 @@ extension Row {
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> [Row] {
-        try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments) }
+        return try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
     /// All rows of a prepared statement.
@@ -54,7 +56,8 @@ extension Row {
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> Row? {
-        try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).first }
+        return try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
     /// The first row of a prepared statement, or nil if there is none.

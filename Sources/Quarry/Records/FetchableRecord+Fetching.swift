@@ -40,7 +40,11 @@ extension FetchableRecord {
     public static func fetchCursor(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> StatementCursor<Self> {
-        try fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        if db.server != nil {
+            let rows = try db.serverRows(sql: sql, arguments: arguments)
+            return StatementCursor(serverRows: rows, decode: rowReader(columnNames: rows.first?.columnNames ?? []))
+        }
+        return try fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
     /// All records of `sql`.
@@ -51,14 +55,23 @@ extension FetchableRecord {
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> [Self] {
-        try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        if db.server != nil {
+            let rows = try db.serverRows(sql: sql, arguments: arguments)
+            let read = rowReader(columnNames: rows.first?.columnNames ?? [])
+            return try rows.map(read)
+        }
+        return try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
     /// The first record of `sql`, or nil.
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> Self? {
-        try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+        if db.server != nil {
+            guard let row = try db.serverRows(sql: sql, arguments: arguments).first else { return nil }
+            return try rowReader(columnNames: row.columnNames)(row)
+        }
+        return try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
     }
 }
 

@@ -33,11 +33,8 @@ extension SQLExpression {
 
 /// The rewriting of the parameters of raw SQL.
 enum SQLFragment {
-    /// A parameter of raw SQL: `?` (nil), `?NNN`, or `:name` (`@name`, `$name`).
-    enum Parameter {
-        case positional(Int?)
-        case named(String)
-    }
+    /// A parameter of raw SQL (see Core/SQLScanner.swift).
+    typealias Parameter = SQLParameter
 
     /// `sql` with each parameter replaced by `?`, and the values they take from `arguments`.
     static func positional(_ sql: String, _ arguments: StatementArguments) throws -> (String, [DatabaseValue]) {
@@ -71,75 +68,19 @@ enum SQLFragment {
     }
 
     /// `sql` with each parameter replaced by what `replace` returns for it.
-    /// String literals, quoted identifiers and comments are copied unchanged.
-    static func rewritingParameters(_ sql: String, _ replace: (Parameter) throws -> String) throws -> String {
-        let scalars = Array(sql.unicodeScalars)
-        var output = String.UnicodeScalarView()
-        var index = 0
-        func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar.value > 0x7F
-        }
-        while index < scalars.count {
-            let scalar = scalars[index]
-            switch scalar {
-            case "'", "\"", "`", "[":
-                // A literal or quoted identifier: copied up to its end; a doubled quote stays inside.
-                let close: Unicode.Scalar = scalar == "[" ? "]" : scalar
-                output.append(scalar)
-                index += 1
-                while index < scalars.count {
-                    output.append(scalars[index])
-                    if scalars[index] == close {
-                        if close != "]", index + 1 < scalars.count, scalars[index + 1] == close {
-                            output.append(scalars[index + 1])
-                            index += 2
-                            continue
-                        }
-                        break
-                    }
-                    index += 1
-                }
-                index += 1
-            case "-" where index + 1 < scalars.count && scalars[index + 1] == "-":
-                while index < scalars.count, scalars[index] != "\n" {
-                    output.append(scalars[index])
-                    index += 1
-                }
-            case "/" where index + 1 < scalars.count && scalars[index + 1] == "*":
-                output.append(contentsOf: ["/", "*"])
-                index += 2
-                while index < scalars.count {
-                    if scalars[index] == "*", index + 1 < scalars.count, scalars[index + 1] == "/" {
-                        output.append(contentsOf: ["*", "/"])
-                        index += 2
-                        break
-                    }
-                    output.append(scalars[index])
-                    index += 1
-                }
-            case "?":
-                index += 1
-                var digits = ""
-                while index < scalars.count, ("0"..."9").contains(scalars[index]) {
-                    digits.unicodeScalars.append(scalars[index])
-                    index += 1
-                }
-                let number = digits.isEmpty ? nil : (Int(digits) ?? 0)
-                output.append(contentsOf: try replace(.positional(number)).unicodeScalars)
-            case _ where (scalar == ":" || scalar == "@" || scalar == "$")
-                && index + 1 < scalars.count && isNameScalar(scalars[index + 1]):
-                index += 1
-                var name = ""
-                while index < scalars.count, isNameScalar(scalars[index]) {
-                    name.unicodeScalars.append(scalars[index])
-                    index += 1
-                }
-                output.append(contentsOf: try replace(.named(name)).unicodeScalars)
-            default:
-                output.append(scalar)
-                index += 1
+    /// String literals, quoted identifiers and comments are copied unchanged
+    /// (see SQLScanner.swift).
+    static func rewritingParameters(
+        _ sql: String, dialect: SQLDialect = .sqlite, _ replace: (Parameter) throws -> String
+    ) throws -> String {
+        var output = ""
+        for token in SQLScanner.tokens(sql, dialect: dialect) {
+            switch token {
+            case .text(let text): output += text
+            case .semicolon: output += ";"
+            case .parameter(let parameter): output += try replace(parameter)
             }
         }
-        return String(output)
+        return output
     }
 }

@@ -1,0 +1,46 @@
+// DatabaseServerConnection: the seam between Quarry's `Database` and a
+// database server backend (PostgreSQL, in the QuarryPostgres target).
+//
+// A `Database` is either an SQLite connection (Quarry's own, through the C
+// API) or a connection to a server. On a server, a statement is sent with its
+// values, and its rows come back whole, as DatabaseValues: Quarry then reads
+// them as copied rows, through the same Row, record and request decoding as
+// SQLite's copied rows. The SQLite path is untouched by this seam: each entry
+// point that supports servers tests `db.server` once, and SQLite-only
+// features throw on a server (`Database.requireSQLite(_:)`).
+
+/// A connection to a database server, as a `Database` uses it. Implemented by
+/// backends of this package (QuarryPostgres); not public API.
+///
+/// A connection is used by one thread at a time (a `Database` is), and its
+/// calls block: Quarry runs them on its own threads, never on an event loop.
+package protocol DatabaseServerConnection: AnyObject {
+    /// The SQL dialect of the server.
+    var dialect: SQLDialect { get }
+
+    /// How the server is named in errors and logs (a URL without password).
+    var serverDescription: String { get }
+
+    /// Runs one statement, whose parameters are written in the dialect
+    /// (`$1…$n`), with `arguments`, and returns its rows.
+    func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult
+
+    /// Closes the connection; later calls throw.
+    func close()
+}
+
+/// The outcome of one statement run on a server.
+package struct DatabaseServerResult: Sendable {
+    /// The names of the result columns (empty for statements without rows).
+    package var columnNames: [String]
+    /// The rows, each with one value per column.
+    package var rows: [[DatabaseValue]]
+    /// The rows inserted, updated or deleted by the statement.
+    package var rowsAffected: Int
+
+    package init(columnNames: [String], rows: [[DatabaseValue]], rowsAffected: Int) {
+        self.columnNames = columnNames
+        self.rows = rows
+        self.rowsAffected = rowsAffected
+    }
+}
