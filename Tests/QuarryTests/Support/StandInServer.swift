@@ -1,0 +1,64 @@
+// A stand-in for a database server (Core/DatabaseServerConnection.swift): a
+// separate SQLite connection driven through the C API, which receives the
+// statements exactly as a server would (one at a time, `$1…$n` parameters,
+// values as DatabaseValues) and records them.
+
+import CSQLite
+import Foundation
+@testable import Quarry
+
+/// The stand-in server: statements run on a separate SQLite connection,
+/// to a private in-memory database or to a file that several stand-ins share.
+final class StandInServer: DatabaseServerConnection {
+    let dialect: SQLDialect
+    let serverDescription = "stand-in://server"
+    private var handle: OpaquePointer?
+    /// The statements received, with their values.
+    private(set) var received: [(sql: String, values: [DatabaseValue])] = []
+    private(set) var isClosed = false
+
+    init(path: String = ":memory:", dialect: SQLDialect = .postgreSQL) {
+        self.dialect = dialect
+        sqlite3_open(path, &handle)
+        sqlite3_busy_timeout(handle, 5_000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
+        guard !isClosed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed", sql: sql) }
+        received.append((sql, arguments))
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+        defer { sqlite3_finalize(statement) }
+        // SQLite reads `$1` as a named parameter, numbered in order of first use.
+        for (index, value) in arguments.enumerated() {
+            let position = Int32(index + 1)
+            switch value {
+            case .null: sqlite3_bind_null(statement, position)
+            case .integer(let integer): sqlite3_bind_int64(statement, position, integer)
+            case .real(let real): sqlite3_bind_double(statement, position, real)
+            case .text(let text): sqlite3_bind_text(statement, position, text, -1, SQLITE_TRANSIENT)
+            case .blob(let data):
+                _ = data.withUnsafeBytes { sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+            }
+        }
+        let columnCount = sqlite3_column_count(statement)
+        let names = (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }
+        var rows: [[DatabaseValue]] = []
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+            }
+            rows.append((0..<columnCount).map { DatabaseValue(sqliteStatement: statement, index: $0) })
+        }
+        let affected = sqlite3_stmt_readonly(statement) != 0 ? 0 : Int(sqlite3_changes(handle))
+        return DatabaseServerResult(columnNames: names, rows: rows, rowsAffected: affected)
+    }
+
+    func close() { isClosed = true }
+}
