@@ -4,6 +4,9 @@
 // transaction state is followed from the statements Quarry sends.
 
 extension Database {
+    /// Whether this is a connection to a PostgreSQL server.
+    var isPostgreSQL: Bool { server?.dialect == .postgreSQL }
+
     /// Throws, on a server connection, that `feature` is SQLite's only.
     ///
     /// - parameter alternative: what to use instead, if anything.

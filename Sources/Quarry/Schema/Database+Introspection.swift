@@ -3,7 +3,8 @@
 //
 // Table names are bound as arguments of SQLite's table-valued pragma functions
 // (https://www.sqlite.org/pragma.html#pragfunc), never spliced into SQL.
-// Schema names compare case-insensitively, as SQLite identifiers do.
+// Schema names compare case-insensitively, as SQLite identifiers do. On
+// PostgreSQL, the answers come from its catalogs (Database+ServerIntrospection.swift).
 
 extension Database {
     /// Whether a table exists, in the main database or the temp schema.
@@ -31,7 +32,15 @@ extension Database {
     }
 
     private func schemaObjectExists(type: String, name: String) throws -> Bool {
-        try Int.fetchOne(
+        if isPostgreSQL {
+            switch type {
+            case "table": return try postgresRelationExists(name, kinds: "'r', 'p', 'f'")
+            case "view": return try postgresRelationExists(name, kinds: "'v', 'm'")
+            case "index": return try postgresRelationExists(name, kinds: "'i'")
+            default: return try postgresTriggerExists(name)
+            }
+        }
+        return try Int.fetchOne(
             self,
             sql: """
                 SELECT 1 FROM sqlite_master WHERE type = ? AND name = ? COLLATE NOCASE
@@ -43,7 +52,8 @@ extension Database {
     /// Whether triggers exist on a table, in the main or the temporary schema
     /// (<https://www.sqlite.org/schematab.html>).
     public func hasTriggers(on table: String) throws -> Bool {
-        try Int.fetchOne(
+        if isPostgreSQL { return try postgresHasTriggers(on: table) }
+        return try Int.fetchOne(
             self,
             sql: """
                 SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
@@ -62,6 +72,7 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func columns(in table: String) throws -> [ColumnInfo] {
+        if isPostgreSQL { return try postgresColumns(in: table) }
         let rows = try Row.fetchAll(
             self,
             sql: "SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?) WHERE hidden <> 1",
@@ -85,6 +96,7 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func primaryKey(_ table: String) throws -> PrimaryKeyInfo {
+        if isPostgreSQL { return try postgresPrimaryKey(table) }
         let keyColumns = try columns(in: table)
             .filter { $0.primaryKeyIndex > 0 }
             .sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
@@ -112,6 +124,7 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func foreignKeys(on table: String) throws -> [ForeignKeyInfo] {
+        if isPostgreSQL { return try postgresForeignKeys(on: table) }
         guard try tableExists(table) else { throw Database.noSuchTable(table) }
         let rows = try Row.fetchAll(
             self,
@@ -151,6 +164,7 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func indexes(on table: String) throws -> [IndexInfo] {
+        if isPostgreSQL { return try postgresIndexes(on: table) }
         guard try tableExists(table) else { throw Database.noSuchTable(table) }
         let list = try Row.fetchAll(
             self, sql: "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?) ORDER BY name",
@@ -178,6 +192,8 @@ extension Database {
     /// }
     /// ```
     public func foreignKeyViolations(in table: String? = nil) throws -> [ForeignKeyViolation] {
+        // PostgreSQL never leaves violations behind: its foreign keys are always enforced.
+        try requireSQLite("foreignKeyViolations(in:)")
         let rows: [Row]
         if let table {
             guard try tableExists(table) else { throw Database.noSuchTable(table) }
