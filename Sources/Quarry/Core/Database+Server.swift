@@ -60,6 +60,9 @@ extension Database {
             if change == .end { serverTransactionDepth = 0 }
             throw error
         }
+        if Self.mayChangeSchema(sql) {
+            schemaCheckGeneration &+= 1
+        }
         serverChangesCount = result.rowsAffected
         serverTotalChangesCount &+= result.rowsAffected
         switch change {
@@ -70,6 +73,19 @@ extension Database {
         case .none: break
         }
         return result
+    }
+}
+
+extension Database {
+    /// Whether a statement sent to a server may change the schema, read from
+    /// its first keyword.
+    static func mayChangeSchema(_ sql: String) -> Bool {
+        guard let first = sql.split(whereSeparator: { $0.isWhitespace || $0 == ";" || $0 == "(" }).first else { return false }
+        switch first.uppercased() {
+        // ROLLBACK, and ROLLBACK TO: PostgreSQL's DDL is transactional.
+        case "CREATE", "ALTER", "DROP", "COMMENT", "TRUNCATE", "ROLLBACK", "ABORT": return true
+        default: return false
+        }
     }
 }
 

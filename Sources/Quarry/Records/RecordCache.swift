@@ -76,6 +76,17 @@ final class RecordCache {
     /// schema changes move `Database.schemaCheckGeneration`, which makes the
     /// next check run again.
     func checkSchemaVersion(_ db: Database) throws {
+        if db.server != nil {
+            // A server has no schema version to read: the caches are dropped
+            // when this connection changes the schema or rolls back (see
+            // Database+Server.swift).
+            if checkedGeneration != db.schemaCheckGeneration {
+                tables.removeAll()
+                plans.removeAll()
+                checkedGeneration = db.schemaCheckGeneration
+            }
+            return
+        }
         let inTransaction = sqlite3_get_autocommit(db.sqliteConnection) == 0
         if inTransaction, checkedInTransaction, checkedGeneration == db.schemaCheckGeneration { return }
         let statement = try Self.statement(&schemaVersionStatement, sql: "PRAGMA schema_version", db)

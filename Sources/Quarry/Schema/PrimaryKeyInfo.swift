@@ -11,6 +11,10 @@ public struct PrimaryKeyInfo: Hashable, Sendable {
     /// The column that holds the rowid: the `INTEGER PRIMARY KEY` column,
     /// `"rowid"` when the table declares no primary key, nil when the key is
     /// not the rowid (another key type, several columns, or a WITHOUT ROWID table).
+    ///
+    /// PostgreSQL has no rowid: there, this is the column that plays its
+    /// part for records, a one-column integer primary key that the database
+    /// fills when it is left out (an identity or `serial` column).
     public let rowIDColumn: String?
     /// Whether the table declares no primary key, so that its key is the hidden rowid.
     public let isHiddenRowID: Bool

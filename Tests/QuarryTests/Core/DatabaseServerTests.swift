@@ -168,5 +168,12 @@ struct DatabaseServerTests {
         #expect(ServerTransactionChange("SAVEPOINT s") == .savepoint)
         #expect(ServerTransactionChange("RELEASE SAVEPOINT s") == .release)
         #expect(ServerTransactionChange("SELECT 1") == .none)
+        #expect(Database.mayChangeSchema("CREATE TABLE t (x INT)"))
+        #expect(Database.mayChangeSchema(" alter table t add column y int"))
+        #expect(Database.mayChangeSchema("DROP INDEX i"))
+        #expect(Database.mayChangeSchema("ROLLBACK TO SAVEPOINT quarry"))
+        #expect(!Database.mayChangeSchema("INSERT INTO created (x) VALUES (1)"))
+        #expect(!Database.mayChangeSchema("SELECT 'CREATE'"))
+        #expect(!Database.mayChangeSchema(""))
     }
 }
