@@ -7,6 +7,9 @@ let package = Package(
     name: "Quarry",
     products: [
         .library(name: "Quarry", targets: ["Quarry"]),
+        // The PostgreSQL backend (issue 22, in progress). A separate product,
+        // so that users of SQLite alone never build PostgresNIO.
+        .library(name: "QuarryPostgres", targets: ["QuarryPostgres"]),
         .executable(name: "quarry-demo", targets: ["QuarryDemo"]),
     ],
     dependencies: [
@@ -21,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // Property-based tests (test target only).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        // The PostgreSQL wire protocol, for the QuarryPostgres target only.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // The system SQLite library (Debian: `apt-get install libsqlite3-dev`).
@@ -36,6 +41,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        // The PostgreSQL backend. Only this target (and its tests) depend on
+        // PostgresNIO: the Quarry target must not.
+        .target(
+            name: "QuarryPostgres",
+            dependencies: [
+                "Quarry",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -62,6 +77,15 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        // Run against a real server when QUARRY_POSTGRES_URL is set
+        // (scripts/postgres-server.sh); each suite skips with a printed reason otherwise.
+        .testTarget(
+            name: "QuarryPostgresTests",
+            dependencies: [
+                "Quarry", "QuarryPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ],

@@ -1,8 +1,10 @@
-// DatabaseError: the error thrown when SQLite, or Quarry on its behalf, refuses an operation.
+// DatabaseError: the error thrown when SQLite, PostgreSQL, or Quarry on their
+// behalf, refuses an operation.
 
 import CSQLite
 
-/// An error reported by SQLite, with the SQL that caused it.
+/// An error reported by SQLite (or PostgreSQL, through QuarryPostgres), with
+/// the SQL that caused it.
 ///
 /// ```swift
 /// do {
@@ -15,6 +17,11 @@ import CSQLite
 /// The statement arguments are kept out of the error unless
 /// ``Configuration/publicStatementArguments`` is true, because they can hold
 /// user data that must not reach logs.
+///
+/// Errors from PostgreSQL carry its five-character error code in ``sqlState``
+/// (nil for SQLite), and the helpers such as ``isUniqueConstraintViolation``
+/// answer for both databases. Their ``extendedResultCode`` is the closest
+/// SQLite code (see ``sqlState``).
 public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// The primary result code, such as `.SQLITE_CONSTRAINT`.
     public var resultCode: ResultCode { extendedResultCode.primaryResultCode }
@@ -32,31 +39,100 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// The arguments of the SQL, when ``Configuration/publicStatementArguments`` is set.
     public let arguments: StatementArguments?
 
+    /// PostgreSQL's SQLSTATE error code, such as `"23505"` for a unique
+    /// violation (<https://www.postgresql.org/docs/15/errcodes-appendix.html>);
+    /// nil for SQLite errors and for errors Quarry detects itself.
+    ///
+    /// The ``extendedResultCode`` of a PostgreSQL error is the closest SQLite
+    /// code: `23505` gives `SQLITE_CONSTRAINT_UNIQUE`, `23503`
+    /// `SQLITE_CONSTRAINT_FOREIGNKEY`, `23502` `SQLITE_CONSTRAINT_NOTNULL`,
+    /// `23514` `SQLITE_CONSTRAINT_CHECK`, the other codes of class 23
+    /// `SQLITE_CONSTRAINT`; `40001` (serialization failure), `40P01`
+    /// (deadlock) and `55P03` (lock not available) give `SQLITE_BUSY`; `25006`
+    /// (read-only transaction) `SQLITE_READONLY`; `53100` (disk full)
+    /// `SQLITE_FULL`; `57014` (query canceled) `SQLITE_INTERRUPT`; `22P02`
+    /// (invalid text representation) and `42804` (datatype mismatch)
+    /// `SQLITE_MISMATCH`; `3D000` (no such database) and the classes 08
+    /// (connection exception) and 28 (invalid authorization) `SQLITE_CANTOPEN`;
+    /// any other code `SQLITE_ERROR`. Test ``sqlState`` itself for anything finer.
+    public let sqlState: String?
+
     /// Creates an error.
     public init(resultCode: ResultCode, message: String, sql: String? = nil, arguments: StatementArguments? = nil) {
         self.extendedResultCode = resultCode
         self.message = message
         self.sql = sql
         self.arguments = arguments
+        self.sqlState = nil
+    }
+
+    /// Creates an error reported by PostgreSQL, with its SQLSTATE code; the
+    /// result code is the closest SQLite one (see ``sqlState``).
+    package init(sqlState: String, message: String, sql: String? = nil, arguments: StatementArguments? = nil) {
+        self.extendedResultCode = DatabaseError.resultCode(forSQLState: sqlState)
+        self.message = message
+        self.sql = sql
+        self.arguments = arguments
+        self.sqlState = sqlState
+    }
+
+    /// The SQLite result code closest to a PostgreSQL SQLSTATE code (the
+    /// table is in the documentation of ``sqlState``).
+    package static func resultCode(forSQLState sqlState: String) -> ResultCode {
+        switch sqlState {
+        case "23505": return .SQLITE_CONSTRAINT_UNIQUE
+        case "23503": return .SQLITE_CONSTRAINT_FOREIGNKEY
+        case "23502": return .SQLITE_CONSTRAINT_NOTNULL
+        case "23514": return .SQLITE_CONSTRAINT_CHECK
+        case "40001", "40P01", "55P03": return .SQLITE_BUSY
+        case "25006": return .SQLITE_READONLY
+        case "53100": return .SQLITE_FULL
+        case "57014": return .SQLITE_INTERRUPT
+        case "22P02", "42804": return .SQLITE_MISMATCH
+        case "3D000": return .SQLITE_CANTOPEN
+        default: break
+        }
+        switch sqlState.prefix(2) {
+        case "23": return .SQLITE_CONSTRAINT
+        case "08", "28": return .SQLITE_CANTOPEN
+        default: return .SQLITE_ERROR
+        }
     }
 
     /// Whether the error is a `UNIQUE` constraint violation (including a
-    /// duplicate primary key).
+    /// duplicate primary key; PostgreSQL's SQLSTATE `23505`).
     public var isUniqueConstraintViolation: Bool {
-        extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
+        if let sqlState { return sqlState == "23505" }
+        return extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
     }
 
-    /// Whether the error is a foreign key constraint violation.
-    public var isForeignKeyViolation: Bool { extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY }
+    /// Whether the error is a foreign key constraint violation (PostgreSQL's
+    /// SQLSTATE `23503`).
+    public var isForeignKeyViolation: Bool {
+        if let sqlState { return sqlState == "23503" }
+        return extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY
+    }
 
-    /// Whether the error is a `NOT NULL` constraint violation.
-    public var isNotNullConstraintViolation: Bool { extendedResultCode == .SQLITE_CONSTRAINT_NOTNULL }
+    /// Whether the error is a `NOT NULL` constraint violation (PostgreSQL's
+    /// SQLSTATE `23502`).
+    public var isNotNullConstraintViolation: Bool {
+        if let sqlState { return sqlState == "23502" }
+        return extendedResultCode == .SQLITE_CONSTRAINT_NOTNULL
+    }
 
-    /// Whether the error is a `CHECK` constraint violation.
-    public var isCheckConstraintViolation: Bool { extendedResultCode == .SQLITE_CONSTRAINT_CHECK }
+    /// Whether the error is a `CHECK` constraint violation (PostgreSQL's
+    /// SQLSTATE `23514`).
+    public var isCheckConstraintViolation: Bool {
+        if let sqlState { return sqlState == "23514" }
+        return extendedResultCode == .SQLITE_CONSTRAINT_CHECK
+    }
 
-    /// Whether the error is any constraint violation.
-    public var isConstraintViolation: Bool { resultCode == .SQLITE_CONSTRAINT }
+    /// Whether the error is any constraint violation (on PostgreSQL, any
+    /// SQLSTATE of class `23`, integrity constraint violation).
+    public var isConstraintViolation: Bool {
+        if let sqlState { return sqlState.hasPrefix("23") }
+        return resultCode == .SQLITE_CONSTRAINT
+    }
 
     /// Whether another connection or process held a lock for longer than
     /// ``Configuration/busyTimeout`` (`SQLITE_BUSY` and its extended codes,
@@ -64,6 +140,9 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     ///
     /// The statement did not run; retrying later, or raising the timeout, may
     /// succeed. A transaction that was open may have been rolled back.
+    /// On PostgreSQL: a serialization failure (`40001`), a deadlock
+    /// (`40P01`) or a lock not available (`55P03`); the transaction was
+    /// rolled back, and retrying it may succeed.
     public var isBusy: Bool { resultCode == .SQLITE_BUSY }
 
     /// Whether the error is a write refused because the connection or the
@@ -87,7 +166,12 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
 
     /// A sentence with the code, the message, and the SQL.
     public var description: String {
-        var text = "SQLite error \(extendedResultCode.rawValue): \(message)"
+        var text: String
+        if let sqlState {
+            text = "PostgreSQL error \(sqlState): \(message)"
+        } else {
+            text = "SQLite error \(extendedResultCode.rawValue): \(message)"
+        }
         if let sql { text += " — while executing `\(sql)`" }
         if let arguments, !arguments.isEmpty { text += " with arguments \(arguments)" }
         return text

@@ -1,0 +1,350 @@
+// PostgresSession: one PostgresNIO connection that runs SQL with Quarry's
+// DatabaseValue arguments and results, and reports Quarry's DatabaseError.
+//
+// It is the lowest layer of the PostgreSQL backend (issue 22): the pool, the
+// transactions and the `Database` seam are built on it separately.
+
+import Foundation
+import Logging
+import PostgresNIO  // re-exports NIO (NIOCore, NIOPosix) and NIOSSL
+import Quarry
+import Synchronization
+
+/// The rows and the command tag of one statement run by ``PostgresSession``.
+public struct PostgresResultSet: Sendable, Hashable {
+    /// The names of the result columns, in order.
+    ///
+    /// Empty when the statement returned no row: PostgresNIO 1.33 does not
+    /// expose the description of the columns of an empty result.
+    public var columnNames: [String]
+
+    /// The rows, each with one value per column.
+    public var rows: [[DatabaseValue]]
+
+    /// The number of rows the statement inserted, updated, deleted, selected,
+    /// merged, moved, fetched or copied, from the command tag the server
+    /// sent (`INSERT 0 3` gives 3); 0 for commands without a count, such as
+    /// `CREATE TABLE`.
+    public var rowsAffected: Int
+
+    /// Creates a result set.
+    public init(columnNames: [String], rows: [[DatabaseValue]], rowsAffected: Int) {
+        self.columnNames = columnNames
+        self.rows = rows
+        self.rowsAffected = rowsAffected
+    }
+}
+
+/// One connection to a PostgreSQL server, that runs SQL with Quarry's
+/// ``Quarry/DatabaseValue`` arguments and results.
+///
+/// ```swift
+/// let session = try await PostgresSession.connect(to: PostgresConfiguration(url: url))
+/// try await session.execute(sql: "CREATE TABLE player (id BIGINT PRIMARY KEY, name TEXT)")
+/// try await session.execute(sql: "INSERT INTO player VALUES ($1, $2)", arguments: [1, "Arthur"])
+/// let result = try await session.execute(sql: "SELECT id, name FROM player")
+/// // result.rows == [[.integer(1), .text("Arthur")]]
+/// try await session.close()
+/// ```
+///
+/// Placeholders are PostgreSQL's `$1`, `$2`, …; arguments are always sent
+/// separately from the SQL text, never spliced into it.
+///
+/// ## Arguments
+///
+/// `NULL`, integers, reals and texts are sent in text format with no type
+/// (OID 0, "unspecified", as libpq sends parameters it is given no type for):
+/// the server infers each parameter's type from where it stands, so one
+/// value fits columns of several types:
+///
+/// | Argument | Fits columns of type |
+/// | --- | --- |
+/// | `.null` | any |
+/// | `.integer` (its decimal digits) | `int2`, `int4`, `int8`, `numeric`, `float4`, `float8`, `bool` (0 and 1), `text`, `jsonb` |
+/// | `.real` (shortest round-trip digits; `NaN`, `Infinity`, `-Infinity`) | `float4`, `float8`, `numeric` |
+/// | `.text` | `text`, `varchar`, `bpchar`, and any type that reads text: `uuid`, `date`, `timestamptz` (see below), `jsonb`, `numeric`, `bool` (`t`, `true`, …) |
+/// | `.blob` (sent as `bytea`, binary) | `bytea` |
+///
+/// Where the context gives no type, as in `SELECT $1` or `$1 = $2`, the
+/// server takes the parameter as `text`: cast it (`SELECT $1::bigint`).
+/// PostgreSQL's text cannot hold the NUL character (the server refuses it,
+/// SQLSTATE `22021`). A blob does not fill a `uuid` column (Quarry stores a
+/// `UUID` as a 16-byte blob): send its text, or convert in SQL.
+///
+/// The session runs in the `UTC` time zone (a startup parameter), so a date
+/// text in Quarry's format (``Quarry/DatabaseDateFormat``,
+/// `YYYY-MM-DD HH:MM:SS.SSS`, UTC) means the same instant in a `timestamptz`
+/// column as in SQLite.
+///
+/// ## Results
+///
+/// Result columns become ``Quarry/DatabaseValue`` values as follows (SQL
+/// `NULL` is always `.null`):
+///
+/// | PostgreSQL type | DatabaseValue |
+/// | --- | --- |
+/// | `int2`, `int4`, `int8`, `oid` | `.integer` |
+/// | `float4`, `float8` | `.real` (a `float4` widened to `Double`) |
+/// | `numeric` | `.text`, exact, as PostgreSQL prints it (`12.50`, `NaN`) |
+/// | `bool` | `.integer(1)` or `.integer(0)` |
+/// | `text`, `varchar`, `bpchar`, `name`, `"char"` | `.text` |
+/// | `bytea` | `.blob` |
+/// | `uuid` | `.text`, lowercase with hyphens |
+/// | `date` | `.text`, `YYYY-MM-DD` |
+/// | `timestamp`, `timestamptz` | `.text` in Quarry's date format, `YYYY-MM-DD HH:MM:SS.SSS` in UTC, rounded to the millisecond |
+/// | `time` | `.text`, `HH:MM:SS[.ffffff]` |
+/// | `json`, `jsonb` | `.text` (the JSON text) |
+///
+/// `date` and timestamp infinities read as `infinity` and `-infinity`. Other
+/// types (arrays, `interval`, `inet`, enums, …) are not read yet: a statement
+/// that returns one throws a ``Quarry/DatabaseError`` that names the column;
+/// cast it to text in the SQL (`SELECT tags::text`).
+///
+/// ## Errors
+///
+/// Errors are ``Quarry/DatabaseError`` values. Those of the server keep its
+/// SQLSTATE in ``Quarry/DatabaseError/sqlState`` and its message in
+/// ``Quarry/DatabaseError/message``, with the SQL; the helpers such as
+/// ``Quarry/DatabaseError/isUniqueConstraintViolation`` work as on SQLite.
+/// The error's detail (which can repeat the values of a row) and the
+/// arguments are left out, so that errors can be logged. Failures to
+/// connect name the host, port and database.
+///
+/// ## Threads
+///
+/// A session is `Sendable`; its statements run one after the other on the
+/// connection, in the order they were sent. All sessions share PostgresNIO's
+/// default event loop group. ``executeBlocking(sql:arguments:)`` blocks the
+/// calling thread, for Quarry's synchronous closures: never call it on an
+/// event loop thread (it throws instead of deadlocking).
+public final class PostgresSession: Sendable {
+    /// The configuration the session connected with.
+    public let configuration: PostgresConfiguration
+
+    /// The PostgresNIO connection of the session, for what this type does not
+    /// offer (notifications, `COPY`, prepared statements).
+    public let connection: PostgresConnection
+
+    private let logger: Logger
+
+    private init(configuration: PostgresConfiguration, connection: PostgresConnection, logger: Logger) {
+        self.configuration = configuration
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// A logger that drops everything: the default of ``connect(to:logger:)``.
+    public static let silentLogger = Logger(label: "quarry.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// Connects to the server of `configuration`.
+    ///
+    /// Connecting, TLS and login included, fails after
+    /// ``PostgresConfiguration/connectTimeout``.
+    ///
+    /// - Parameters:
+    ///   - configuration: Where the server is and how to log in.
+    ///   - logger: Where PostgresNIO logs (nothing by default).
+    /// - Throws: ``Quarry/DatabaseError``, whose message names the host, the
+    ///   port and the database: with the server's SQLSTATE when the server
+    ///   refused the login (`3D000` for a database that does not exist,
+    ///   `28P01` for a wrong password, both with the result code
+    ///   `SQLITE_CANTOPEN`), and `SQLITE_CANTOPEN` without SQLSTATE when the
+    ///   server could not be reached in time.
+    public static func connect(to configuration: PostgresConfiguration, logger: Logger = silentLogger) async throws -> PostgresSession {
+        let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
+        let nioConfiguration: PostgresConnection.Configuration
+        do {
+            nioConfiguration = try configuration.postgresNIOConfiguration()
+        } catch {
+            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): TLS setup failed: \(error)")
+        }
+        let timeout = configuration.connectTimeout
+        let connection: PostgresConnection
+        do {
+            // PostgresNIO's connectTimeout bounds the TCP connection only; this
+            // bounds the TLS handshake and the login too.
+            connection = try await withThrowingTaskGroup(of: PostgresConnection?.self) { group in
+                group.addTask {
+                    try await PostgresConnection.connect(
+                        on: PostgresConnection.defaultEventLoopGroup.any(),
+                        configuration: nioConfiguration, id: PostgresSession.nextID(), logger: logger)
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let connection = first else {
+                    throw DatabaseError(
+                        resultCode: .SQLITE_CANTOPEN,
+                        message: "cannot connect to \(target): no answer within \(timeout.components.seconds) s (connect timeout)")
+                }
+                return connection
+            }
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            throw PostgresSession.databaseError(connecting: error, target: target)
+        }
+        return PostgresSession(configuration: configuration, connection: connection, logger: logger)
+    }
+
+    /// Connects to the server of a `postgres://` URL: see
+    /// ``PostgresConfiguration/init(url:)`` and ``connect(to:logger:)``.
+    ///
+    /// - Throws: ``PostgresURLError`` for a malformed URL,
+    ///   ``Quarry/DatabaseError`` when the connection fails.
+    public static func connect(url: String, logger: Logger = silentLogger) async throws -> PostgresSession {
+        try await connect(to: PostgresConfiguration(url: url), logger: logger)
+    }
+
+    /// Runs one SQL statement with `$1`… arguments and returns its rows.
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: The values of the placeholders, in order (see
+    ///     ``PostgresSession`` for how each is sent).
+    /// - Returns: The column names, the rows and the number of rows affected.
+    /// - Throws: ``Quarry/DatabaseError``.
+    @discardableResult
+    public func execute(sql: String, arguments: [DatabaseValue] = []) async throws -> PostgresResultSet {
+        let future = try start(sql: sql, arguments: arguments)
+        let result: PostgresQueryResult
+        do {
+            result = try await future.get()
+        } catch {
+            throw databaseError(error, sql: sql)
+        }
+        return try resultSet(result, sql: sql)
+    }
+
+    /// Runs one SQL statement like ``execute(sql:arguments:)``, blocking the
+    /// calling thread until it is done: for synchronous code, such as
+    /// Quarry's `read` and `write` closures.
+    ///
+    /// Blocking an event loop thread would deadlock the connection, so on
+    /// one (inside a PostgresNIO or SwiftNIO callback) it throws a
+    /// ``Quarry/DatabaseError`` with the result code `SQLITE_MISUSE`, without
+    /// running the statement. Avoid it in `async` code, where it holds a
+    /// thread of the cooperative pool: use ``execute(sql:arguments:)``.
+    ///
+    /// - Throws: ``Quarry/DatabaseError``.
+    @discardableResult
+    public func executeBlocking(sql: String, arguments: [DatabaseValue] = []) throws -> PostgresResultSet {
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "PostgresSession.executeBlocking was called on an event loop thread, where waiting would deadlock: use execute(sql:arguments:) with await",
+                sql: sql)
+        }
+        let future = try start(sql: sql, arguments: arguments)
+        let result: PostgresQueryResult
+        do {
+            result = try future.wait()
+        } catch {
+            throw databaseError(error, sql: sql)
+        }
+        return try resultSet(result, sql: sql)
+    }
+
+    /// Closes the connection. Statements sent afterwards throw.
+    public func close() async throws {
+        do {
+            try await connection.close()
+        } catch let error as PSQLError where error.code == .clientClosedConnection {
+            // Already closed.
+        } catch let error as ChannelError where error == .alreadyClosed {
+            // Already closed.
+        }
+    }
+
+    /// Whether the connection is closed (by ``close()``, the server, or the network).
+    public var isClosed: Bool { connection.isClosed }
+
+    // MARK: - Implementation
+
+    private static let idCounter = Atomic<Int>(0)
+
+    /// Connection ids for PostgresNIO's log metadata.
+    private static func nextID() -> Int { idCounter.wrappingAdd(1, ordering: .relaxed).newValue }
+
+    private func start(sql: String, arguments: [DatabaseValue]) throws -> EventLoopFuture<PostgresQueryResult> {
+        guard arguments.count <= Int(UInt16.max) else {
+            throw DatabaseError(
+                resultCode: .SQLITE_RANGE,
+                message: "too many arguments: \(arguments.count), PostgreSQL accepts at most \(UInt16.max)", sql: sql)
+        }
+        let query = PostgresQuery(unsafeSQL: sql, binds: PostgresArgument.bindings(arguments))
+        return connection.query(query, logger: logger)
+    }
+
+    private func resultSet(_ result: PostgresQueryResult, sql: String) throws -> PostgresResultSet {
+        var columnNames: [String] = []
+        var rows: [[DatabaseValue]] = []
+        rows.reserveCapacity(result.rows.count)
+        for row in result.rows {
+            var values: [DatabaseValue] = []
+            if columnNames.isEmpty {
+                columnNames = row.map(\.columnName)
+            }
+            values.reserveCapacity(columnNames.count)
+            for cell in row {
+                do {
+                    values.append(try PostgresCellDecoder.value(of: cell))
+                } catch {
+                    throw DatabaseError(
+                        resultCode: .SQLITE_MISMATCH,
+                        message: "column \"\(error.column)\" has a type (OID \(error.typeOID)) that QuarryPostgres does not read yet: cast it to text in the SQL (\(error.column)::text)",
+                        sql: sql)
+                }
+            }
+            rows.append(values)
+        }
+        return PostgresResultSet(columnNames: columnNames, rows: rows, rowsAffected: result.metadata.rows ?? 0)
+    }
+
+    private func databaseError(_ error: any Error, sql: String) -> DatabaseError {
+        if let error = error as? DatabaseError { return error }
+        if let error = error as? PSQLError {
+            if let info = error.serverInfo, let sqlState = info[.sqlState] {
+                return DatabaseError(sqlState: sqlState, message: info[.message] ?? "(no message)", sql: sql)
+            }
+            let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
+            switch error.code {
+            case .clientClosedConnection:
+                return DatabaseError(resultCode: .SQLITE_MISUSE, message: "the session to \(target) is closed", sql: sql)
+            case .serverClosedConnection, .connectionError, .uncleanShutdown:
+                return DatabaseError(
+                    resultCode: .SQLITE_IOERR,
+                    message: "the connection to \(target) was lost (\(error.code))\(PostgresSession.underlyingText(error))", sql: sql)
+            case .queryCancelled:
+                return DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "the statement was cancelled", sql: sql)
+            default:
+                return DatabaseError(
+                    resultCode: .SQLITE_ERROR, message: "PostgresNIO error \(error.code)\(PostgresSession.underlyingText(error))", sql: sql)
+            }
+        }
+        if let error = error as? ChannelError, error == .alreadyClosed || error == .ioOnClosedChannel {
+            return DatabaseError(resultCode: .SQLITE_MISUSE, message: "the session is closed", sql: sql)
+        }
+        return DatabaseError(resultCode: .SQLITE_ERROR, message: "\(error)", sql: sql)
+    }
+
+    private static func databaseError(connecting error: any Error, target: String) -> DatabaseError {
+        if let error = error as? PSQLError {
+            if let info = error.serverInfo, let sqlState = info[.sqlState] {
+                return DatabaseError(sqlState: sqlState, message: "cannot connect to \(target): \(info[.message] ?? "(no message)")")
+            }
+            return DatabaseError(
+                resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(error.code)\(underlyingText(error))")
+        }
+        if error is CancellationError {
+            return DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "connecting to \(target) was cancelled")
+        }
+        return DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(error)")
+    }
+
+    private static func underlyingText(_ error: PSQLError) -> String {
+        error.underlying.map { ": \($0)" } ?? ""
+    }
+}

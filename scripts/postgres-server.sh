@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for the QuarryPostgres tests, locally and in CI.
+#
+#     bash scripts/postgres-server.sh start    # a fresh cluster on 127.0.0.1, a free port
+#     eval "$(bash scripts/postgres-server.sh env)"   # export QUARRY_POSTGRES_URL=...
+#     swift test
+#     bash scripts/postgres-server.sh stop     # stops it and deletes its files
+#
+# `start` installs Debian's `postgresql` package when `initdb`/`pg_ctl` are
+# missing, creates a cluster in a new temporary directory (trust
+# authentication, on 127.0.0.1 only, no durability: fsync is off, since the
+# data is thrown away), starts it on a free TCP port, creates the database
+# `quarry_test`, and writes the URL and the directory to a state file
+# (.build-pg-server/state, or $QUARRY_POSTGRES_STATE_DIR/state). `initdb` and
+# `postgres` refuse to run as root: as root, they run as the `postgres` system
+# user, which owns the directory. `env` prints the export line; `stop` stops the
+# server (`pg_ctl stop -m fast`) and removes the directory and the state file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+state_dir="${QUARRY_POSTGRES_STATE_DIR:-$PWD/.build-pg-server}"
+state_file="$state_dir/state"
+database="quarry_test"
+superuser="postgres"
+
+log() { echo "postgres-server: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+# The folder of initdb and pg_ctl: PATH first, then Debian's versioned folders
+# (newest first). Prints nothing when there are none.
+find_bin_dir() {
+    if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
+        dirname "$(readlink -f "$(command -v pg_ctl)")"
+        return
+    fi
+    local dir
+    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+        if [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ]; then
+            echo "$dir"
+            return
+        fi
+    done
+}
+
+install_postgresql() {
+    log "initdb/pg_ctl not found: installing Debian's postgresql package"
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -q
+    $sudo apt-get install -y -q postgresql
+}
+
+# Runs a command as the user that owns the cluster: `postgres` when we are
+# root (initdb and postgres refuse root), ourselves otherwise.
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        if command -v runuser >/dev/null 2>&1; then
+            runuser -u postgres -- "$@"
+        else
+            su postgres -s /bin/bash -c "$(printf '%q ' "$@")"
+        fi
+    else
+        "$@"
+    fi
+}
+
+# A TCP port that nothing listens on at 127.0.0.1 right now.
+free_port() {
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()' && return
+    fi
+    local port
+    for port in $(seq 54320 54999); do
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+    die "no free TCP port found in 54320...54999"
+}
+
+read_state() {
+    [ -f "$state_file" ] || return 1
+    # shellcheck disable=SC1090
+    source "$state_file"
+}
+
+server_running() {
+    read_state || return 1
+    [ -d "$DATA_DIR" ] && as_owner "$BIN_DIR/pg_ctl" status -D "$DATA_DIR" >/dev/null 2>&1
+}
+
+start() {
+    if server_running; then
+        log "already running: $URL (stop it first for a fresh one)"
+        return 0
+    fi
+    if [ -f "$state_file" ]; then
+        log "removing the state of a server that no longer runs"
+        stop_quietly
+    fi
+
+    local bin_dir
+    bin_dir="$(find_bin_dir)"
+    if [ -z "$bin_dir" ]; then
+        install_postgresql
+        bin_dir="$(find_bin_dir)"
+        [ -n "$bin_dir" ] || die "no initdb/pg_ctl after installing postgresql (looked in PATH and /usr/lib/postgresql/*/bin)"
+    fi
+
+    if [ "$(id -u)" -eq 0 ] && ! id postgres >/dev/null 2>&1; then
+        die "running as root, but there is no 'postgres' system user to run initdb and postgres as (install Debian's postgresql package)"
+    fi
+
+    local dir
+    # As root, /tmp: the postgres user must be able to reach the directory.
+    local parent="${TMPDIR:-/tmp}"
+    if [ "$(id -u)" -eq 0 ]; then parent=/tmp; fi
+    dir="$(mktemp -d "$parent/quarry-postgres.XXXXXX")"
+    chmod 700 "$dir"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir"; fi
+    local data="$dir/data"
+
+    as_owner "$bin_dir/initdb" -D "$data" -U "$superuser" --auth=trust --encoding=UTF8 --no-locale >"$dir/initdb.log" 2>&1 || {
+        cat "$dir/initdb.log" >&2
+        rm -rf "$dir"
+        die "initdb failed"
+    }
+    # Trust, on 127.0.0.1 and the cluster's own Unix socket only.
+    as_owner tee "$data/pg_hba.conf" >/dev/null <<EOF
+# Written by scripts/postgres-server.sh: a throwaway test cluster.
+local all all trust
+host  all all 127.0.0.1/32 trust
+EOF
+
+    local port attempt
+    for attempt in 1 2 3 4 5; do
+        port="$(free_port)"
+        as_owner tee "$data/postgresql.auto.conf" >/dev/null <<EOF
+# Written by scripts/postgres-server.sh: a throwaway test cluster.
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$dir'
+max_connections = 200
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+EOF
+        if as_owner "$bin_dir/pg_ctl" start -w -t 60 -D "$data" -l "$dir/server.log" >/dev/null; then
+            break
+        fi
+        if [ "$attempt" -eq 5 ]; then
+            tail -n 20 "$dir/server.log" >&2 || true
+            rm -rf "$dir"
+            die "the server did not start (5 attempts)"
+        fi
+        log "port $port: the server did not start, trying another port"
+    done
+
+    "$bin_dir/createdb" -h 127.0.0.1 -p "$port" -U "$superuser" "$database" || {
+        as_owner "$bin_dir/pg_ctl" stop -D "$data" -m fast >/dev/null 2>&1 || true
+        rm -rf "$dir"
+        die "createdb $database failed"
+    }
+
+    local url="postgres://$superuser@127.0.0.1:$port/$database"
+    mkdir -p "$state_dir"
+    {
+        echo "# Written by scripts/postgres-server.sh start; read by env and stop."
+        printf 'URL=%q\n' "$url"
+        printf 'DIR=%q\n' "$dir"
+        printf 'DATA_DIR=%q\n' "$data"
+        printf 'BIN_DIR=%q\n' "$bin_dir"
+        printf 'PORT=%q\n' "$port"
+    } >"$state_file"
+    log "started $("$bin_dir/postgres" --version) at $url (files in $dir)"
+}
+
+# Stops the server of the state file, if any, and removes its files.
+stop_quietly() {
+    read_state || return 0
+    if [ -d "${DATA_DIR:-}" ]; then
+        as_owner "$BIN_DIR/pg_ctl" stop -D "$DATA_DIR" -m fast -w >/dev/null 2>&1 || true
+    fi
+    case "${DIR:-}" in
+        */quarry-postgres.*) rm -rf "$DIR" ;;
+    esac
+    rm -f "$state_file"
+}
+
+stop() {
+    if ! read_state; then
+        log "no server to stop (no $state_file)"
+        return 0
+    fi
+    stop_quietly
+    log "stopped and removed $DIR"
+}
+
+env_line() {
+    read_state || die "no server (no $state_file): run 'bash scripts/postgres-server.sh start' first"
+    printf 'export QUARRY_POSTGRES_URL=%q\n' "$URL"
+}
+
+case "${1:-}" in
+    start) start ;;
+    stop) stop ;;
+    env) env_line ;;
+    status)
+        if server_running; then echo "running: $URL"; else echo "not running"; exit 1; fi
+        ;;
+    *)
+        echo "usage: $0 start|stop|env|status" >&2
+        exit 64
+        ;;
+esac
