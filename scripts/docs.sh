@@ -8,5 +8,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 swift package --scratch-path .build-docc --disable-sandbox \
-    generate-documentation --target Quarry --warnings-as-errors
-echo "docs: the DocC catalog builds without warnings"
+    generate-documentation --target Quarry --target QuarryPostgres --warnings-as-errors
+echo "docs: the DocC catalogs (Quarry, QuarryPostgres) build without warnings"

@@ -206,7 +206,12 @@ final class ConnectionPool: @unchecked Sendable {
                     continuation.resume(with: result.map(UncheckedSendable.init))
                 }) {
                 case .ready(let database): continuation.resume(returning: UncheckedSendable(database))
-                case .open: continuation.resume(with: Result { UncheckedSendable(try openReserved()) })
+                case .open:
+                    // Opened off the cooperative thread pool: opening blocks
+                    // (a file, or a server connection waiting for the network).
+                    DispatchQueue.global().async {
+                        continuation.resume(with: Result { UncheckedSendable(try self.openReserved()) })
+                    }
                 case .failed(let error): continuation.resume(throwing: error)
                 case .waiting: break
                 }

@@ -1,0 +1,109 @@
+// PostgresDatabasePool: Quarry's DatabaseWriter over a PostgreSQL server.
+//
+// The same `read`/`write` closures and `Database` API as SQLite's
+// DatabaseQueue and DatabasePool, so that code written against
+// `any DatabaseWriter` runs on both. What works on PostgreSQL so far is
+// listed in the DocC article "PostgreSQL"; SQLite-only features throw.
+
+import Quarry
+
+/// A pool of connections to a PostgreSQL server, used like a ``Quarry/DatabasePool``.
+///
+/// ```swift
+/// let dbPool = try PostgresDatabasePool(url: "postgres://app@db.internal:5432/app")
+/// try dbPool.write { db in
+///     try db.execute(sql: "INSERT INTO player (name, score) VALUES (?, ?)", arguments: ["Arthur", 100])
+/// }
+/// let names = try dbPool.read { db in try String.fetchAll(db, sql: "SELECT name FROM player") }
+/// ```
+///
+/// - `read` runs in a `REPEATABLE READ, READ ONLY` transaction: its queries
+///   see one snapshot, and writes throw (SQLSTATE `25006`).
+/// - `write` runs in a transaction at the server's default isolation level
+///   (`READ COMMITTED`), which commits when the closure returns and rolls
+///   back when it throws. Unlike SQLite's single writer, several writes may
+///   run at once, each on its own connection.
+/// - SQL uses Quarry's parameters (`?`, `:name`), sent as PostgreSQL's
+///   `$1…$n`; scripts run one statement at a time.
+public final class PostgresDatabasePool: DatabaseWriter {
+    private let pool: DatabaseServerPool
+
+    /// The server, as a URL without password.
+    public var path: String { pool.path }
+
+    /// The configuration of the `Database` connections (logging, and the
+    /// other options that apply to servers).
+    public var configuration: Configuration { pool.configuration }
+
+    /// The server's address and login.
+    public let postgresConfiguration: PostgresConfiguration
+
+    /// Connects to PostgreSQL: one connection at once, so that a wrong
+    /// address or password throws here, and up to `maximumConnectionCount`
+    /// as accesses need them.
+    ///
+    /// - Throws: ``Quarry/DatabaseError`` when the first connection fails.
+    public init(
+        _ postgresConfiguration: PostgresConfiguration, maximumConnectionCount: Int = 8,
+        configuration: Configuration = Configuration()
+    ) throws {
+        self.postgresConfiguration = postgresConfiguration
+        pool = try DatabaseServerPool(
+            description: postgresConfiguration.description, maximumConnectionCount: maximumConnectionCount,
+            configuration: configuration
+        ) {
+            try PostgresServerConnection.connect(to: postgresConfiguration)
+        }
+    }
+
+    /// Connects to the server of a `postgres://` URL (see ``PostgresConfiguration/init(url:)``).
+    ///
+    /// - Throws: ``PostgresURLError`` for a malformed URL, ``Quarry/DatabaseError``
+    ///   when the first connection fails.
+    public convenience init(
+        url: String, maximumConnectionCount: Int = 8, configuration: Configuration = Configuration()
+    ) throws {
+        try self.init(
+            PostgresConfiguration(url: url), maximumConnectionCount: maximumConnectionCount, configuration: configuration)
+    }
+
+    /// Closes the connections. Later accesses throw.
+    public func close() { pool.close() }
+
+    /// Does nothing yet: stopping a running PostgreSQL statement needs a
+    /// cancel request, which Quarry does not send yet. Set a
+    /// `statement_timeout` on the server to bound statements.
+    public func interrupt() { pool.interrupt() }
+
+    /// Runs `block` in a read-only transaction that sees one snapshot.
+    @discardableResult
+    public func read<T>(_ block: (Database) throws -> T) throws -> T { try pool.read(block) }
+
+    /// The async variant of `read(_:)`.
+    @discardableResult
+    public func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read(block)
+    }
+
+    /// Runs `block` in a transaction that commits when it returns.
+    @discardableResult
+    public func write<T>(_ block: (Database) throws -> T) throws -> T { try pool.write(block) }
+
+    /// The async variant of `write(_:)`.
+    @discardableResult
+    public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.write(block)
+    }
+
+    /// Runs `block` on a connection outside of any transaction.
+    @discardableResult
+    public func writeWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T {
+        try pool.writeWithoutTransaction(block)
+    }
+
+    /// The async variant of `writeWithoutTransaction(_:)`.
+    @discardableResult
+    public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.writeWithoutTransaction(block)
+    }
+}
