@@ -269,6 +269,16 @@ public final class PostgresSession: Sendable {
     private static func nextID() -> Int { idCounter.wrappingAdd(1, ordering: .relaxed).newValue }
 
     private func start(sql: String, arguments: [DatabaseValue]) throws -> EventLoopFuture<PostgresQueryResult> {
+        // PostgresNIO 1.33 never completes a query sent on a closed
+        // connection (the channel drops it), so check first. A connection
+        // that the server or the network closes between this check and the
+        // write is the remaining, narrow window.
+        guard !connection.isClosed else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "the session to PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\" is closed",
+                sql: sql)
+        }
         guard arguments.count <= Int(UInt16.max) else {
             throw DatabaseError(
                 resultCode: .SQLITE_RANGE,
