@@ -36,7 +36,7 @@ public struct PostgresResultSet: Sendable, Hashable {
 }
 
 /// One connection to a PostgreSQL server, that runs SQL with Quarry's
-/// ``Quarry/DatabaseValue`` arguments and results.
+/// `DatabaseValue` arguments and results.
 ///
 /// ```swift
 /// let session = try await PostgresSession.connect(to: PostgresConfiguration(url: url))
@@ -72,13 +72,13 @@ public struct PostgresResultSet: Sendable, Hashable {
 /// `UUID` as a 16-byte blob): send its text, or convert in SQL.
 ///
 /// The session runs in the `UTC` time zone (a startup parameter), so a date
-/// text in Quarry's format (``Quarry/DatabaseDateFormat``,
+/// text in Quarry's format (`DatabaseDateFormat`,
 /// `YYYY-MM-DD HH:MM:SS.SSS`, UTC) means the same instant in a `timestamptz`
 /// column as in SQLite.
 ///
 /// ## Results
 ///
-/// Result columns become ``Quarry/DatabaseValue`` values as follows (SQL
+/// Result columns become `DatabaseValue` values as follows (SQL
 /// `NULL` is always `.null`):
 ///
 /// | PostgreSQL type | DatabaseValue |
@@ -97,15 +97,15 @@ public struct PostgresResultSet: Sendable, Hashable {
 ///
 /// `date` and timestamp infinities read as `infinity` and `-infinity`. Other
 /// types (arrays, `interval`, `inet`, enums, …) are not read yet: a statement
-/// that returns one throws a ``Quarry/DatabaseError`` that names the column;
+/// that returns one throws a `DatabaseError` that names the column;
 /// cast it to text in the SQL (`SELECT tags::text`).
 ///
 /// ## Errors
 ///
-/// Errors are ``Quarry/DatabaseError`` values. Those of the server keep its
-/// SQLSTATE in ``Quarry/DatabaseError/sqlState`` and its message in
-/// ``Quarry/DatabaseError/message``, with the SQL; the helpers such as
-/// ``Quarry/DatabaseError/isUniqueConstraintViolation`` work as on SQLite.
+/// Errors are `DatabaseError` values. Those of the server keep its
+/// SQLSTATE in `DatabaseError.sqlState` and its message in
+/// `DatabaseError.message`, with the SQL; the helpers such as
+/// `DatabaseError.isUniqueConstraintViolation` work as on SQLite.
 /// The error's detail (which can repeat the values of a row) and the
 /// arguments are left out, so that errors can be logged. Failures to
 /// connect name the host, port and database.
@@ -144,7 +144,7 @@ public final class PostgresSession: Sendable {
     /// - Parameters:
     ///   - configuration: Where the server is and how to log in.
     ///   - logger: Where PostgresNIO logs (nothing by default).
-    /// - Throws: ``Quarry/DatabaseError``, whose message names the host, the
+    /// - Throws: `DatabaseError`, whose message names the host, the
     ///   port and the database: with the server's SQLSTATE when the server
     ///   refused the login (`3D000` for a database that does not exist,
     ///   `28P01` for a wrong password, both with the result code
@@ -193,7 +193,7 @@ public final class PostgresSession: Sendable {
     /// ``PostgresConfiguration/init(url:)`` and ``connect(to:logger:)``.
     ///
     /// - Throws: ``PostgresURLError`` for a malformed URL,
-    ///   ``Quarry/DatabaseError`` when the connection fails.
+    ///   `DatabaseError` when the connection fails.
     public static func connect(url: String, logger: Logger = silentLogger) async throws -> PostgresSession {
         try await connect(to: PostgresConfiguration(url: url), logger: logger)
     }
@@ -205,7 +205,7 @@ public final class PostgresSession: Sendable {
     ///   - arguments: The values of the placeholders, in order (see
     ///     ``PostgresSession`` for how each is sent).
     /// - Returns: The column names, the rows and the number of rows affected.
-    /// - Throws: ``Quarry/DatabaseError``.
+    /// - Throws: `DatabaseError`.
     @discardableResult
     public func execute(sql: String, arguments: [DatabaseValue] = []) async throws -> PostgresResultSet {
         let future = try start(sql: sql, arguments: arguments)
@@ -224,11 +224,11 @@ public final class PostgresSession: Sendable {
     ///
     /// Blocking an event loop thread would deadlock the connection, so on
     /// one (inside a PostgresNIO or SwiftNIO callback) it throws a
-    /// ``Quarry/DatabaseError`` with the result code `SQLITE_MISUSE`, without
+    /// `DatabaseError` with the result code `SQLITE_MISUSE`, without
     /// running the statement. Avoid it in `async` code, where it holds a
     /// thread of the cooperative pool: use ``execute(sql:arguments:)``.
     ///
-    /// - Throws: ``Quarry/DatabaseError``.
+    /// - Throws: `DatabaseError`.
     @discardableResult
     public func executeBlocking(sql: String, arguments: [DatabaseValue] = []) throws -> PostgresResultSet {
         if MultiThreadedEventLoopGroup.currentEventLoop != nil {
@@ -269,6 +269,16 @@ public final class PostgresSession: Sendable {
     private static func nextID() -> Int { idCounter.wrappingAdd(1, ordering: .relaxed).newValue }
 
     private func start(sql: String, arguments: [DatabaseValue]) throws -> EventLoopFuture<PostgresQueryResult> {
+        // PostgresNIO 1.33 never completes a query sent on a closed
+        // connection (the channel drops it), so check first. A connection
+        // that the server or the network closes between this check and the
+        // write is the remaining, narrow window.
+        guard !connection.isClosed else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "the session to PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\" is closed",
+                sql: sql)
+        }
         guard arguments.count <= Int(UInt16.max) else {
             throw DatabaseError(
                 resultCode: .SQLITE_RANGE,

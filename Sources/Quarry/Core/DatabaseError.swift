@@ -52,9 +52,11 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// (read-only transaction) `SQLITE_READONLY`; `53100` (disk full)
     /// `SQLITE_FULL`; `57014` (query canceled) `SQLITE_INTERRUPT`; `22P02`
     /// (invalid text representation) and `42804` (datatype mismatch)
-    /// `SQLITE_MISMATCH`; `3D000` (no such database) and the classes 08
-    /// (connection exception) and 28 (invalid authorization) `SQLITE_CANTOPEN`;
-    /// any other code `SQLITE_ERROR`. Test ``sqlState`` itself for anything finer.
+    /// `SQLITE_MISMATCH`; `3D000` (no such database), `08001` and `08004`
+    /// (connection refused) and the class 28 (invalid authorization)
+    /// `SQLITE_CANTOPEN`; `08P01` (protocol violation, such as a wrong number
+    /// of arguments) `SQLITE_MISUSE`; the other codes of class 08 (connection
+    /// exception) `SQLITE_IOERR`; any other code `SQLITE_ERROR`. Test ``sqlState`` itself for anything finer.
     public let sqlState: String?
 
     /// Creates an error.
@@ -89,12 +91,14 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         case "53100": return .SQLITE_FULL
         case "57014": return .SQLITE_INTERRUPT
         case "22P02", "42804": return .SQLITE_MISMATCH
-        case "3D000": return .SQLITE_CANTOPEN
+        case "3D000", "08001", "08004": return .SQLITE_CANTOPEN
+        case "08P01": return .SQLITE_MISUSE
         default: break
         }
         switch sqlState.prefix(2) {
         case "23": return .SQLITE_CONSTRAINT
-        case "08", "28": return .SQLITE_CANTOPEN
+        case "28": return .SQLITE_CANTOPEN
+        case "08": return .SQLITE_IOERR
         default: return .SQLITE_ERROR
         }
     }
