@@ -2,7 +2,6 @@
 // Quarry `Database` (Quarry's Core/DatabaseServerConnection.swift). Quarry
 // calls it synchronously, from its own threads.
 
-import Dispatch
 import Quarry
 
 /// The connection of one `Database` of a ``PostgresDatabasePool``.
@@ -13,19 +12,10 @@ final class PostgresServerConnection: DatabaseServerConnection {
 
     init(session: PostgresSession) { self.session = session }
 
-    /// Connects, blocking the calling thread: Quarry opens connections on its
-    /// own threads, never on Swift's cooperative pool, where the connection
-    /// task runs.
+    /// Connects, blocking the calling thread (on PostgresNIO's event loop,
+    /// not on Swift's cooperative pool: see `PostgresSession.connectBlocking`).
     static func connect(to configuration: PostgresConfiguration) throws -> PostgresServerConnection {
-        let result = BlockingResult<PostgresSession>()
-        Task.detached {
-            do {
-                result.set(.success(try await PostgresSession.connect(to: configuration)))
-            } catch {
-                result.set(.failure(error))
-            }
-        }
-        return PostgresServerConnection(session: try result.wait())
+        PostgresServerConnection(session: try PostgresSession.connectBlocking(to: configuration))
     }
 
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
@@ -39,25 +29,5 @@ final class PostgresServerConnection: DatabaseServerConnection {
     func close() {
         let session = self.session
         Task.detached { try? await session.close() }
-    }
-}
-
-/// The result of async work, waited for by a thread that is not on Swift's
-/// cooperative pool (Quarry opens connections on Dispatch threads or on the
-/// caller's own thread).
-private final class BlockingResult<Value: Sendable>: @unchecked Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    // Written once before `signal`, read after `wait`: the semaphore orders them.
-    private var result: Result<Value, any Error>?
-
-    func set(_ result: Result<Value, any Error>) {
-        self.result = result
-        semaphore.signal()
-    }
-
-    func wait() throws -> Value {
-        semaphore.wait()
-        guard let result else { throw DatabaseError(resultCode: .SQLITE_ERROR, message: "a PostgreSQL operation ended without a result") }
-        return try result.get()
     }
 }

@@ -189,6 +189,64 @@ public final class PostgresSession: Sendable {
         return PostgresSession(configuration: configuration, connection: connection, logger: logger)
     }
 
+    /// Connects like ``connect(to:logger:)``, blocking the calling thread:
+    /// for Quarry's connection pools, which open connections from
+    /// synchronous code.
+    ///
+    /// It waits on PostgresNIO's event loop, never on Swift's cooperative
+    /// thread pool, so it cannot deadlock when every thread of that pool is
+    /// blocked in such a call. On an event loop thread it throws instead of
+    /// waiting.
+    static func connectBlocking(to configuration: PostgresConfiguration, logger: Logger = silentLogger) throws -> PostgresSession {
+        let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "cannot connect to \(target) from an event loop thread, where waiting would deadlock")
+        }
+        let nioConfiguration: PostgresConnection.Configuration
+        do {
+            nioConfiguration = try configuration.postgresNIOConfiguration()
+        } catch {
+            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): TLS setup failed: \(error)")
+        }
+        let eventLoop = PostgresConnection.defaultEventLoopGroup.any()
+        let promise = eventLoop.makePromise(of: PostgresConnection.self)
+        let timeout = configuration.connectTimeout
+        // Both callbacks below run on `eventLoop`, one after the other: the
+        // first completes the promise. PostgresNIO's connectTimeout bounds
+        // the TCP connection only; the timer bounds the TLS handshake and the
+        // login too, and a connection that arrives after it is closed.
+        let state = ConnectState()
+        let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(clamping: timeout.components.seconds * 1_000_000_000
+            + timeout.components.attoseconds / 1_000_000_000))) {
+            guard !state.isComplete else { return }
+            state.isComplete = true
+            promise.fail(DatabaseError(
+                resultCode: .SQLITE_CANTOPEN,
+                message: "cannot connect to \(target): no answer within \(timeout.components.seconds) s (connect timeout)"))
+        }
+        PostgresConnection.connect(on: eventLoop, configuration: nioConfiguration, id: nextID(), logger: logger)
+            .whenComplete { result in
+                timer.cancel()
+                guard !state.isComplete else {
+                    if case .success(let late) = result { late.close().whenComplete { _ in } }
+                    return
+                }
+                state.isComplete = true
+                promise.completeWith(result)
+            }
+        let connection: PostgresConnection
+        do {
+            connection = try promise.futureResult.wait()
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            throw databaseError(connecting: error, target: target)
+        }
+        return PostgresSession(configuration: configuration, connection: connection, logger: logger)
+    }
+
     /// Connects to the server of a `postgres://` URL: see
     /// ``PostgresConfiguration/init(url:)`` and ``connect(to:logger:)``.
     ///
@@ -357,4 +415,10 @@ public final class PostgresSession: Sendable {
     private static func underlyingText(_ error: PSQLError) -> String {
         error.underlying.map { ": \($0)" } ?? ""
     }
+}
+
+/// Whether the promise of `PostgresSession.connectBlocking` is complete;
+/// read and written only on the connection's event loop.
+private final class ConnectState: @unchecked Sendable {
+    var isComplete = false
 }
