@@ -7,7 +7,7 @@
 
 import Quarry
 
-/// A pool of connections to a PostgreSQL server, used like a ``Quarry/DatabasePool``.
+/// A pool of connections to a PostgreSQL server, used like a `DatabasePool`.
 ///
 /// ```swift
 /// let dbPool = try PostgresDatabasePool(url: "postgres://app@db.internal:5432/app")
@@ -42,7 +42,7 @@ public final class PostgresDatabasePool: DatabaseWriter {
     /// address or password throws here, and up to `maximumConnectionCount`
     /// as accesses need them.
     ///
-    /// - Throws: ``Quarry/DatabaseError`` when the first connection fails.
+    /// - Throws: `DatabaseError` when the first connection fails.
     public init(
         _ postgresConfiguration: PostgresConfiguration, maximumConnectionCount: Int = 8,
         configuration: Configuration = Configuration()
@@ -58,7 +58,7 @@ public final class PostgresDatabasePool: DatabaseWriter {
 
     /// Connects to the server of a `postgres://` URL (see ``PostgresConfiguration/init(url:)``).
     ///
-    /// - Throws: ``PostgresURLError`` for a malformed URL, ``Quarry/DatabaseError``
+    /// - Throws: ``PostgresURLError`` for a malformed URL, `DatabaseError`
     ///   when the first connection fails.
     public convenience init(
         url: String, maximumConnectionCount: Int = 8, configuration: Configuration = Configuration()
