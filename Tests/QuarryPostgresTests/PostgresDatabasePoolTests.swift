@@ -193,6 +193,39 @@ struct PostgresDatabasePoolTests {
         }
     }
 
+    @Test func queryInterfaceRequestsRunOnPostgreSQL() async throws {
+        // Fixed table names (records name their table statically): only this test uses them.
+        try await withPool(tables: []) { pool, _ in
+            try await pool.write { db in
+                try db.execute(sql: """
+                    DROP TABLE IF EXISTS qi_player; DROP TABLE IF EXISTS qi_team;
+                    CREATE TABLE qi_team (id BIGINT PRIMARY KEY, name TEXT NOT NULL);
+                    CREATE TABLE qi_player (id BIGINT PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL,
+                        team_id BIGINT REFERENCES qi_team (id), active BOOLEAN NOT NULL);
+                    INSERT INTO qi_team VALUES (1, 'Reds'), (2, 'Blues'), (3, 'Greens');
+                    INSERT INTO qi_player VALUES (1, 'Arthur', 100, 1, true), (2, 'Barbara', 250, 1, true),
+                        (3, 'Cheng', 175, 2, false), (4, 'Dora', 50, NULL, true);
+                    """)
+            }
+            let (top, count, exists, withTeams, teams) = try await pool.read { db in
+                (
+                    try PGPlayer.filter(\.score > 60).order(\.name, .descending).limit(2).fetchAll(db),
+                    try PGPlayer.filter(\.teamID == nil).fetchCount(db),
+                    try PGPlayer.filter(\.isActive == false).fetchExists(db),
+                    try PGPlayer.including(optional: PGPlayer.team).order(\.id).asRequest(of: PGPlayerWithTeam.self).fetchAll(db),
+                    try PGTeam.including(all: PGTeam.players.order(\.id)).order(\.id).asRequest(of: PGTeamWithPlayers.self).fetchAll(db)
+                )
+            }
+            #expect(top.map(\.name) == ["Cheng", "Barbara"])
+            #expect(count == 1)
+            #expect(exists)
+            #expect(withTeams.map { $0.team?.name } == ["Reds", "Reds", "Blues", nil])
+            #expect(teams.map { $0.players.map(\.name) } == [["Arthur", "Barbara"], ["Cheng"], []])
+            #expect(teams.first?.players.first?.isActive == true)
+            try await pool.write { db in try db.execute(sql: "DROP TABLE qi_player; DROP TABLE qi_team") }
+        }
+    }
+
     @Test func wrongAddressesFailAtInitAndSQLiteOnlyFeaturesThrow() async throws {
         #expect(throws: DatabaseError.self) {
             _ = try PostgresDatabasePool(url: "postgres://nobody@127.0.0.1:1/none?connect_timeout=2")
@@ -207,4 +240,34 @@ struct PostgresDatabasePoolTests {
             }
         }
     }
+}
+
+private struct PGTeam: Codable, FetchableRecord, TableRecord, Equatable, Sendable {
+    static let databaseTableName = "qi_team"
+    var id: Int64
+    var name: String
+    static let players = hasMany(PGPlayer.self, key: "players", using: \.teamID)
+}
+
+private struct PGPlayer: Codable, FetchableRecord, TableRecord, Equatable, Sendable {
+    static let databaseTableName = "qi_player"
+    var id: Int64
+    var name: String
+    var score: Int
+    var teamID: Int64?
+    var isActive: Bool
+    enum CodingKeys: String, CodingKey {
+        case id, name, score, teamID = "team_id", isActive = "active"
+    }
+    static let team = belongsTo(PGTeam.self, key: "team", using: \.teamID)
+}
+
+private struct PGPlayerWithTeam: Decodable, FetchableRecord, Sendable {
+    var player: PGPlayer
+    var team: PGTeam?
+}
+
+private struct PGTeamWithPlayers: Decodable, FetchableRecord, Sendable {
+    var team: PGTeam
+    var players: [PGPlayer]
 }

@@ -160,15 +160,9 @@ extension QuarryBench {
                     } else {
                         checksum = try prepared.run()
                     }
-                    prepared.close()
-                    let summary = try Seeder.summary(path: path)
-                    removeDatabase(path)
-                    if let expected, expected.checksum != checksum || expected.summary != summary {
-                        throw BenchError(
-                            "\(workload.title): \(contender.name) did not do the same work as \(expected.contender) "
-                                + "(checksum \(checksum) vs \(expected.checksum), table \(summary) vs \(expected.summary))")
-                    }
-                    expected = (checksum, summary, contender.name)
+                    try finishRun(
+                        prepared, path: path, checksum: checksum, workload: workload, contender: contender.name,
+                        expected: &expected)
                 }
             }
             print("checked: \(workload.title) — all contenders agree (checksum \(expected?.checksum ?? 0))")

@@ -150,20 +150,30 @@ struct QuarryBench: ParsableCommand {
                 let start = DispatchTime.now().uptimeNanoseconds
                 let checksum = try prepared.run()
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-                prepared.close()
-                let summary = try Seeder.summary(path: path)
-                removeDatabase(path)
-                if let expected, expected.checksum != checksum || expected.summary != summary {
-                    throw BenchError(
-                        "\(workload.title): \(contender.name) did not do the same work as \(expected.contender) "
-                            + "(checksum \(checksum) vs \(expected.checksum), table \(summary) vs \(expected.summary))")
-                }
-                expected = (checksum, summary, contender.name)
+                try finishRun(prepared, path: path, checksum: checksum, workload: workload, contender: contender.name, expected: &expected)
                 if smoke || round > 0 { times[contender.name, default: []].append(elapsed) }
             }
         }
         print("checked: \(workload.title) — all contenders agree (checksum \(expected?.checksum ?? 0))")
         return times
+    }
+
+    /// Closes a run, removes its database and checks that the contender did
+    /// the same work as the first one: the same checksum and the same table
+    /// afterwards (`expected` holds the first contender's).
+    func finishRun(
+        _ prepared: PreparedRun, path: String, checksum: Int64, workload: Workload, contender: String,
+        expected: inout (checksum: Int64, summary: String, contender: String)?
+    ) throws {
+        prepared.close()
+        let summary = try Seeder.summary(path: path)
+        removeDatabase(path)
+        if let expected, expected.checksum != checksum || expected.summary != summary {
+            throw BenchError(
+                "\(workload.title): \(contender) did not do the same work as \(expected.contender) "
+                    + "(checksum \(checksum) vs \(expected.checksum), table \(summary) vs \(expected.summary))")
+        }
+        expected = (checksum, summary, contender)
     }
 
     func removeDatabase(_ path: String) {

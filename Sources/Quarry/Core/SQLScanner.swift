@@ -52,6 +52,15 @@ enum SQLScanner {
             scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar.value > 0x7F
         }
         func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
+        /// The digits at `index`, read past.
+        func readDigits() -> String {
+            var digits = ""
+            while index < scalars.count, isDigit(scalars[index]) {
+                digits.unicodeScalars.append(scalars[index])
+                index += 1
+            }
+            return digits
+        }
         /// Copies scalars up to and including `close` (a doubled `close`
         /// stays inside); `backslashEscapes`: `\x` stays inside too.
         func copyQuoted(close: Unicode.Scalar, doubling: Bool, backslashEscapes: Bool = false) {
@@ -133,11 +142,7 @@ enum SQLScanner {
             case "$" where dialect == .postgreSQL && next.map(isDigit) == true:
                 // PostgreSQL's own numbered parameter, `$1`.
                 index += 1
-                var digits = ""
-                while index < scalars.count, isDigit(scalars[index]) {
-                    digits.unicodeScalars.append(scalars[index])
-                    index += 1
-                }
+                let digits = readDigits()
                 flush()
                 tokens.append(.parameter(.positional(Int(digits) ?? 0)))
             case "$" where dialect == .postgreSQL && dollarQuoteLength(at: index) != nil:
@@ -159,11 +164,7 @@ enum SQLScanner {
                 }
             case "?":
                 index += 1
-                var digits = ""
-                while index < scalars.count, isDigit(scalars[index]) {
-                    digits.unicodeScalars.append(scalars[index])
-                    index += 1
-                }
+                let digits = readDigits()
                 flush()
                 tokens.append(.parameter(.positional(digits.isEmpty ? nil : (Int(digits) ?? 0))))
             case _ where (scalar == ":" || scalar == "@" || scalar == "$") && next.map(isNameScalar) == true:

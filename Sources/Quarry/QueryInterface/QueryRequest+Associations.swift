@@ -122,12 +122,10 @@ extension QueryRequest {
         guard let table = query.tableName else {
             throw DatabaseError.misuse("including(all:) needs a request on a table")
         }
-        let (statement, layout) = try statement(db, query: query)
-        let rowLayout = RowLayout(columnNames: statement.columnNames)
-        var rows: [Row] = []
-        try statement.forEachRow { rows.append(Row(statement: statement, layout: rowLayout)) }
-        let mainCount = layout.mainColumnCount ?? rowLayout.columnNames.count
-        let mainLayout = RowLayout(columnNames: Array(rowLayout.columnNames.prefix(mainCount)))
+        let (rows, layout) = try copiedRows(db, query: query)
+        let columnNames = rows.first?.columnNames ?? []
+        let mainCount = layout.mainColumnCount ?? columnNames.count
+        let mainLayout = RowLayout(columnNames: Array(columnNames.prefix(mainCount)))
 
         var prefetched: [[String: [ScopedRow]]] = Array(repeating: [:], count: rows.count)
         for prefetch in prefetches {
@@ -164,11 +162,11 @@ extension QueryRequest {
     ) throws -> [DatabaseValue: [ScopedRow]] {
         guard !keys.isEmpty else { return [:] }
         let parent = TableAlias()
-        guard !keys.contains(where: { if case .blob = $0 { true } else { false } }) else {
-            // JSON cannot carry blob keys (a UUID stored as 16 bytes, say):
-            // bind them in IN lists, in chunks well under SQLite's limit on
-            // parameters. Each parent key is in one chunk, so the order of
-            // its children is kept.
+        guard db.server == nil, !keys.contains(where: { if case .blob = $0 { true } else { false } }) else {
+            // JSON cannot carry blob keys (a UUID stored as 16 bytes, say),
+            // and json_each is SQLite's: bind the keys in IN lists, in chunks
+            // well under SQLite's limit on parameters. Each parent key is in
+            // one chunk, so the order of its children is kept.
             var children: [DatabaseValue: [ScopedRow]] = [:]
             var start = 0
             while start < keys.count {
@@ -197,13 +195,11 @@ extension QueryRequest {
         query.joins = [prefetch.join]
         query.filter = filter
 
-        let (statement, layout) = try statement(db, query: query)
+        let (rows, layout) = try copiedRows(db, query: query)
         guard let scope = layout.scopes.first else { return [:] }
-        let rowLayout = RowLayout(columnNames: statement.columnNames)
         let cache = ScopeCache()
         var children: [DatabaseValue: [ScopedRow]] = [:]
-        try statement.forEachRow {
-            let row = Row(statement: statement, layout: rowLayout)
+        for row in rows {
             children[row.databaseValues[0], default: []].append(ScopedRow(
                 source: .row(row), range: scope.range, children: scope.children, prefetched: [:], recordType: nil,
                 tableName: nil, cache: cache))

@@ -43,6 +43,48 @@ extension QueryRequest {
         return GeneratedSQL(sql: sql, arguments: StatementArguments(databaseValues: context.arguments))
     }
 
+    /// The rows of `query`, copied, and their layout: from a statement, or
+    /// from a database server, which returns them whole.
+    func copiedRows(_ db: Database, query: SQLSelectQuery) throws -> ([Row], SelectionLayout) {
+        if db.server != nil {
+            let context = SQLGenerationContext(db: db)
+            let sql = try context.selectSQL(query)
+            let layout = try context.selectionLayout(of: query)
+            return (try db.serverRows(sql: sql, arguments: StatementArguments(databaseValues: context.arguments)), layout)
+        }
+        let (statement, layout) = try statement(db, query: query)
+        let rowLayout = RowLayout(columnNames: statement.columnNames)
+        var rows: [Row] = []
+        try statement.forEachRow { rows.append(Row(statement: statement, layout: rowLayout)) }
+        return (rows, layout)
+    }
+
+    /// The rows of `query` on a database server, and the function that
+    /// decodes each: as a copied row, with the scopes of its included
+    /// associations.
+    func serverRows(_ db: Database, query: SQLSelectQuery) throws -> ([Row], (Row) throws -> Result) {
+        guard let decodeScoped = decoder.decodeScoped else {
+            throw DatabaseError.misuse(
+                "requests of single values or tuples do not run on a database server yet; "
+                    + "select whole records or rows (asRequest(of: Row.self)), or fetch values with SQL")
+        }
+        let (rows, layout) = try copiedRows(db, query: query)
+        let cache = ScopeCache()
+        let mainCount = layout.mainColumnCount ?? rows.first?.count ?? 0
+        let tableName = query.tableName
+        return (rows, { row in
+            try decodeScoped(ScopedRow(
+                source: .row(row), range: 0..<mainCount, children: layout.scopes, prefetched: [:],
+                recordType: Root.self, tableName: tableName, cache: cache))
+        })
+    }
+
+    /// The results of `query` on a database server.
+    func serverResults(_ db: Database, query: SQLSelectQuery) throws -> [Result] {
+        let (rows, decode) = try serverRows(db, query: query)
+        return try rows.map(decode)
+    }
+
     /// A cached statement for `query`, with its arguments bound, and the layout of its rows.
     func statement(_ db: Database, query: SQLSelectQuery) throws -> (Statement, SelectionLayout) {
         let context = SQLGenerationContext(db: db)
@@ -58,6 +100,7 @@ extension QueryRequest {
         if !prefetches.isEmpty {
             return try fetchAllWithPrefetches(db, query: effectiveQuery(db))
         }
+        if db.server != nil { return try serverResults(db, query: effectiveQuery(db)) }
         let (statement, layout) = try statement(db, query: effectiveQuery(db))
         let decode = try decoder.prepare(statement, layout)
         var results: [Result] = []
@@ -72,6 +115,7 @@ extension QueryRequest {
         if !prefetches.isEmpty {
             return try fetchAllWithPrefetches(db, query: query).first
         }
+        if db.server != nil { return try serverResults(db, query: query).first }
         let (statement, layout) = try statement(db, query: query)
         let decode = try decoder.prepare(statement, layout)
         return try statement.firstRow { try decode(statement) }
@@ -83,6 +127,10 @@ extension QueryRequest {
             throw DatabaseError.misuse("including(all:) needs all parent rows at once: use fetchAll instead of fetchCursor")
         }
         let query = try effectiveQuery(db)
+        if db.server != nil {
+            let (rows, decode) = try serverRows(db, query: query)
+            return StatementCursor(serverRows: rows, decode: decode)
+        }
         let context = SQLGenerationContext(db: db)
         let sql = try context.selectSQL(query)
         let layout = try context.selectionLayout(of: query)
@@ -98,6 +146,10 @@ extension QueryRequest {
     /// // SELECT COUNT(*) FROM "player" WHERE "score" > ?
     /// ```
     public func fetchCount(_ db: Database) throws -> Int {
+        if db.server != nil {
+            let (rows, _) = try copiedRows(db, query: countQuery(try effectiveQuery(db)))
+            return try rows.first.map { try $0[0] as Int } ?? 0
+        }
         let (statement, _) = try statement(db, query: countQuery(try effectiveQuery(db)))
         return try statement.firstRow { try statement.decode(Int.self, at: 0) } ?? 0
     }
@@ -107,6 +159,10 @@ extension QueryRequest {
         // SELECT EXISTS (...) needs no FROM clause.
         let context = SQLGenerationContext(db: db)
         let sql = "SELECT " + (try context.sql(SQLExpression(.exists(try effectiveQuery(db), negated: false))))
+        if db.server != nil {
+            let row = try db.serverRows(sql: sql, arguments: StatementArguments(databaseValues: context.arguments)).first
+            return try row.map { try $0[0] as Bool } ?? false
+        }
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(StatementArguments(databaseValues: context.arguments))
         return try statement.firstRow { try statement.decode(Bool.self, at: 0) } ?? false

@@ -1,0 +1,79 @@
+// Query-interface requests on a database server connection (the stand-in
+// server of Support/StandInServer.swift, in SQLite's dialect so that schema
+// lookups read SQLite's pragmas through the server): the same SQL as on
+// SQLite, sent with `$n` parameters, and the same results, decoded from the
+// rows the server returns.
+
+import Foundation
+@testable import Quarry
+import Testing
+
+@Suite("Query interface on a server connection")
+struct ServerQueryTests {
+    private func makeDatabase() throws -> (Database, StandInServer) {
+        let server = StandInServer(dialect: .sqlite)
+        let db = try Database(server: server, configuration: Configuration())
+        try db.execute(sql: """
+            CREATE TABLE team (id INTEGER PRIMARY KEY, name TEXT NOT NULL, color TEXT);
+            CREATE TABLE player (
+                id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL,
+                team_id INTEGER REFERENCES team(id), bonus INTEGER NOT NULL DEFAULT 0, active BOOLEAN NOT NULL DEFAULT 1);
+            INSERT INTO team VALUES (1, 'Reds', 'red'), (2, 'Blues', NULL), (3, 'Greens', 'green');
+            INSERT INTO player VALUES (1, 'Arthur', 100, 1, 10, 1), (2, 'Barbara', 250, 1, 0, 1),
+                (3, 'Cheng', 175, 2, 20, 0), (4, 'Dora', 50, NULL, 5, 1), (5, 'Eve_%', 0, NULL, 0, 0);
+            """)
+        return (db, server)
+    }
+
+    /// The same request on a local SQLite database, for comparison.
+    private func local<T>(_ body: (Database) throws -> T) throws -> T {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.write { db in try makeQueryFixtures(db) }
+        return try dbQueue.read(body)
+    }
+
+    @Test func recordsAreFilteredOrderedAndCountedAsOnSQLite() throws {
+        let (db, server) = try makeDatabase()
+        let request = QPlayer.filter(\.score > 60).order(\.name, .descending).limit(3)
+        let players = try request.fetchAll(db)
+        #expect(players == (try local { try request.fetchAll($0) }))
+        #expect(players.map(\.name) == ["Cheng", "Barbara", "Arthur"])
+        #expect(server.received.last?.sql == #"SELECT * FROM "player" WHERE "score" > $1 ORDER BY "name" DESC LIMIT $2"#)
+        #expect(server.received.last?.values == [.integer(60), .integer(3)])
+        #expect(try QPlayer.filter(\.teamID == nil).fetchCount(db) == 2)
+        #expect(try QPlayer.filter(\.score > 1000).fetchExists(db) == false)
+        #expect(try QPlayer.filter(\.name == "Dora").fetchOne(db)?.score == 50)
+        #expect(try Array(QPlayer.order(\.id).fetchCursor(db)).map(\.id) == [1, 2, 3, 4, 5])
+        #expect(try QPlayer.filter(\.score > 1000).fetchAll(db).isEmpty)
+        #expect(try QPlayer.all().select(literal: "name, score", as: Row.self).order(\.id).fetchOne(db)?.description == "[name: 'Arthur', score: 100]")
+    }
+
+    @Test func includedAndPrefetchedAssociationsDecodeFromServerRows() throws {
+        let (db, _) = try makeDatabase()
+        struct PlayerWithTeam: Decodable, FetchableRecord, Equatable {
+            var player: QPlayer
+            var team: QTeam?
+        }
+        let joined = QPlayer.including(optional: QPlayer.team).order(\.id).asRequest(of: PlayerWithTeam.self)
+        let fetched = try joined.fetchAll(db)
+        #expect(fetched == (try local { try joined.fetchAll($0) }))
+        #expect(fetched.map { $0.team?.name } == ["Reds", "Reds", "Blues", nil, nil])
+
+        struct TeamWithPlayers: Decodable, FetchableRecord, Equatable {
+            var team: QTeam
+            var players: [QPlayer]
+        }
+        let prefetched = QTeam.including(all: QTeam.players.order(\.id)).order(\.id).asRequest(of: TeamWithPlayers.self)
+        let teams = try prefetched.fetchAll(db)
+        #expect(teams == (try local { try prefetched.fetchAll($0) }))
+        #expect(teams.map { $0.players.map(\.name) } == [["Arthur", "Barbara"], ["Cheng"], []])
+    }
+
+    @Test func valueRequestsAreRefusedWithAMessage() throws {
+        let (db, _) = try makeDatabase()
+        let error = try #require(throws: DatabaseError.self) {
+            try QPlayer.all().select(\.name).fetchAll(db)
+        }
+        #expect(error.message.contains("do not run on a database server yet"))
+    }
+}
