@@ -96,7 +96,8 @@ final class ScopedRow {
     let children: [SelectionScope]
     /// The prefetched rows of this scope's `including(all:)` associations, by key.
     let prefetched: [String: [ScopedRow]]
-    /// The record type of the main table, and its table name.
+    /// The record type of the main table, and its table name; for the scope
+    /// of an association, no type, and the association's key.
     let recordType: Any.Type?
     let tableName: String?
     /// Column names and readers shared by the rows of one statement.
@@ -171,9 +172,12 @@ final class ScopedRow {
         guard let index = children.firstIndex(where: { $0.key == key }) else { return nil }
         if let child = childScopes[index] { return child }
         let scope = children[index]
+        // The association's key names the child scope's own record, as the
+        // table name does the main one's (`var album: Album` next to
+        // `var artist: Artist`, in the type decoded from the "album" scope).
         let child = ScopedRow(
             source: source, range: scope.range, children: scope.children, prefetched: [:], recordType: nil,
-            tableName: nil, cache: cache, identityColumn: scope.identityColumn)
+            tableName: scope.key, cache: cache, identityColumn: scope.identityColumn)
         childScopes[index] = child
         return child
     }
@@ -362,9 +366,23 @@ struct AssociatedRowDecoder: Decoder {
             if let rows = scope.prefetched[key.stringValue] {
                 return try T(from: PrefetchedRowsDecoder(rows: rows, codingPath: codingPath + [key]))
             }
-            if T.self == scope.recordType || key.stringValue == scope.tableName
-                || (scope.columnIndex(key.stringValue) == nil && T.self is any FetchableRecord.Type)
-            {
+            if T.self == scope.recordType || key.stringValue == scope.tableName {
+                return try scope.mainOnly.decode(T.self)
+            }
+            if scope.columnIndex(key.stringValue) == nil && T.self is any FetchableRecord.Type {
+                // Another record type over the main columns (`var author:
+                // AuthorInfo` next to annotations). With associations in the
+                // row, a record property that names none of them is a key
+                // that does not match: reading the main columns would give
+                // the main record's values under another type.
+                let keys = scope.children.map(\.key) + scope.prefetched.keys.sorted()
+                guard keys.isEmpty else {
+                    throw RowDecodingError(
+                        reason: .other(
+                            "no association is named \"\(key.stringValue)\" (the row has \(keys.map { "\"\($0)\"" }.joined(separator: ", "))); "
+                                + "name the association with forKey(_:) or key:, or the property after the association"),
+                        column: key.stringValue, expectedType: "\(T.self)")
+                }
                 return try scope.mainOnly.decode(T.self)
             }
             return try decodeColumn(T.self, key)

@@ -28,7 +28,29 @@ struct PlayerSummary: Decodable, FetchableRecord, Equatable {
     var team: QTeam?
 }
 
+/// A property named after no association of the request.
+private struct PlayerWithMisnamedTeam: Decodable, FetchableRecord {
+    var player: QPlayer
+    var club: QTeam
+}
+
 @Suite struct AssociationTests {
+    @Test(arguments: WriterKind.allCases)
+    func aRecordPropertyThatNamesNoAssociationThrowsInsteadOfReadingTheMainColumns(_ kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try writer.write { db in try makeQueryFixtures(db) }
+        try writer.read { db throws in
+            // It once decoded a QTeam from the player's own columns (id, name).
+            let request = QPlayer.including(required: QPlayer.team).asRequest(of: PlayerWithMisnamedTeam.self)
+            let error = try #require(throws: RowDecodingError.self) { try request.fetchAll(db) }
+            #expect("\(error)".contains("no association is named \"club\" (the row has \"team\")"))
+            // Named after the association, it decodes.
+            let renamed = QPlayer.including(required: QPlayer.team.forKey("club")).order(\.id).asRequest(of: PlayerWithMisnamedTeam.self)
+            #expect(try renamed.fetchAll(db).map(\.club.name) == ["Reds", "Reds", "Blues"])
+        }
+    }
+
     @Test(arguments: WriterKind.allCases)
     func belongsToJoinsAndIncludes(_ kind: WriterKind) throws {
         let directory = try TemporaryDirectory()
