@@ -31,8 +31,10 @@ public final class PostgresDatabasePool: DatabaseWriter {
     /// The server, as a URL without password.
     public var path: String { pool.path }
 
-    /// The configuration of the `Database` connections (logging, and the
-    /// other options that apply to servers).
+    /// The configuration of the `Database` connections. Of its options,
+    /// only `prepareDatabase` applies to PostgreSQL: it runs on each new
+    /// connection (`try db.execute(sql: "SET search_path TO app")`, say). The
+    /// others configure SQLite.
     public var configuration: Configuration { pool.configuration }
 
     /// The server's address and login.

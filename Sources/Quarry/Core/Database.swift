@@ -193,6 +193,14 @@ public final class Database {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not open a connection to \(path)")
         }
         sqliteConnection = handle
+        // Of the configuration, only `prepareDatabase` applies to a server
+        // (`SET search_path`, say): the other options configure SQLite.
+        do {
+            try configuration.prepareDatabase?(self)
+        } catch {
+            close()
+            throw error
+        }
     }
 
     deinit { close() }

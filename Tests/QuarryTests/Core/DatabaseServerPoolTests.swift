@@ -98,6 +98,24 @@ struct DatabaseServerPoolTests {
         #expect(throws: DatabaseError.self) { try pool.read { _ in } }
     }
 
+    @Test func prepareDatabaseRunsOnEachNewConnectionAndItsErrorFailsTheOpening() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        var configuration = Configuration()
+        configuration.prepareDatabase = { db in try db.execute(sql: "CREATE TABLE IF NOT EXISTS prepared (x INTEGER)") }
+        let pool = try DatabaseServerPool(description: "stand-in://prepared", maximumConnectionCount: 1, configuration: configuration) {
+            StandInServer(path: path, dialect: .sqlite)
+        }
+        #expect(try pool.read { db in try db.tableExists("prepared") })
+        var failing = Configuration()
+        failing.prepareDatabase = { db in try db.execute(sql: "NOT SQL") }
+        #expect(throws: DatabaseError.self) {
+            _ = try DatabaseServerPool(description: "stand-in://failing", maximumConnectionCount: 1, configuration: failing) {
+                StandInServer(path: path, dialect: .sqlite)
+            }
+        }
+    }
+
     @Test func aConnectionThatCannotOpenFailsTheInit() {
         struct Refused: Error {}
         #expect(throws: Refused.self) {
