@@ -123,7 +123,9 @@ extension QueryRequest {
             throw DatabaseError.misuse("including(all:) needs a request on a table")
         }
         let (rows, layout) = try copiedRows(db, query: query)
-        let columnNames = rows.first?.columnNames ?? []
+        // No parent, nothing to prefetch (and a server tells no column names
+        // for an empty result).
+        guard let columnNames = rows.first?.columnNames else { return [] }
         let mainCount = layout.mainColumnCount ?? columnNames.count
         let mainLayout = RowLayout(columnNames: Array(columnNames.prefix(mainCount)))
 

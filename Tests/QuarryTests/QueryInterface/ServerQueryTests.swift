@@ -67,6 +67,11 @@ struct ServerQueryTests {
         let teams = try prefetched.fetchAll(db)
         #expect(teams == (try local { try prefetched.fetchAll($0) }))
         #expect(teams.map { $0.players.map(\.name) } == [["Arthur", "Barbara"], ["Cheng"], []])
+        // No parent: no result, on a server as on SQLite (the Bookshelf's 404 for a missing author).
+        let missing = prefetched.filter(\.id == 99)
+        #expect(try missing.fetchOne(db) == nil)
+        #expect(try missing.fetchAll(db).isEmpty)
+        #expect(try local { try missing.fetchOne($0) } == nil)
     }
 
     @Test func valueRequestsAreRefusedWithAMessage() throws {
