@@ -191,7 +191,10 @@ struct PostgresErrorTests {
                 #expect(error.resultCode == .SQLITE_CANTOPEN)
             }
         }
-        #expect(ContinuousClock.now - start < .seconds(6))
+        // Not a speed check: the timeout fires (the message says so above)
+        // rather than the connection hanging. Under coverage in CI, the two
+        // 1 s timeouts took 9 s in all.
+        #expect(ContinuousClock.now - start < .seconds(60))
         try await server.close()
     }
 
