@@ -57,4 +57,40 @@ enum PostgresTestServer {
             throw error
         }
     }
+
+    /// Runs `body` with a pool whose connections all use a new schema of
+    /// their own (`search_path`), dropped afterwards with everything in it:
+    /// record types keep fixed table names, and tests still never see each
+    /// other's tables.
+    static func withPool<T>(
+        maximumConnectionCount: Int = 4, _ body: (PostgresDatabasePool) async throws -> T
+    ) async throws -> T {
+        let schema = "quarry_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        let admin = try await PostgresSession.connect(to: configuration)
+        try await admin.execute(sql: "CREATE SCHEMA \(schema)")
+        var poolConfiguration = Configuration()
+        poolConfiguration.prepareDatabase = { db in try db.execute(sql: "SET search_path TO \(schema)") }
+        func dropSchema() async {
+            _ = try? await admin.execute(sql: "DROP SCHEMA IF EXISTS \(schema) CASCADE")
+            try? await admin.close()
+        }
+        let pool: PostgresDatabasePool
+        do {
+            pool = try PostgresDatabasePool(
+                url: url ?? "", maximumConnectionCount: maximumConnectionCount, configuration: poolConfiguration)
+        } catch {
+            await dropSchema()
+            throw error
+        }
+        do {
+            let result = try await body(pool)
+            pool.close()
+            await dropSchema()
+            return result
+        } catch {
+            pool.close()
+            await dropSchema()
+            throw error
+        }
+    }
 }

@@ -4,6 +4,9 @@
 // transaction state is followed from the statements Quarry sends.
 
 extension Database {
+    /// The SQL dialect of this connection.
+    var sqlDialect: SQLDialect { server?.dialect ?? .sqlite }
+
     /// Whether this is a connection to a PostgreSQL server.
     var isPostgreSQL: Bool { server?.dialect == .postgreSQL }
 
@@ -41,6 +44,13 @@ extension Database {
         let result = try runOnServer(server, sql: statement.sql, values: statement.values)
         let layout = RowLayout(columnNames: result.columnNames)
         return result.rows.map { Row(layout: layout, databaseValues: $0) }
+    }
+
+    /// Runs one statement already written for the server (`$1…$n`), such as
+    /// the cached statements of records (RecordCache.swift).
+    func executeServerStatement(sql: String, values: [DatabaseValue]) throws -> DatabaseServerResult {
+        guard let server else { throw DatabaseError.misuse("executeServerStatement(sql:values:) on an SQLite connection") }
+        return try runOnServer(server, sql: sql, values: values)
     }
 
     private func runOnServer(

@@ -106,6 +106,10 @@ extension QueryRequest {
     }
 
     private func execute(_ db: Database, _ sql: String, _ arguments: [DatabaseValue]) throws {
+        if db.server != nil {
+            try db.executeOnServer(sql: sql, arguments: StatementArguments(databaseValues: arguments))
+            return
+        }
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(databaseValues: arguments))
     }
 
@@ -113,6 +117,12 @@ extension QueryRequest {
     func fetchReturning<Value>(
         _ db: Database, _ sql: String, _ arguments: [DatabaseValue], _ decoder: ResultDecoder<Value>
     ) throws -> [Value] {
+        if db.server != nil {
+            let rows = try db.serverRows(sql: sql, arguments: StatementArguments(databaseValues: arguments))
+            let decode = decoder.rowDecoder(
+                layout: .plain, mainCount: rows.first?.count ?? 0, recordType: Root.self, tableName: query.tableName)
+            return try rows.map(decode)
+        }
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(StatementArguments(databaseValues: arguments))
         let decode = try decoder.prepare(statement, .plain)

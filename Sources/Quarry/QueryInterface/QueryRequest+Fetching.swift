@@ -63,20 +63,9 @@ extension QueryRequest {
     /// decodes each: as a copied row, with the scopes of its included
     /// associations.
     func serverRows(_ db: Database, query: SQLSelectQuery) throws -> ([Row], (Row) throws -> Result) {
-        guard let decodeScoped = decoder.decodeScoped else {
-            throw DatabaseError.misuse(
-                "requests of single values or tuples do not run on a database server yet; "
-                    + "select whole records or rows (asRequest(of: Row.self)), or fetch values with SQL")
-        }
         let (rows, layout) = try copiedRows(db, query: query)
-        let cache = ScopeCache()
         let mainCount = layout.mainColumnCount ?? rows.first?.count ?? 0
-        let tableName = query.tableName
-        return (rows, { row in
-            try decodeScoped(ScopedRow(
-                source: .row(row), range: 0..<mainCount, children: layout.scopes, prefetched: [:],
-                recordType: Root.self, tableName: tableName, cache: cache))
-        })
+        return (rows, decoder.rowDecoder(layout: layout, mainCount: mainCount, recordType: Root.self, tableName: query.tableName))
     }
 
     /// The results of `query` on a database server.

@@ -21,12 +21,35 @@ struct ResultDecoder<Result>: @unchecked Sendable {
     /// prefetched records (values, tuples).
     var decodeScoped: ((ScopedRow) throws -> Result)?
 
+    /// Decodes a copied row, for results that `decodeScoped` does not decode
+    /// (values, tuples): the rows of a database server.
+    var decodeRow: ((Row) throws -> Result)?
+
     init(
         prepare: @escaping (Statement, SelectionLayout) throws -> (Statement) throws -> Result,
-        decodeScoped: ((ScopedRow) throws -> Result)? = nil
+        decodeScoped: ((ScopedRow) throws -> Result)? = nil,
+        decodeRow: ((Row) throws -> Result)? = nil
     ) {
         self.prepare = prepare
         self.decodeScoped = decodeScoped
+        self.decodeRow = decodeRow
+    }
+
+    /// The function that decodes each copied row of a database server, whose
+    /// first `mainCount` columns are the request's own.
+    func rowDecoder(
+        layout: SelectionLayout, mainCount: Int, recordType: Any.Type, tableName: String?
+    ) -> (Row) throws -> Result {
+        if let decodeScoped {
+            let cache = ScopeCache()
+            return { row in
+                try decodeScoped(ScopedRow(
+                    source: .row(row), range: 0..<mainCount, children: layout.scopes, prefetched: [:],
+                    recordType: recordType, tableName: tableName, cache: cache))
+            }
+        }
+        if let decodeRow { return decodeRow }
+        return { _ in throw DatabaseError.misuse("this result type cannot be read from the rows of a database server") }
     }
 }
 
@@ -86,6 +109,8 @@ extension ResultDecoder {
                 throw DatabaseError.misuse("the request selects no column", sql: statement.sql)
             }
             return columnDecoder(Value.self, at: 0, format: RecordValueFormat.of(Root.self))
+        }, decodeRow: { row in
+            try rowColumnValue(row, at: 0, as: Value.self, format: RecordValueFormat.of(Root.self))
         })
     }
 
@@ -108,6 +133,14 @@ extension ResultDecoder {
                     "the request selects \(statement.columnCount) columns, \(count) are needed", sql: statement.sql)
             }
             return { statement in (repeat try (each decoders)(statement)) }
+        }, decodeRow: { row in
+            var index = 0
+            let format = RecordValueFormat.of(Root.self)
+            func next<T>(_ type: T.Type) throws -> T {
+                defer { index += 1 }
+                return try rowColumnValue(row, at: index, as: type, format: format)
+            }
+            return (repeat try next((each Value).self))
         })
     }
 }
@@ -151,6 +184,60 @@ func columnDecoder<Value>(_ type: Value.Type, at index: Int32, format: RecordVal
     }
     return { statement in
         throw statement.decodingError(.other("the type cannot be read from a database value"), index: index, expectedType: Value.self)
+    }
+}
+
+/// Column `index` of a copied row (the rows of a database server) decoded
+/// as `Value`, in the formats of a record: what `columnDecoder` does for a
+/// statement, from the row's value.
+func rowColumnValue<Value>(_ row: Row, at index: Int, as type: Value.Type, format: RecordValueFormat) throws -> Value {
+    guard row.databaseValues.indices.contains(index) else {
+        throw RowDecodingError(
+            reason: .indexOutOfRange, column: "#\(index)", expectedType: "\(Value.self)", availableColumns: row.columnNames)
+    }
+    let value = row.databaseValues[index]
+    let column = row.columnNames[index]
+    func failure(_ reason: RowDecodingError.Reason) -> RowDecodingError {
+        RowDecodingError(reason: reason, column: column, expectedType: "\(Value.self)")
+    }
+    let decoded: Any
+    if format.dateDecoding != .default, Value.self == Date.self || Value.self == Date?.self {
+        if value.isNull, Value.self == Date?.self {
+            decoded = Date?.none as Any
+        } else if let date = format.dateDecoding.date(from: value) {
+            decoded = date
+        } else {
+            throw failure(value.isNull ? .unexpectedNull : .valueMismatch(value))
+        }
+    } else if let optionalType = Value.self as? any OptionalValueDecodable.Type {
+        decoded = try optionalType.decodeOptionalValue(value, failure)
+    } else if let convertibleType = Value.self as? any DatabaseValueConvertible.Type {
+        if value.isNull { throw failure(.unexpectedNull) }
+        guard let converted = convertibleType.fromDatabaseValue(value) else { throw failure(.valueMismatch(value)) }
+        decoded = converted
+    } else if let decodableType = Value.self as? any Decodable.Type {
+        decoded = try DatabaseValueDecoding.decode(decodableType, from: value, column: column, format: format)
+    } else {
+        throw failure(.other("the type cannot be read from a database value"))
+    }
+    guard let result = decoded as? Value else { throw failure(.other("decoded \(Swift.type(of: decoded))")) }
+    return result
+}
+
+/// Optional types whose wrapped type converts from a database value: `NULL` is nil.
+private protocol OptionalValueDecodable {
+    static func decodeOptionalValue(
+        _ value: DatabaseValue, _ failure: (RowDecodingError.Reason) -> RowDecodingError
+    ) throws -> Self
+}
+
+extension Optional: OptionalValueDecodable where Wrapped: DatabaseValueConvertible {
+    fileprivate static func decodeOptionalValue(
+        _ value: DatabaseValue, _ failure: (RowDecodingError.Reason) -> RowDecodingError
+    ) throws -> Wrapped? {
+        if value.isNull { return nil }
+        guard let converted = Wrapped.fromDatabaseValue(value) else { throw failure(.valueMismatch(value)) }
+        return converted
     }
 }
 

@@ -155,7 +155,10 @@ extension FetchableRecord where Self: TableRecord {
         while start < values.count {
             let chunk = Array(values[start..<min(start + chunkSize, values.count)])
             let sql = RecordStatementSQL.select(selectionSQL, from: databaseTableName, column: column, valueCount: chunk.count)
-            records += try fetchAll(db.makeStatement(sql: sql), arguments: StatementArguments(databaseValues: chunk))
+            let arguments = StatementArguments(databaseValues: chunk)
+            records += db.server == nil
+                ? try fetchAll(db.makeStatement(sql: sql), arguments: arguments)
+                : try fetchAll(db, sql: sql, arguments: arguments)
             start += chunkSize
         }
         return records
@@ -164,8 +167,12 @@ extension FetchableRecord where Self: TableRecord {
     static func fetchOne(_ db: Database, resolved: ResolvedKey) throws -> Self? {
         guard let values = resolved.values else { return nil }
         let plan = try keyPlan(db, .fetchByKey, resolved.columns) { RecordStatementSQL.select(selectionSQL, from: databaseTableName, keyColumns: $0) }
-        try plan.bind(values)
-        let read = reader(for: plan.statement)
-        return try plan.statement.firstRow { try read(plan.statement) }
+        guard let statement = plan.statement else {
+            guard let row = try plan.serverRows(values, db).first else { return nil }
+            return try rowReader(columnNames: row.columnNames)(row)
+        }
+        try plan.bind(values, to: statement)
+        let read = reader(for: statement)
+        return try statement.firstRow { try read(statement) }
     }
 }

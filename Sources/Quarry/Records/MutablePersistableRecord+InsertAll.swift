@@ -91,7 +91,8 @@ extension MutablePersistableRecord {
         var fetched: [T] = []
         try db.inSavepoint {
             let schema = try schema(db, writing: .insert)
-            let predictable = conflict != .ignore && conflict != .replace && !schema.hasTriggers
+            // A server has no rowids to predict: one statement per record there.
+            let predictable = conflict != .ignore && conflict != .replace && !schema.hasTriggers && db.server == nil
             // RETURNING rows are matched to records by rowid.
             guard predictable, selection == nil || schema.hasRowID else {
                 for var record in records {
@@ -296,7 +297,9 @@ struct InsertBatch<Record: MutablePersistableRecord> {
                 returning: returning.isEmpty ? nil : returning, rowCount: range.count)
             return PlanSource(sql: sql, bindings: [])
         }
-        let statement = plan.statement
+        guard let statement = plan.statement else {
+            throw DatabaseError.misuse("a multi-row insert of \(Record.self) runs on SQLite only")
+        }
         // Hot path: bind every value of every record, in order.
         sqlite3_reset(statement.sqliteStatement)
         var parameter: Int32 = 1

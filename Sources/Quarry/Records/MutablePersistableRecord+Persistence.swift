@@ -102,9 +102,11 @@ extension MutablePersistableRecord {
                 let updated = columns.filter { !keyColumns.contains($0.asciiLowercased) }
                 upsertUpdating = updated.isEmpty ? columns : updated
             }
+            // PostgreSQL's DO UPDATE needs a conflict target: the primary key.
             let sql = RecordStatementSQL.insert(
                 into: Self.databaseTableName, columns: columns, conflict: conflict, upsertUpdating: upsertUpdating,
-                returning: returning.isEmpty ? nil : returning)
+                returning: returning.isEmpty ? nil : returning,
+                upsertTarget: db.isPostgreSQL ? schema.primaryKey : [], dialect: db.sqlDialect)
             return PlanSource(sql: sql, bindings: indexes)
         }
     }
@@ -121,7 +123,8 @@ extension MutablePersistableRecord {
             throw DatabaseError.misuse("an upsert of \(Self.self) needs at least one column to insert (SQLite has no upsert after DEFAULT VALUES)")
         }
         let context = SQLGenerationContext(db: db)
-        let clauseSQL = try context.upsertClauseSQL(clause, insertedColumns: columns, primaryKey: schema.primaryKey)
+        let clauseSQL = try context.upsertClauseSQL(
+            clause, table: Self.databaseTableName, insertedColumns: columns, primaryKey: schema.primaryKey)
         let clauseValues = context.arguments
         var key = Self.statementKey(.upsert, .abort)
         key.returning = returning
@@ -129,7 +132,7 @@ extension MutablePersistableRecord {
         let plan = try db.recordCache.plan(key, columns: columns, db: db) {
             let sql = RecordStatementSQL.insert(
                 into: Self.databaseTableName, columns: columns, conflict: .abort, upsertUpdating: nil,
-                returning: returning.isEmpty ? nil : returning, conflictClause: clauseSQL)
+                returning: returning.isEmpty ? nil : returning, conflictClause: clauseSQL, dialect: db.sqlDialect)
             return PlanSource(sql: sql, bindings: indexes + Array(container.columns.count..<(container.columns.count + clauseValues.count)))
         }
         return (plan, clauseValues)
@@ -194,7 +197,7 @@ extension MutablePersistableRecord {
             let sql = RecordStatementSQL.update(
                 Self.databaseTableName, setting: setIndexes.map { container.columns[$0] },
                 keyColumns: keyIndexes.map { container.columns[$0] }, conflict: conflict,
-                returning: returning.isEmpty ? nil : returning)
+                returning: returning.isEmpty ? nil : returning, dialect: db.sqlDialect)
             return PlanSource(
                 sql: sql, bindings: setIndexes + keyIndexes, keyIndexes: keyIndexes,
                 assignedColumns: Set(setIndexes.map { container.columns[$0] }))

@@ -33,26 +33,15 @@ extension MutablePersistableRecord {
             values = indexes.map { container.databaseValues[$0] }
         }
         let sql = RecordStatementSQL.select(returningSQL(selection), from: databaseTableName, keyColumns: columns)
-        let statement = try db.cachedStatement(sql: sql)
-        guard let record = try T.fetchOne(statement, arguments: StatementArguments(databaseValues: values)) else {
+        let arguments = StatementArguments(databaseValues: values)
+        let record = db.server == nil
+            ? try T.fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+            : try T.fetchOne(db, sql: sql, arguments: arguments)
+        guard let record else {
             throw RecordError.recordNotFound(
                 databaseTableName: databaseTableName, key: Dictionary(zip(columns, values), uniquingKeysWith: { $1 }))
         }
         return record
-    }
-
-    /// Steps a plan that has a RETURNING clause and decodes its first row,
-    /// reading only the first `columnCount` columns.
-    static func fetchReturned<T: FetchableRecord>(
-        _ plan: StatementPlan, _ values: [DatabaseValue], as type: T.Type, columnCount: Int? = nil,
-        extra: ((OpaquePointer) -> Void)? = nil
-    ) throws -> T? {
-        try plan.bind(values)
-        let read = T.reader(for: plan.statement, columnCount: columnCount)
-        return try plan.statement.firstRow {
-            extra?(plan.statement.sqliteStatement)
-            return try read(plan.statement)
-        }
     }
 
     // MARK: - Engines
@@ -112,36 +101,46 @@ extension MutablePersistableRecord {
         clause: UpsertClause? = nil
     ) throws -> (container: PersistenceContainer, fetched: T?)? {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
+        try RecordStatementSQL.checkConflict(conflict, insert: true, dialect: db.sqlDialect)
         try willInsert(db)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db, writing: clause == nil ? .insert : .upsert)
+        // RETURNING the selection, unless triggers may change the row after
+        // it (then it is read again below); on a server, also the new id,
+        // last, since a server has no last inserted rowid.
+        let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
+        let idSQL = db.server == nil ? nil : schema.rowIDColumn?.quotedDatabaseIdentifier
         var fetched: T?
         var inserted: InsertionSuccess?
         var ignored = false
         try aroundInsert(db) {
             if inserted != nil { throw Self.callbackMisuse("aroundInsert") }
+            let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
+            let plan: StatementPlan
+            var values = container.databaseValues
             if let clause {
-                // INSERT … ON CONFLICT … DO NOTHING.
-                let returning = selection.map { schema.hasTriggers ? "" : Self.returningSQL($0) } ?? ""
-                let (plan, clauseValues) = try insertPlan(db, container, schema, clause: clause, returning: returning)
-                if returning.isEmpty {
-                    try plan.execute(container.databaseValues + clauseValues)
-                    ignored = db.changesCount == 0
-                } else {
-                    fetched = try Self.fetchReturned(plan, container.databaseValues + clauseValues, as: T.self)
-                    ignored = fetched == nil
-                }
-            } else if let selection, !schema.hasTriggers {
-                let plan = try insertPlan(db, container, schema, .insert, conflict, returning: Self.returningSQL(selection))
-                fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
-                ignored = fetched == nil
+                // INSERT … ON CONFLICT … DO NOTHING, or DO UPDATE.
+                let controlled = try insertPlan(db, container, schema, clause: clause, returning: returning)
+                plan = controlled.plan
+                values += controlled.clauseValues
             } else {
-                let plan = try insertPlan(db, container, schema, .insert, conflict, returning: "")
-                try plan.execute(container.databaseValues)
-                ignored = conflict == .ignore && db.changesCount == 0
+                plan = try insertPlan(db, container, schema, .insert, conflict, returning: returning)
+            }
+            var returnedID: Int64?
+            if selectionSQL != nil {
+                let row = try plan.firstRow(values, db, as: T.self, idInLastColumn: idSQL != nil)
+                fetched = row?.fetched
+                if idSQL != nil { returnedID = row?.id }
+                ignored = row == nil
+            } else if idSQL != nil {
+                returnedID = try plan.returnedID(values, db)
+                ignored = returnedID == nil
+            } else {
+                try plan.execute(values, db)
+                ignored = (clause != nil || conflict == .ignore) && db.changesCount == 0
             }
             let success = InsertionSuccess(
-                rowID: db.lastInsertedRowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
+                rowID: returnedID ?? db.lastInsertedRowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
             inserted = success
             return success
         }
@@ -150,7 +149,7 @@ extension MutablePersistableRecord {
         didInsert(inserted)
         if let selection, schema.hasTriggers {
             fetched = try Self.reread(
-                db, schema, rowID: inserted.rowID, container: container, selection: selection, as: T.self)
+                db, schema, rowID: inserted.rowID, container: inserted.persistenceContainer, selection: selection, as: T.self)
         }
         // didSave sees the inserted values, the new rowid included, as GRDB's does.
         return (inserted.persistenceContainer, fetched)
@@ -164,6 +163,7 @@ extension MutablePersistableRecord {
         as type: T.Type
     ) throws -> (container: PersistenceContainer, fetched: T?) {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForUpdate
+        try RecordStatementSQL.checkConflict(conflict, insert: false, dialect: db.sqlDialect)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db, writing: .update)
         let returning = selection.map { schema.hasTriggers ? "" : Self.returningSQL($0) } ?? ""
@@ -176,10 +176,10 @@ extension MutablePersistableRecord {
             if updated != nil { throw Self.callbackMisuse("aroundUpdate") }
             try checkKey(container, schema, plan)
             if !returning.isEmpty {
-                fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
+                fetched = try plan.firstRow(container.databaseValues, db, as: T.self, idInLastColumn: false)?.fetched
                 if fetched == nil { throw Self.notFound(container, schema, plan) }
             } else {
-                try plan.execute(container.databaseValues)
+                try plan.execute(container.databaseValues, db)
                 if db.changesCount == 0 { throw Self.notFound(container, schema, plan) }
                 if let selection {
                     fetched = try Self.reread(db, schema, rowID: nil, container: container, selection: selection, as: T.self)
@@ -217,12 +217,11 @@ extension MutablePersistableRecord {
         try willInsert(db)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db, writing: .upsert)
-        // The rowid comes last in RETURNING: the fetched value reads the columns before it.
-        var returning = schema.hasRowID ? "rowid" : ""
-        if let selection, !schema.hasTriggers {
-            let selectionSQL = Self.returningSQL(selection)
-            returning = returning.isEmpty ? selectionSQL : selectionSQL + ", rowid"
-        }
+        // The id comes last in RETURNING: the fetched value reads the columns
+        // before it. SQLite returns the rowid; a server, its integer key.
+        let idSQL = schema.hasRowID ? "rowid" : db.server == nil ? nil : schema.rowIDColumn?.quotedDatabaseIdentifier
+        let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
+        let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
         let plan: StatementPlan
         var values = container.databaseValues
         if let clause {
@@ -238,25 +237,22 @@ extension MutablePersistableRecord {
         var skipped = false
         try aroundInsert(db) {
             if inserted != nil { throw Self.callbackMisuse("aroundInsert") }
-            var rowID: Int64 = 0
+            var rowID: Int64?
             var returnedRow = false
-            if selection != nil, !schema.hasTriggers {
-                let total = plan.statement.columnCount
-                fetched = try Self.fetchReturned(
-                    plan, values, as: T.self, columnCount: schema.hasRowID ? total - 1 : total,
-                    extra: { statement in
-                        returnedRow = true
-                        if schema.hasRowID { rowID = sqlite3_column_int64(statement, Int32(total - 1)) }
-                    })
+            if selectionSQL != nil {
+                let row = try plan.firstRow(values, db, as: T.self, idInLastColumn: idSQL != nil)
+                returnedRow = row != nil
+                fetched = row?.fetched
+                if idSQL != nil { rowID = row?.id }
+            } else if idSQL != nil {
+                rowID = try plan.returnedID(values, db)
+                returnedRow = rowID != nil
             } else {
-                try plan.bind(values)
-                try plan.statement.forEachRow {
-                    returnedRow = true
-                    if schema.hasRowID { rowID = sqlite3_column_int64(plan.statement.sqliteStatement, 0) }
-                }
+                try plan.execute(values, db)
             }
             skipped = clause != nil && (returning.isEmpty ? db.changesCount == 0 : !returnedRow)
-            let success = InsertionSuccess(rowID: rowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
+            let success = InsertionSuccess(
+                rowID: rowID ?? 0, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
             inserted = success
             return success
         }
@@ -265,8 +261,8 @@ extension MutablePersistableRecord {
         didInsert(inserted)
         if let selection, schema.hasTriggers {
             fetched = try Self.reread(
-                db, schema, rowID: schema.hasRowID ? inserted.rowID : nil, container: container, selection: selection,
-                as: T.self)
+                db, schema, rowID: schema.hasRowID ? inserted.rowID : nil, container: inserted.persistenceContainer,
+                selection: selection, as: T.self)
         }
         return (container, fetched)
     }
@@ -285,10 +281,10 @@ extension MutablePersistableRecord {
         try aroundDelete(db) {
             if deleted != nil { throw Self.callbackMisuse("aroundDelete") }
             if selection != nil {
-                fetched = try Self.fetchReturned(plan, container.databaseValues, as: T.self)
+                fetched = try plan.firstRow(container.databaseValues, db, as: T.self, idInLastColumn: false)?.fetched
                 deleted = fetched != nil
             } else {
-                try plan.execute(container.databaseValues)
+                try plan.execute(container.databaseValues, db)
                 deleted = db.changesCount > 0
             }
             return deleted ?? false

@@ -45,7 +45,7 @@ final class RecordCache {
 
     /// Releases the compiled statements; called when the connection closes.
     func finalizeStatements() {
-        for entries in plans.values { for entry in entries { entry.plan.statement.finalize() } }
+        for entries in plans.values { for entry in entries { entry.plan.statement?.finalize() } }
         plans.removeAll()
         schemaVersionStatement?.finalize()
         schemaVersionStatement = nil
@@ -123,6 +123,9 @@ final class RecordCache {
     }
 
     /// The cached plan for `key` and `columns`, made by `makePlan()` the first time.
+    ///
+    /// On a database server the plan holds the SQL rewritten for the server
+    /// (`$1…$n`) instead of a compiled statement.
     func plan(
         _ key: RecordStatementKey, columns: [String], db: Database, makePlan: () throws -> PlanSource
     ) throws -> StatementPlan {
@@ -130,16 +133,29 @@ final class RecordCache {
             // Array == compares buffer identity first: the Codable encoder's
             // shared column list makes this O(1).
             for entry in entries where entry.columns == columns {
-                if !entry.plan.statement.isBusy { return entry.plan }
+                guard let statement = entry.plan.statement, statement.isBusy else { return entry.plan }
                 var fresh = entry.plan
-                fresh.statement = try db.makeStatement(sql: entry.plan.statement.sql)
+                fresh.statement = try db.makeStatement(sql: statement.sql)
                 return fresh
             }
         }
         let source = try makePlan()
-        let plan = StatementPlan(
-            statement: try db.makeStatement(sql: source.sql), bindings: source.bindings, keyIndexes: source.keyIndexes,
-            assignedColumns: source.assignedColumns)
+        let plan: StatementPlan
+        if let server = db.server {
+            // Record SQL has one `?` per binding: the rewrite checks the count.
+            let placeholders = StatementArguments(databaseValues: Array(repeating: .null, count: source.bindings.count))
+            let statements = try SQLScanner.serverStatements(source.sql, placeholders, dialect: server.dialect)
+            guard statements.count == 1, let statement = statements.first else {
+                throw DatabaseError.misuse("a record statement must be one statement", sql: source.sql)
+            }
+            plan = StatementPlan(
+                statement: nil, serverSQL: statement.sql, bindings: source.bindings, keyIndexes: source.keyIndexes,
+                assignedColumns: source.assignedColumns)
+        } else {
+            plan = StatementPlan(
+                statement: try db.makeStatement(sql: source.sql), serverSQL: "", bindings: source.bindings,
+                keyIndexes: source.keyIndexes, assignedColumns: source.assignedColumns)
+        }
         if plans[key, default: []].count >= 64 {
             // A record type with unbounded column-set variety: keep memory bounded.
             plans[key]?.removeFirst()
@@ -170,8 +186,14 @@ struct PlanSource {
 }
 
 /// A compiled persistence statement and the values it binds.
+///
+/// On SQLite, `statement` is the compiled statement. On a database server it
+/// is nil, and `serverSQL` is the statement the server runs: the methods
+/// below run either, so that the record engines are written once.
 struct StatementPlan {
-    var statement: Statement
+    var statement: Statement?
+    /// The SQL sent to a server (parameters `$1…$n`); empty on SQLite.
+    var serverSQL: String
     var bindings: [Int]
     var keyIndexes: [Int]
     /// The columns an UPDATE sets, told to `willUpdate` and `aroundUpdate`;
@@ -179,9 +201,9 @@ struct StatementPlan {
     /// record measured a fifth of an update's time.
     var assignedColumns: Set<String>
 
-    /// Binds `values[bindings[i]]` to parameter i + 1.
+    /// Binds `values[bindings[i]]` to parameter i + 1 of `statement`.
     @inline(__always)
-    func bind(_ values: [DatabaseValue]) throws {
+    func bind(_ values: [DatabaseValue], to statement: Statement) throws {
         sqlite3_reset(statement.sqliteStatement)
         var parameter: Int32 = 1
         for index in bindings {
@@ -190,9 +212,72 @@ struct StatementPlan {
         }
     }
 
-    /// Binds the values and steps through all rows.
-    func execute(_ values: [DatabaseValue]) throws {
-        try bind(values)
+    /// Binds the values and runs the statement to its end.
+    func execute(_ values: [DatabaseValue], _ db: Database) throws {
+        guard let statement else {
+            _ = try db.executeServerStatement(sql: serverSQL, values: bindings.map { values[$0] })
+            return
+        }
+        try bind(values, to: statement)
         try statement.forEachRow {}
+    }
+
+    /// Binds the values and tells whether the statement returns a row.
+    func returnsRow(_ values: [DatabaseValue], _ db: Database) throws -> Bool {
+        guard let statement else { return try !serverRows(values, db).isEmpty }
+        try bind(values, to: statement)
+        return try statement.firstRow { true } ?? false
+    }
+
+    /// Runs the statement on a server and returns its rows.
+    func serverRows(_ values: [DatabaseValue], _ db: Database) throws -> [Row] {
+        let result = try db.executeServerStatement(sql: serverSQL, values: bindings.map { values[$0] })
+        let layout = RowLayout(columnNames: result.columnNames)
+        return result.rows.map { Row(layout: layout, databaseValues: $0) }
+    }
+
+    /// Binds the values and decodes the first row as `T`, or returns nil.
+    ///
+    /// With `idInLastColumn`, the last column is left out of `T` and read as
+    /// the integer id of the written row (RETURNING …, "id").
+    func firstRow<T: FetchableRecord>(
+        _ values: [DatabaseValue], _ db: Database, as type: T.Type, idInLastColumn: Bool
+    ) throws -> (fetched: T, id: Int64)? {
+        guard let statement else {
+            guard let row = try serverRows(values, db).first else { return nil }
+            guard idInLastColumn else { return (try T.rowReader(columnNames: row.columnNames)(row), 0) }
+            let names = Array(row.columnNames.dropLast())
+            let fetched = try T.rowReader(columnNames: names)(
+                Row(layout: RowLayout(columnNames: names), databaseValues: Array(row.databaseValues.dropLast())))
+            return (fetched, try Self.id(row.databaseValues.last ?? .null, serverSQL))
+        }
+        try bind(values, to: statement)
+        let total = statement.columnCount
+        let read = T.reader(for: statement, columnCount: idInLastColumn ? total - 1 : nil)
+        return try statement.firstRow {
+            let id = idInLastColumn ? sqlite3_column_int64(statement.sqliteStatement, Int32(total - 1)) : 0
+            return (try read(statement), id)
+        }
+    }
+
+    /// Binds the values, runs the statement, and returns the integer its
+    /// first row holds in its first column (RETURNING "id"), or nil when it
+    /// returns no row.
+    func returnedID(_ values: [DatabaseValue], _ db: Database) throws -> Int64? {
+        guard let statement else {
+            guard let row = try serverRows(values, db).first else { return nil }
+            return try Self.id(row.databaseValues.first ?? .null, serverSQL)
+        }
+        try bind(values, to: statement)
+        var id: Int64?
+        try statement.forEachRow { id = sqlite3_column_int64(statement.sqliteStatement, 0) }
+        return id
+    }
+
+    private static func id(_ value: DatabaseValue, _ sql: String) throws -> Int64 {
+        guard case .integer(let id) = value else {
+            throw DatabaseError.misuse("the statement returned \(value) as the id of the written row, not an integer", sql: sql)
+        }
+        return id
     }
 }

@@ -68,8 +68,7 @@ extension TableRecord {
         let plan = try keyPlan(db, .existsByKey, keyColumns) {
             RecordStatementSQL.select("1", from: databaseTableName, keyColumns: $0, limitOne: true)
         }
-        try plan.bind(values)
-        return try plan.statement.firstRow { true } ?? false
+        return try plan.returnsRow(values, db)
     }
 
     static func deleteOne(_ db: Database, resolved: ResolvedKey) throws -> Bool {
@@ -77,7 +76,7 @@ extension TableRecord {
         let plan = try keyPlan(db, .deleteByKey, resolved.columns) {
             RecordStatementSQL.delete(from: databaseTableName, keyColumns: $0, returning: nil)
         }
-        try plan.execute(values)
+        try plan.execute(values, db)
         return db.changesCount > 0
     }
 

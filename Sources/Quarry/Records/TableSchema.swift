@@ -40,8 +40,44 @@ struct TableSchema {
     /// SQLite refuses the others.
     let viewWrites: Set<PersistenceStatement>
 
-    /// Reads the schema of `table` (<https://www.sqlite.org/pragma.html#pragma_table_xinfo>).
+    /// Reads the schema of `table`.
     init(table: String, db: Database) throws {
+        if db.server != nil {
+            try self.init(serverTable: table, db: db)
+        } else {
+            try self.init(sqliteTable: table, db: db)
+        }
+    }
+
+    /// Reads the schema of `table` on a database server, from the
+    /// introspection of Database+ServerIntrospection.swift. A server table has
+    /// no rowid: the id of an inserted row comes back through `RETURNING` of
+    /// `rowIDColumn`, the one-column integer key the server fills (identity
+    /// or serial). The server decides which writes a view accepts (PostgreSQL
+    /// updates simple views itself), so none is refused here.
+    private init(serverTable table: String, db: Database) throws {
+        let columnInfos = try db.columns(in: table)
+        let primaryKey = try db.primaryKey(table)
+        name = table
+        columns = columnInfos.map(\.name)
+        generatedColumns = Set(columnInfos.filter(\.isGenerated).map { $0.name.asciiLowercased })
+        columnsWithDefault = Set(columnInfos.filter { $0.defaultValueSQL != nil }.map { $0.name.asciiLowercased })
+        self.primaryKey = primaryKey.columns
+        hasRowID = false
+        rowIDColumn = primaryKey.rowIDColumn
+        isView = try db.viewExists(table)
+        var uniqueKeys: [Set<String>] = primaryKey.columns.isEmpty ? [] : [Set(primaryKey.columns.map { $0.asciiLowercased })]
+        for index in isView ? [] : try db.indexes(on: table) where index.isUnique && !index.isPartial {
+            if !index.columns.contains("") { uniqueKeys.append(Set(index.columns.map { $0.asciiLowercased })) }
+        }
+        self.uniqueKeys = uniqueKeys
+        hasTriggers = try db.hasTriggers(on: table)
+        isAutoIncrement = false
+        viewWrites = isView ? [.insert, .update, .delete] : []
+    }
+
+    /// Reads the schema of `table` on SQLite (<https://www.sqlite.org/pragma.html#pragma_table_xinfo>).
+    private init(sqliteTable table: String, db: Database) throws {
         let columnInfos = try db.columns(in: table)
         let hasRowID: Bool
         do {

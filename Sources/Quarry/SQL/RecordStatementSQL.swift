@@ -27,15 +27,22 @@ enum RecordStatementSQL {
     ///
     /// - parameter upsertUpdating: the columns an upsert updates on conflict;
     ///   nil for a plain insert.
+    /// - parameter upsertTarget: the conflict target of such an upsert, which
+    ///   PostgreSQL requires (SQLite's upsert without target catches a
+    ///   conflict on any unique key).
     /// - parameter conflictClause: the SQL of an `ON CONFLICT` clause
     ///   (`UpsertClause`), used instead of `upsertUpdating`.
     /// - parameter rowCount: the number of rows of the VALUES clause, each
     ///   `(?, ?)`: more than one for `insertAll`.
+    /// - parameter dialect: on PostgreSQL, which has no `OR` clause, `.ignore`
+    ///   is written `ON CONFLICT DO NOTHING`; ``checkConflict(_:insert:dialect:)``
+    ///   refuses the other policies first.
     static func insert(
         into table: String, columns: [String], conflict: ConflictResolution, upsertUpdating: [String]?, returning: String?,
-        conflictClause: String? = nil, rowCount: Int = 1
+        conflictClause: String? = nil, rowCount: Int = 1, upsertTarget: [String] = [], dialect: SQLDialect = .sqlite
     ) -> String {
-        var sql = "INSERT \(conflict.sqlPrefix)INTO \(table.quotedDatabaseIdentifier) "
+        let usesOr = dialect == .sqlite
+        var sql = "INSERT \(usesOr ? conflict.sqlPrefix : "")INTO \(table.quotedDatabaseIdentifier) "
         if columns.isEmpty {
             sql += "DEFAULT VALUES"
         } else {
@@ -45,9 +52,15 @@ enum RecordStatementSQL {
             if let conflictClause {
                 sql += conflictClause
             } else if let upsertUpdating, !upsertUpdating.isEmpty {
-                sql += " ON CONFLICT DO UPDATE SET "
+                sql += " ON CONFLICT"
+                if !upsertTarget.isEmpty {
+                    sql += " (" + upsertTarget.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+                }
+                sql += " DO UPDATE SET "
                     + upsertUpdating.map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
                     .joined(separator: ", ")
+            } else if !usesOr, conflict == .ignore {
+                sql += " ON CONFLICT DO NOTHING"
             }
         }
         return sql + returningClause(returning)
@@ -55,11 +68,24 @@ enum RecordStatementSQL {
 
     /// `UPDATE [OR ...] "t" SET "a" = ?, "b" = ? WHERE "id" = ? [RETURNING ...]`.
     static func update(
-        _ table: String, setting columns: [String], keyColumns: [String], conflict: ConflictResolution, returning: String?
+        _ table: String, setting columns: [String], keyColumns: [String], conflict: ConflictResolution, returning: String?,
+        dialect: SQLDialect = .sqlite
     ) -> String {
-        "UPDATE \(conflict.sqlPrefix)\(table.quotedDatabaseIdentifier) SET "
+        "UPDATE \(dialect == .sqlite ? conflict.sqlPrefix : "")\(table.quotedDatabaseIdentifier) SET "
             + columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
             + " WHERE " + keyCondition(keyColumns) + returningClause(returning)
+    }
+
+    /// Throws when `dialect` has no such conflict policy: PostgreSQL has no
+    /// `OR` clause. Its only behaviour is SQLite's default, ABORT, and an
+    /// INSERT can skip a conflicting row (`ON CONFLICT DO NOTHING`, our
+    /// `.ignore`); REPLACE, FAIL and ROLLBACK, and `UPDATE OR IGNORE`, have
+    /// no equivalent.
+    static func checkConflict(_ conflict: ConflictResolution, insert: Bool, dialect: SQLDialect) throws {
+        guard dialect == .postgreSQL, conflict != .abort, !(insert && conflict == .ignore) else { return }
+        throw DatabaseError.misuse(
+            "\(insert ? "INSERT" : "UPDATE") OR \(conflict.rawValue) is SQLite-only: PostgreSQL has no OR clause"
+                + (insert ? "; use an upsert, or onConflict: .ignore (ON CONFLICT DO NOTHING)" : ""))
     }
 
     /// `DELETE FROM "t" [WHERE "id" = ?] [RETURNING ...]`; no key columns deletes all rows.

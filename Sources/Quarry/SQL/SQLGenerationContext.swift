@@ -317,6 +317,16 @@ final class SQLGenerationContext {
         }
     }
 
+    /// Runs `body` with the columns of the current table qualified by `table`
+    /// (PostgreSQL's upsert needs `"player"."score"`, where SQLite reads
+    /// `"score"` as the existing row's).
+    func qualifyingCurrentColumns<T>(with table: String, _ body: () throws -> T) rethrows -> T {
+        let savedQualifier = currentQualifier
+        defer { currentQualifier = savedQualifier }
+        currentQualifier = table
+        return try body()
+    }
+
     private func qualifierPrefix(_ qualifier: SQLQualifier) throws -> String {
         switch qualifier {
         case .current:

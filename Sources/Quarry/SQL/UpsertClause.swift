@@ -22,11 +22,30 @@ struct UpsertClause: Sendable {
 
 extension SQLGenerationContext {
     /// ` ON CONFLICT ("a") DO UPDATE SET … [WHERE …]` for a record whose INSERT
-    /// writes `insertedColumns`, with primary key `primaryKey`.
-    func upsertClauseSQL(_ clause: UpsertClause, insertedColumns: [String], primaryKey: [String]) throws -> String {
+    /// writes `insertedColumns` into `table`, with primary key `primaryKey`.
+    ///
+    /// On PostgreSQL, a column of the existing row is qualified by the table
+    /// name (unqualified, it is ambiguous with `excluded`'s), and `DO UPDATE`
+    /// without a conflict target targets the primary key.
+    func upsertClauseSQL(
+        _ clause: UpsertClause, table: String, insertedColumns: [String], primaryKey: [String]
+    ) throws -> String {
+        guard db?.isPostgreSQL == true else {
+            return try upsertClauseText(clause, insertedColumns: insertedColumns, primaryKey: primaryKey)
+        }
+        return try qualifyingCurrentColumns(with: table) {
+            try upsertClauseText(clause, insertedColumns: insertedColumns, primaryKey: primaryKey)
+        }
+    }
+
+    private func upsertClauseText(_ clause: UpsertClause, insertedColumns: [String], primaryKey: [String]) throws -> String {
         var text = " ON CONFLICT"
-        if !clause.conflictTarget.isEmpty {
-            text += " (" + clause.conflictTarget.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+        // SQLite's DO UPDATE without a target catches a conflict on any unique
+        // key; PostgreSQL's needs one: the primary key then.
+        var target = clause.conflictTarget
+        if target.isEmpty, !clause.doesNothing, db?.isPostgreSQL == true { target = primaryKey }
+        if !target.isEmpty {
+            text += " (" + target.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
         }
         if clause.doesNothing { return text + " DO NOTHING" }
         var assignments = clause.assignments

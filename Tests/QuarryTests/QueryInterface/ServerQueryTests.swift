@@ -74,11 +74,36 @@ struct ServerQueryTests {
         #expect(try local { try missing.fetchOne($0) } == nil)
     }
 
-    @Test func valueRequestsAreRefusedWithAMessage() throws {
-        let (db, _) = try makeDatabase()
-        let error = try #require(throws: DatabaseError.self) {
-            try QPlayer.all().select(\.name).fetchAll(db)
+    @Test func valueAndTupleRequestsDecodeFromServerRows() throws {
+        let (db, server) = try makeDatabase()
+        let names = QPlayer.all().select(\.name).order(\.id)
+        #expect(try names.fetchAll(db) == ["Arthur", "Barbara", "Cheng", "Dora", "Eve_%"])
+        #expect(try names.fetchAll(db) == (try local { try names.fetchAll($0) }))
+        #expect(server.received.last?.sql == #"SELECT "name" FROM "player" ORDER BY "id""#)
+        #expect(try QPlayer.all().select(\.teamID).order(\.id).fetchAll(db) == [1, 1, 2, nil, nil])
+        #expect(try QPlayer.filter(\.id == 3).select(\.name, \.score).fetchOne(db).map { [$0.0, String($0.1)] } == ["Cheng", "175"])
+        #expect(try Array(QPlayer.all().select(\.score).order(\.score).fetchCursor(db)) == [0, 50, 100, 175, 250])
+        #expect(try QPlayer.all().select(\.isActive).order(\.id).fetchAll(db) == [true, true, false, true, false])
+        // A value that does not convert names its column.
+        let error = try #require(throws: RowDecodingError.self) {
+            try QPlayer.all().select(literal: "name", as: Int.self).fetchAll(db)
         }
-        #expect(error.message.contains("do not run on a database server yet"))
+        #expect(error.column == "name")
+    }
+
+    @Test func batchWritesAndReturningRunOnTheServer() throws {
+        let (db, server) = try makeDatabase()
+        #expect(try QPlayer.filter(\.teamID == nil).updateAll(db, \.score += 5) == 2)
+        #expect(server.received.last?.sql == #"UPDATE "player" SET "score" = "score" + $1 WHERE "team_id" IS NULL"#)
+        let ids = try QPlayer.filter(\.score > 200).updateAll(db, [\.bonus <- 1], returning: \.id, \.bonus)
+        #expect(ids.map { [$0.0, Int64($0.1)] } == [[2, 1]])
+        let promoted = try QPlayer.filter(\.id == 4).updateAndFetchAll(db, \.teamID <- 3)
+        #expect(promoted.map(\.teamID) == [3])
+        let deleted = try QPlayer.filter(\.score < 10).deleteAndFetchAll(db)
+        #expect(deleted.map(\.name) == ["Eve_%"])
+        #expect(try QPlayer.filter(\.isActive == false).deleteAll(db, returning: \.name) == ["Cheng"])
+        // A batch write with a join selects the keys in a subquery.
+        #expect(try QPlayer.joining(required: QPlayer.team.filter(\.name == "Reds")).deleteAll(db) == 2)
+        #expect(try QPlayer.order(\.id).fetchAll(db).map(\.name) == ["Dora"])
     }
 }

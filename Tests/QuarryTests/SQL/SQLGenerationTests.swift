@@ -26,6 +26,31 @@ import Testing
         #expect(RecordStatementSQL.selectionList(["a", "b"]) == "\"a\", \"b\"")
     }
 
+    @Test func recordStatementsInPostgreSQLsDialect() throws {
+        // No OR clause: IGNORE is ON CONFLICT DO NOTHING, an upsert targets the primary key.
+        #expect(RecordStatementSQL.insert(
+            into: "player", columns: ["id", "name"], conflict: .ignore, upsertUpdating: nil, returning: "\"id\"",
+            dialect: .postgreSQL)
+            == "INSERT INTO \"player\" (\"id\", \"name\") VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING \"id\"")
+        #expect(RecordStatementSQL.insert(
+            into: "player", columns: ["id", "name"], conflict: .abort, upsertUpdating: ["name"], returning: nil,
+            upsertTarget: ["id"], dialect: .postgreSQL)
+            == "INSERT INTO \"player\" (\"id\", \"name\") VALUES (?, ?) ON CONFLICT (\"id\") DO UPDATE SET \"name\" = excluded.\"name\"")
+        #expect(RecordStatementSQL.insert(
+            into: "t", columns: [], conflict: .abort, upsertUpdating: nil, returning: "\"id\"", dialect: .postgreSQL)
+            == "INSERT INTO \"t\" DEFAULT VALUES RETURNING \"id\"")
+        #expect(RecordStatementSQL.update("t", setting: ["a"], keyColumns: ["id"], conflict: .abort, returning: nil, dialect: .postgreSQL)
+            == "UPDATE \"t\" SET \"a\" = ? WHERE \"id\" = ?")
+        // The policies PostgreSQL lacks are refused before any SQL is written.
+        try RecordStatementSQL.checkConflict(.ignore, insert: true, dialect: .postgreSQL)
+        try RecordStatementSQL.checkConflict(.abort, insert: false, dialect: .postgreSQL)
+        try RecordStatementSQL.checkConflict(.replace, insert: true, dialect: .sqlite)
+        for policy in [ConflictResolution.replace, .fail, .rollback] {
+            #expect(throws: DatabaseError.self) { try RecordStatementSQL.checkConflict(policy, insert: true, dialect: .postgreSQL) }
+        }
+        #expect(throws: DatabaseError.self) { try RecordStatementSQL.checkConflict(.ignore, insert: false, dialect: .postgreSQL) }
+    }
+
     @Test func expressionsAreParenthesizedAndFlattened() throws {
         let context = SQLGenerationContext(db: nil)
         let a = SQLExpression(.infix("=", .column("a"), .value(1)))
