@@ -44,6 +44,8 @@ extension Database {
         to destination: Database, pagesPerStep: Int32 = -1,
         progress: ((DatabaseBackupProgress) throws -> Void)? = nil
     ) throws {
+        try requireSQLite("online backup (backup(to:))", alternative: "pg_dump")
+        try destination.requireSQLite("online backup (backup(to:))", alternative: "pg_dump")
         if pagesPerStep == 0 {
             throw DatabaseError.misuse("backup(to:pagesPerStep:) needs a positive number of pages per step, or -1 for all")
         }

@@ -51,14 +51,14 @@ public final class AlterTableDefinition {
         changes.append(.drop(name))
     }
 
-    /// The statements, in the order the changes were declared.
-    func statements() throws -> [String] {
+    /// The statements, in the order the changes were declared, in `dialect`.
+    func statements(_ dialect: SQLDialect = .sqlite) throws -> [String] {
         let table = name.quotedDatabaseIdentifier
         var statements: [String] = []
         for change in changes {
             switch change {
             case .add(let column):
-                statements.append("ALTER TABLE \(table) ADD COLUMN " + (try column.sql()))
+                statements.append("ALTER TABLE \(table) ADD COLUMN " + (try column.sql(dialect)))
                 if column.isIndexed {
                     statements.append(Database.createIndexSQL(
                         name: "index_\(name)_on_\(column.name)", table: name, columns: [column.name],

@@ -38,7 +38,7 @@ extension Database {
     public func alter(table name: String, body: (AlterTableDefinition) throws -> Void) throws {
         let definition = AlterTableDefinition(name: name)
         try body(definition)
-        try executeAtomically(try definition.statements())
+        try executeAtomically(try definition.statements(sqlDialect))
     }
 
     /// Renames a table: `ALTER TABLE "name" RENAME TO "newName"`.
@@ -56,7 +56,7 @@ extension Database {
     /// ``FTS5TableDefinition/synchronize(withTable:)``) is dropped with the
     /// triggers that update it, which belong to the content table.
     public func drop(table name: String) throws {
-        let triggers = try synchronizationTriggers(ofVirtualTable: name)
+        let triggers = server == nil ? try synchronizationTriggers(ofVirtualTable: name) : []
         var statements = triggers.map { "DROP TRIGGER \($0.quotedDatabaseIdentifier)" }
         statements.append("DROP TABLE \(name.quotedDatabaseIdentifier)")
         try executeAtomically(statements)

@@ -57,6 +57,26 @@ extension DatabaseValue {
         }
     }
 
+    /// The literal for `dialect`, in a column of `type`: PostgreSQL writes a
+    /// blob `'\x…'::bytea`, and the 0 or 1 of a `Bool` in a `BOOLEAN` column
+    /// `FALSE` or `TRUE` (it does not convert integers to booleans).
+    func sqlLiteral(for dialect: SQLDialect, columnType: DatabaseColumnType?) -> String {
+        guard dialect == .postgreSQL else { return sqlLiteral }
+        switch self {
+        case .blob(let data):
+            return "'\\x" + DatabaseValue.hexDigits(data) + "'::bytea"
+        case .integer(let value) where columnType == .boolean && (value == 0 || value == 1):
+            return value == 1 ? "TRUE" : "FALSE"
+        case .real(let value) where !value.isFinite:
+            return value.isNaN ? "'NaN'::double precision" : value < 0 ? "'-Infinity'::double precision" : "'Infinity'::double precision"
+        case .text(let value) where value.utf8.contains(0):
+            // PostgreSQL text cannot hold NUL: let the server say so.
+            return "convert_from('\\x" + DatabaseValue.hexDigits(Data(value.utf8)) + "'::bytea, 'UTF8')"
+        default:
+            return sqlLiteral
+        }
+    }
+
     /// `X'…'` for `data`.
     private static func hexLiteral(_ data: Data) -> String {
         "X'" + hexDigits(data) + "'"

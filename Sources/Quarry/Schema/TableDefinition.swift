@@ -148,8 +148,10 @@ public final class TableDefinition {
     }
 
     /// The statements that create the table: CREATE TABLE, then one CREATE
-    /// INDEX per indexed column.
-    func statements(_ db: Database) throws -> [String] {
+    /// INDEX per indexed column, in `dialect` (the connection's by default);
+    /// `db` looks up the keys `belongsTo` refers to.
+    func statements(_ db: Database, dialect: SQLDialect? = nil) throws -> [String] {
+        let dialect = dialect ?? db.sqlDialect
         var definitions: [String] = []
         var constraints: [String] = []
         if let invalidCheck { throw invalidCheck }
@@ -157,7 +159,7 @@ public final class TableDefinition {
         for item in items {
             switch item {
             case .column(let column):
-                definitions.append(try column.sql())
+                definitions.append(try column.sql(dialect))
                 if column.isIndexed { indexedColumns.append(column.name) }
             case .literalColumn(let sql):
                 definitions.append(sql)
@@ -172,7 +174,7 @@ public final class TableDefinition {
                 column.references(
                     relation.table, column: keyColumn, onDelete: relation.onDelete, onUpdate: relation.onUpdate,
                     deferred: relation.deferred)
-                definitions.append(try column.sql())
+                definitions.append(try column.sql(dialect))
                 if relation.column.isIndexed { indexedColumns.append(column.name) }
             }
         }
@@ -185,6 +187,10 @@ public final class TableDefinition {
             "TABLE", name, temporary: options.contains(.temporary), ifNotExists: options.contains(.ifNotExists))
         create += " (" + definitions.joined(separator: ", ") + ")"
         var tableOptions: [String] = []
+        if dialect == .postgreSQL, options.contains(.withoutRowID) || options.contains(.strict) {
+            throw DatabaseError.misuse(
+                "table \(name): WITHOUT ROWID and STRICT are SQLite-only (a PostgreSQL table has no rowid, and its types are strict)")
+        }
         if options.contains(.withoutRowID) { tableOptions.append("WITHOUT ROWID") }
         if options.contains(.strict) { tableOptions.append("STRICT") }
         if !tableOptions.isEmpty { create += " " + tableOptions.joined(separator: ", ") }
