@@ -81,10 +81,17 @@ let package = Package(
         ),
         // Run against a real server when QUARRY_POSTGRES_URL is set
         // (scripts/postgres-server.sh); each suite skips with a printed reason otherwise.
+        // Started as separate processes by the PostgreSQL tests (replicas
+        // racing the migrator); not a product.
+        .executableTarget(
+            name: "QuarryPostgresProcessHelper",
+            dependencies: ["Quarry", "QuarryPostgres"],
+            path: "Tests/PostgresProcessHelper"
+        ),
         .testTarget(
             name: "QuarryPostgresTests",
             dependencies: [
-                "Quarry", "QuarryPostgres",
+                "Quarry", "QuarryPostgres", "QuarryPostgresProcessHelper",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

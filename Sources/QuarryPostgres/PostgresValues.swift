@@ -130,6 +130,9 @@ enum PostgresCellDecoder {
         case .time:
             guard let microseconds = buffer.readInteger(as: Int64.self) else { break }
             return .text(timeText(microseconds: microseconds))
+        case .void:
+            // The result of a function that returns nothing (pg_sleep, pg_advisory_lock).
+            return .null
         default:
             break
         }

@@ -163,6 +163,8 @@ struct PostgresValueTests {
             #expect(result.rows == [Array(repeating: .null, count: types.count)])
             #expect(result.columnNames == types.indices.map { "c\($0)" })
             #expect(try await session.execute(sql: "SELECT NULL AS a, NULL::int8 AS b").rows == [[.null, .null]])
+            // A function that returns void returns NULL.
+            #expect(try await session.execute(sql: "SELECT pg_sleep(0) AS v").rows == [[.null]])
         }
     }
 

@@ -8,6 +8,13 @@
 // (https://www.sqlite.org/pragma.html#pragma_foreign_key_check); deferred
 // migrations run with PRAGMA foreign_keys = OFF, which only takes effect
 // outside a transaction (https://www.sqlite.org/foreignkeys.html#fk_enable).
+//
+// On a database server (PostgreSQL), DDL is transactional too, but a
+// transaction takes no lock that keeps a second migrator out: each
+// transaction of the migrator first takes a transaction-level advisory lock
+// (https://www.postgresql.org/docs/current/explicit-locking.html#ADVISORY-LOCKS),
+// keyed by the schema of the migrations table, which makes several replicas
+// that start at once apply each migration exactly once, one after the other.
 
 import Logging
 
@@ -74,6 +81,7 @@ extension DatabaseMigrator {
             throw DatabaseError.misuse("the migrator cannot run inside a transaction")
         }
         if eraseDatabaseOnSchemaChange {
+            try db.requireSQLite("eraseDatabaseOnSchemaChange", alternative: "a development database you drop and create again")
             try eraseIfSchemaChanged(db, logs: logs)
         }
         var recorded: [String] = []
@@ -81,6 +89,7 @@ extension DatabaseMigrator {
         // recorded in Quarry's table with the next migration.
         var adopted: [String] = []
         try db.inTransaction(.immediate) {
+            try lockMigrations(db)
             try createMigrationsTable(db)
             recorded = try recordedMigrations(db)
             adopted = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(Self.migrationsTableName.quotedDatabaseIdentifier)") == 0
@@ -101,6 +110,16 @@ extension DatabaseMigrator {
     }
 
     private func createMigrationsTable(_ db: Database) throws {
+        if db.server != nil {
+            // No rowid on a server: `seq` keeps the order of application.
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedDatabaseIdentifier) (
+                    name TEXT NOT NULL PRIMARY KEY,
+                    applied_at TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP,
+                    seq BIGINT GENERATED ALWAYS AS IDENTITY)
+                """)
+            return
+        }
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedDatabaseIdentifier) (
                 name TEXT NOT NULL PRIMARY KEY,
@@ -108,10 +127,23 @@ extension DatabaseMigrator {
             """)
     }
 
+    /// On a database server, waits for the migrators of other connections
+    /// (other replicas of the application) until the current transaction
+    /// ends: a PostgreSQL advisory lock keyed by the migrations table of the
+    /// current schema. On SQLite, `BEGIN IMMEDIATE` has taken the write lock.
+    private func lockMigrations(_ db: Database) throws {
+        guard db.isPostgreSQL else { return }
+        try db.execute(
+            sql: "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.' || ?))",
+            arguments: [Self.migrationsTableName])
+    }
+
     /// Applies one migration in its own transaction, unless another connection
     /// recorded it in the meantime.
     private func apply(_ migration: Migration, _ db: Database, adopting adopted: [String], logs: Bool) throws {
-        let foreignKeysEnabled = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
+        // A server checks foreign keys in each statement (or at commit, for
+        // DEFERRABLE constraints): there is no pragma to turn off.
+        let foreignKeysEnabled = db.server == nil ? try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false : false
         let disablesForeignKeys = migration.foreignKeyChecks == .deferred && foreignKeysEnabled
         if disablesForeignKeys {
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
@@ -121,6 +153,7 @@ extension DatabaseMigrator {
         var didApply = false
         do {
             try db.inTransaction(.immediate) {
+                try lockMigrations(db)
                 let isRecorded = try Int.fetchOne(
                     db, sql: "SELECT 1 FROM \(Self.migrationsTableName.quotedDatabaseIdentifier) WHERE name = ?",
                     arguments: [migration.name]) != nil
