@@ -49,6 +49,8 @@ extension Database {
         event: TriggerEvent, when condition: QueryExpression<TriggerRow, Bool>? = nil,
         body: (TriggerDefinition) throws -> Void
     ) throws {
+        // A PostgreSQL trigger runs a function: its syntax has nothing in common.
+        try requireSQLite("the trigger DSL (create(trigger:))", alternative: "CREATE FUNCTION and CREATE TRIGGER in SQL")
         let definition = TriggerDefinition()
         try body(definition)
         var sql = Self.createClause("TRIGGER", name, temporary: options.contains(.temporary), ifNotExists: options.contains(.ifNotExists))

@@ -135,6 +135,9 @@ import Testing
         expectSQLiteOnly("FTS5") { try db.create(virtualTable: "ft", using: FTS5()) { t in t.column("body") } }
         expectSQLiteOnly("checkpoint") { try db.checkpoint() }
         expectSQLiteOnly("erase") { try db.erase() }
+        expectSQLiteOnly("trigger") {
+            try db.create(trigger: "t", on: "player", timing: .after, event: .insert) { t in t.execute(literal: "SELECT 1") }
+        }
         let local = try DatabaseQueue()
         try local.writeWithoutTransaction { localDB in
             expectSQLiteOnly("backup from") { try db.backup(to: localDB) }
