@@ -350,4 +350,38 @@ struct PostgresRecordTests {
             }
         }
     }
+
+    @Test func uuidsFitByteaByDefaultAndUUIDColumnsAsText() async throws {
+        struct Token: Codable, FetchableRecord, PersistableRecord, Equatable {
+            static let databaseTableName = "token"
+            var id: UUID
+            var owner: UUID
+        }
+        struct Session: Codable, FetchableRecord, PersistableRecord, Equatable {
+            static let databaseTableName = "session"
+            static let databaseUUIDEncodingStrategy = DatabaseUUIDEncodingStrategy.lowercaseString
+            var id: UUID
+            var owner: UUID?
+        }
+        try await PostgresTestServer.withPool { pool in
+            let token = Token(id: UUID(), owner: UUID())
+            let session = Session(id: UUID(), owner: nil)
+            let (tokens, sessions, ownerType) = try await pool.write { db throws in
+                try db.execute(sql: """
+                    CREATE TABLE token (id BYTEA PRIMARY KEY, owner BYTEA NOT NULL);
+                    CREATE TABLE session (id UUID PRIMARY KEY, owner UUID);
+                    """)
+                try token.insert(db)
+                try session.insert(db)
+                return (
+                    try Token.fetchAll(db), try Session.fetchAll(db),
+                    try String.fetchOne(db, sql: "SELECT pg_typeof(id)::text FROM session"))
+            }
+            #expect(tokens == [token])
+            #expect(sessions == [session])
+            #expect(ownerType == "uuid")
+            let found = try await pool.read { db in try Session.fetchOne(db, key: session.id) }
+            #expect(found == session)
+        }
+    }
 }
