@@ -73,7 +73,8 @@ let package = Package(
             name: "QuarryTests",
             dependencies: [
                 // CSQLite: some tests set a connection limit through the C API.
-                "Quarry", "QuarryProcessHelper", "CSQLite",
+                // QuarryPostgres: the shared suites also run on PostgreSQL (Support/TestBackends.swift).
+                "Quarry", "QuarryPostgres", "QuarryProcessHelper", "CSQLite",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

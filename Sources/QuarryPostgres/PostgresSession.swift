@@ -85,7 +85,7 @@ public struct PostgresResultSet: Sendable, Hashable {
 /// | --- | --- |
 /// | `int2`, `int4`, `int8`, `oid` | `.integer` |
 /// | `float4`, `float8` | `.real` (a `float4` widened to `Double`) |
-/// | `numeric` | `.text`, exact, as PostgreSQL prints it (`12.50`, `NaN`) |
+/// | `numeric` | `.integer` for a whole number that fits 64 bits (`SUM` of integers); otherwise `.text`, exact, as PostgreSQL prints it (`12.50`, `NaN`) |
 /// | `bool` | `.integer(1)` or `.integer(0)` |
 /// | `text`, `varchar`, `bpchar`, `name`, `"char"` | `.text` |
 /// | `bytea` | `.blob` |

@@ -109,6 +109,10 @@ enum PostgresCellDecoder {
             return .real(Double(bitPattern: bits))
         case .numeric:
             guard let text = numericText(&buffer) else { break }
+            // A whole number that fits 64 bits (SUM of integers, COUNT in
+            // some forms) is an integer, as in SQLite; others keep every
+            // digit as text.
+            if !text.contains("."), let integer = Int64(text) { return .integer(integer) }
             return .text(text)
         case .text, .varchar, .bpchar, .name, .char, .json, .xml, .unknown:
             return .text(buffer.readString(length: buffer.readableBytes) ?? "")

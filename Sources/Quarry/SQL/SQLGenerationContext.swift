@@ -163,7 +163,11 @@ final class SQLGenerationContext {
     private func functionSQL(_ expression: SQLExpression) throws -> String {
         switch expression.node {
         case .function(let name, let functionArguments, let distinct):
-            return name + "(" + (distinct ? "DISTINCT " : "") + (try functionArguments.map(sql).joined(separator: ", ")) + ")"
+            let argumentSQLs = try functionArguments.map(sql)
+            if db?.isPostgreSQL == true, let text = Self.postgreSQLFunction(name, argumentSQLs, distinct: distinct) {
+                return text
+            }
+            return name + "(" + (distinct ? "DISTINCT " : "") + argumentSQLs.joined(separator: ", ") + ")"
         case .aggregateFilter(let aggregate, let condition):
             // https://www.sqlite.org/lang_aggfunc.html#aggfilter
             return try sql(aggregate) + " FILTER (WHERE " + sql(condition) + ")"
@@ -451,7 +455,8 @@ final class SQLGenerationContext {
                 text += " OFFSET " + placeholder(.integer(Int64(offset)))
             }
         } else if let offset = query.offset {
-            text += " LIMIT -1 OFFSET " + placeholder(.integer(Int64(offset)))
+            // SQLite needs a LIMIT before OFFSET; PostgreSQL refuses a negative one.
+            text += (db?.isPostgreSQL == true ? " OFFSET " : " LIMIT -1 OFFSET ") + placeholder(.integer(Int64(offset)))
         }
         return text
     }
@@ -465,11 +470,50 @@ final class SQLGenerationContext {
             if let name, name != tableName { text += " " + name.quotedDatabaseIdentifier }
             return text
         case .compound(let op, let members):
-            return "(" + (try compoundSQL(op, members)) + ")"
+            return "(" + (try compoundSQL(op, members)) + ")" + derivedTableAlias()
         case .subquery(let inner):
-            return "(" + (try selectSQL(inner)) + ")"
+            return "(" + (try selectSQL(inner)) + ")" + derivedTableAlias()
         case .tableFunction(let name, let functionArguments):
             return name + "(" + (try functionArguments.map(sql).joined(separator: ", ")) + ")"
+        }
+    }
+
+    /// On PostgreSQL, ` "name"`: a subquery in FROM must have a name there
+    /// (SQLite needs none, and gets none, so that its SQL stays as written).
+    private func derivedTableAlias() -> String {
+        guard db?.isPostgreSQL == true else { return "" }
+        return " " + register(TableAlias(), preferred: "subquery").quotedDatabaseIdentifier
+    }
+
+    /// The PostgreSQL spelling of an SQLite function whose name or result
+    /// type differs there, or nil when the function is written as on SQLite:
+    ///
+    /// | SQLite | PostgreSQL |
+    /// |---|---|
+    /// | `TOTAL(x)` (a real, 0.0 without rows) | `CAST(COALESCE(SUM(x), 0) AS DOUBLE PRECISION)` |
+    /// | `AVG(x)` (a real) | `CAST(AVG(x) AS DOUBLE PRECISION)` (not `numeric`) |
+    /// | `IFNULL(a, b)` | `COALESCE(a, b)` |
+    /// | `instr(a, b)` | `strpos(a, b)` |
+    /// | `group_concat(x[, separator])` | `string_agg(CAST(x AS TEXT), separator)` (`','` by default) |
+    /// | `json_group_array(x)`, `json_group_object(k, v)` | `json_agg(x)`, `json_object_agg(k, v)` |
+    /// | `json_object(…)`, `json_array(…)` | `json_build_object(…)`, `json_build_array(…)` |
+    private static func postgreSQLFunction(_ name: String, _ arguments: [String], distinct: Bool) -> String? {
+        let distinctSQL = distinct ? "DISTINCT " : ""
+        let list = distinctSQL + arguments.joined(separator: ", ")
+        switch name.uppercased() {
+        case "TOTAL": return "CAST(COALESCE(SUM(" + list + "), 0) AS DOUBLE PRECISION)"
+        case "AVG": return "CAST(AVG(" + list + ") AS DOUBLE PRECISION)"
+        case "IFNULL": return "COALESCE(" + list + ")"
+        case "INSTR": return "strpos(" + list + ")"
+        case "GROUP_CONCAT":
+            guard let first = arguments.first else { return nil }
+            let separator = arguments.count > 1 ? arguments[1] : "','"
+            return "string_agg(" + distinctSQL + "CAST(" + first + " AS TEXT), " + separator + ")"
+        case "JSON_GROUP_ARRAY": return "json_agg(" + list + ")"
+        case "JSON_GROUP_OBJECT": return "json_object_agg(" + list + ")"
+        case "JSON_OBJECT": return "json_build_object(" + list + ")"
+        case "JSON_ARRAY": return "json_build_array(" + list + ")"
+        default: return nil
         }
     }
 
@@ -504,7 +548,7 @@ final class SQLGenerationContext {
             if member.ordering.isEmpty && member.limit == nil && member.offset == nil {
                 return try selectSQL(member)
             }
-            return "SELECT * FROM (" + (try selectSQL(member)) + ")"
+            return "SELECT * FROM (" + (try selectSQL(member)) + ")" + derivedTableAlias()
         }.joined(separator: " \(op.rawValue) ")
     }
 

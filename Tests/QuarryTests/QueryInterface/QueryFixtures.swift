@@ -1,7 +1,7 @@
 // Records and data shared by the query interface tests: teams and players.
 
 import Foundation
-import Quarry
+@testable import Quarry
 
 struct QTeam: Codable, FetchableRecord, PersistableRecord, Hashable {
     static let databaseTableName = "team"
@@ -37,17 +37,24 @@ struct QPlayer: Codable, FetchableRecord, PersistableRecord, Hashable {
 /// | 3 | Greens | green |             | 3 | Cheng | 175 | 2 | 20 | 0 |
 ///                                     | 4 | Dora | 50 | NULL | 5 | 1 |
 ///                                     | 5 | Eve_% | 0 | NULL | 0 | 0 |
+///
+/// Written with the schema DSL, so that the tables are the same on SQLite
+/// (`INTEGER PRIMARY KEY`…) and PostgreSQL (identity keys, whose sequences
+/// are moved past the ids inserted here).
 func makeQueryFixtures(_ db: Database) throws {
-    try db.execute(sql: """
-        CREATE TABLE team (id INTEGER PRIMARY KEY, name TEXT NOT NULL, color TEXT);
-        CREATE TABLE player (
-            id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL,
-            score INTEGER NOT NULL,
-            team_id INTEGER REFERENCES team(id),
-            bonus INTEGER NOT NULL DEFAULT 0,
-            active BOOLEAN NOT NULL DEFAULT 1);
-        """)
+    try db.create(table: "team") { t in
+        t.primaryKey("id", .integer)
+        t.column("name", .text).notNull()
+        t.column("color", .text)
+    }
+    try db.create(table: "player") { t in
+        t.primaryKey("id", .integer)
+        t.column("name", .text).notNull()
+        t.column("score", .integer).notNull()
+        t.column("team_id", .integer).references("team")
+        t.column("bonus", .integer).notNull().defaults(to: 0)
+        t.column("active", .boolean).notNull().defaults(to: true)
+    }
     for team in [QTeam(id: 1, name: "Reds", color: "red"), QTeam(id: 2, name: "Blues", color: nil), QTeam(id: 3, name: "Greens", color: "green")] {
         var team = team
         try team.insert(db)
@@ -61,5 +68,18 @@ func makeQueryFixtures(_ db: Database) throws {
     ] {
         var player = player
         try player.insert(db)
+    }
+    try moveIdentitySequences(db, tables: ["team", "player"])
+}
+
+/// On PostgreSQL, moves the identity sequence of each table past the largest
+/// id, so that inserts without id after fixtures with explicit ids do not
+/// collide (SQLite needs nothing: a new rowid is one more than the largest).
+func moveIdentitySequences(_ db: Database, tables: [String]) throws {
+    guard db.isPostgreSQL else { return }
+    for table in tables {
+        try db.execute(
+            sql: "SELECT setval(pg_get_serial_sequence(?, 'id'), (SELECT max(id) FROM \(table.quotedDatabaseIdentifier)))::text",
+            arguments: [table])
     }
 }

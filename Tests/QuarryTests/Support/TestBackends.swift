@@ -1,0 +1,138 @@
+// The backends of the shared suites: the record, query-interface and
+// migration tests that make sense on SQLite and on PostgreSQL run, unchanged,
+// on a DatabaseQueue, a DatabasePool and — when QUARRY_POSTGRES_URL names a
+// server (scripts/postgres-server.sh) — a PostgresDatabasePool whose
+// connections use a new schema of their own, dropped afterwards.
+//
+// A test is shared by taking a `Backend` argument, `@Test(arguments:
+// Backend.all)`, and opening its database with `backend.withWriter`. Each
+// test case counts itself, and the counts per backend are printed when the
+// test process exits, so that CI shows how much runs on each.
+
+import Foundation
+@testable import Quarry
+import QuarryPostgres
+import Synchronization
+import Testing
+
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqliteQueue = "DatabaseQueue"
+    case sqlitePool = "DatabasePool"
+    case postgres = "PostgreSQL"
+
+    var testDescription: String { rawValue }
+
+    /// The server of the PostgreSQL backend, or nil (then it is left out).
+    static let postgresURL: String? = {
+        guard let url = ProcessInfo.processInfo.environment["QUARRY_POSTGRES_URL"], !url.isEmpty else { return nil }
+        return url
+    }()
+
+    /// The backends shared tests run on: PostgreSQL only when a server is configured.
+    static let all: [Backend] = postgresURL == nil ? [.sqliteQueue, .sqlitePool] : [.sqliteQueue, .sqlitePool, .postgres]
+
+    var isPostgreSQL: Bool { self == .postgres }
+
+    /// Runs `body` with a writer on a new, empty database.
+    func withWriter<T>(configuration: Configuration = Configuration(), _ body: (any DatabaseWriter) throws -> T) throws -> T {
+        SharedSuiteTally.count(self)
+        switch self {
+        case .sqliteQueue, .sqlitePool:
+            let directory = try TemporaryDirectory()
+            let writer: any DatabaseWriter = self == .sqliteQueue
+                ? try DatabaseQueue(path: directory.path(), configuration: configuration)
+                : try DatabasePool(path: directory.path(), configuration: configuration)
+            return try withExtendedLifetime(directory) { try body(writer) }
+        case .postgres:
+            let schema = try PostgresSchema(configuration: configuration)
+            defer { schema.drop() }
+            return try body(schema.pool)
+        }
+    }
+
+    /// The async variant of `withWriter(configuration:_:)`.
+    func withWriter<T>(
+        configuration: Configuration = Configuration(), _ body: (any DatabaseWriter) async throws -> T
+    ) async throws -> T {
+        SharedSuiteTally.count(self)
+        switch self {
+        case .sqliteQueue, .sqlitePool:
+            let directory = try TemporaryDirectory()
+            let writer: any DatabaseWriter = self == .sqliteQueue
+                ? try DatabaseQueue(path: directory.path(), configuration: configuration)
+                : try DatabasePool(path: directory.path(), configuration: configuration)
+            let result = try await body(writer)
+            withExtendedLifetime(directory) {}
+            return result
+        case .postgres:
+            let schema = try PostgresSchema(configuration: configuration)
+            defer { schema.drop() }
+            return try await body(schema.pool)
+        }
+    }
+
+    /// Runs `body` with a writer on a new database that holds the query
+    /// fixtures (QueryFixtures.swift).
+    func withQueryFixtures<T>(_ body: (any DatabaseWriter) throws -> T) throws -> T {
+        try withWriter { writer in
+            try writer.write { db in try makeQueryFixtures(db) }
+            return try body(writer)
+        }
+    }
+}
+
+/// A schema of its own on the PostgreSQL test server, and a pool whose
+/// connections use it.
+private final class PostgresSchema {
+    let name = "quarry_shared_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+    private let admin: PostgresDatabasePool
+    let pool: PostgresDatabasePool
+
+    init(configuration: Configuration) throws {
+        let url = Backend.postgresURL ?? ""
+        admin = try PostgresDatabasePool(url: url, maximumConnectionCount: 1)
+        let name = self.name
+        try admin.writeWithoutTransaction { db in try db.execute(sql: "CREATE SCHEMA \(name.quotedDatabaseIdentifier)") }
+        var configuration = configuration
+        let prepare = configuration.prepareDatabase
+        configuration.prepareDatabase = { db in
+            try db.execute(sql: "SET search_path TO \(name.quotedDatabaseIdentifier)")
+            try prepare?(db)
+        }
+        pool = try PostgresDatabasePool(url: url, maximumConnectionCount: 4, configuration: configuration)
+    }
+
+    /// Closes the pool and drops the schema with everything in it.
+    func drop() {
+        pool.close()
+        let name = self.name
+        _ = try? admin.writeWithoutTransaction { db in
+            try db.execute(sql: "DROP SCHEMA IF EXISTS \(name.quotedDatabaseIdentifier) CASCADE")
+        }
+        admin.close()
+    }
+}
+
+/// The test cases of the shared suites that ran, per backend; printed once
+/// when the test process exits.
+enum SharedSuiteTally {
+    private static let counts = Mutex<[Backend: Int]>([:])
+    private static let registration: Void = {
+        atexit { SharedSuiteTally.printCounts() }
+    }()
+
+    static func count(_ backend: Backend) {
+        _ = registration
+        counts.withLock { $0[backend, default: 0] += 1 }
+    }
+
+    static func printCounts() {
+        let counts = counts.withLock { $0 }
+        let sqlite = counts[.sqliteQueue, default: 0] + counts[.sqlitePool, default: 0]
+        let postgres = counts[.postgres, default: 0]
+        let server = Backend.postgresURL == nil ? " (QUARRY_POSTGRES_URL is not set)" : ""
+        print(
+            "Shared suites: \(sqlite) test cases ran on SQLite (DatabaseQueue \(counts[.sqliteQueue, default: 0]), "
+                + "DatabasePool \(counts[.sqlitePool, default: 0])), \(postgres) on PostgreSQL\(server)")
+    }
+}
