@@ -61,6 +61,12 @@ extension Database {
             // SQLite starts a transaction at a savepoint; a server refuses it.
             throw DatabaseError.misuse("a savepoint on a database server must be inside a transaction", sql: sql)
         }
+        // trace(options:_:) reports the statements sent, as the server runs them.
+        if traceOptions.contains(.statements) { traceHandler?(.statement(sql: sql)) }
+        let start = traceOptions.contains(.profile) ? ContinuousClock.now : nil
+        defer {
+            if let start { traceHandler?(.profile(sql: sql, duration: ContinuousClock.now - start)) }
+        }
         let result: DatabaseServerResult
         do {
             // The server connection's errors name the statement.

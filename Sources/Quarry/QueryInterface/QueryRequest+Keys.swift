@@ -105,9 +105,9 @@ extension QueryRequest where Root: TableRecord & Identifiable, Root.ID: Database
 }
 
 extension QueryRequest {
-    /// A request with no rows: `WHERE 0`.
+    /// A request with no rows: `WHERE FALSE` (SQLite and PostgreSQL both read it).
     public func none() -> QueryRequest {
-        filter(QueryExpression(SQLExpression(sql: "0")))
+        filter(QueryExpression(SQLExpression(sql: "FALSE")))
     }
 
     /// Whether the request has no row.

@@ -251,12 +251,12 @@ final class SQLGenerationContext {
         return primaryKey[0]
     }
 
-    /// `"id" = ?`, `"id" IN (?, ?)` or `0`, for the primary key of `table`.
+    /// `"id" = ?`, `"id" IN (?, ?)` or `FALSE`, for the primary key of `table`.
     @inline(never)
     private func primaryKeySQL(_ table: String, _ values: [DatabaseValue], _ qualifier: SQLQualifier) throws -> String {
         let column = SQLExpression(.column(try singlePrimaryKey(table), qualifier))
         switch values.count {
-        case 0: return "0"
+        case 0: return "FALSE"
         case 1: return try sql(SQLExpression(.infix("=", column, SQLExpression(.value(values[0])))))
         default: return try sql(SQLExpression(.inList(column, values.map { SQLExpression(.value($0)) }, negated: false)))
         }

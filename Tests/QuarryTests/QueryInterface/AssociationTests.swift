@@ -35,110 +35,117 @@ private struct PlayerWithMisnamedTeam: Decodable, FetchableRecord {
 }
 
 @Suite struct AssociationTests {
-    @Test(arguments: WriterKind.allCases)
-    func aRecordPropertyThatNamesNoAssociationThrowsInsteadOfReadingTheMainColumns(_ kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db in try makeQueryFixtures(db) }
-        try writer.read { db throws in
-            // It once decoded a QTeam from the player's own columns (id, name).
-            let request = QPlayer.including(required: QPlayer.team).asRequest(of: PlayerWithMisnamedTeam.self)
-            let error = try #require(throws: RowDecodingError.self) { try request.fetchAll(db) }
-            #expect("\(error)".contains("no association is named \"club\" (the row has \"team\")"))
-            // Named after the association, it decodes.
-            let renamed = QPlayer.including(required: QPlayer.team.forKey("club")).order(\.id).asRequest(of: PlayerWithMisnamedTeam.self)
-            #expect(try renamed.fetchAll(db).map(\.club.name) == ["Reds", "Reds", "Blues"])
-        }
-    }
-
-    @Test(arguments: WriterKind.allCases)
-    func belongsToJoinsAndIncludes(_ kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db in try makeQueryFixtures(db) }
-        try writer.read { db throws in
-            let reds = QPlayer.joining(required: QPlayer.team.filter(\.name == "Reds")).order(\.id)
-            try expectSQL(
-                reds, db,
-                "SELECT \"player\".* FROM \"player\" JOIN \"team\" ON \"team\".\"id\" = \"player\".\"team_id\" AND (\"team\".\"name\" = ?) ORDER BY \"player\".\"id\"",
-                ["Reds"])
-            #expect(try reds.fetchAll(db).map(\.name) == ["Arthur", "Barbara"])
-
-            let included = QPlayer.including(required: QPlayer.team).order(\.id).asRequest(of: PlayerWithTeam.self)
-            try expectSQL(
-                included, db,
-                "SELECT \"player\".*, \"team\".* FROM \"player\" JOIN \"team\" ON \"team\".\"id\" = \"player\".\"team_id\" ORDER BY \"player\".\"id\"")
-            let infos = try included.fetchAll(db)
-            #expect(infos.map(\.player.name) == ["Arthur", "Barbara", "Cheng"])
-            #expect(infos.map(\.team.name) == ["Reds", "Reds", "Blues"])
-
-            let optional = try QPlayer.including(optional: QPlayer.team).order(\.id).asRequest(of: PlayerWithOptionalTeam.self).fetchAll(db)
-            #expect(optional.map(\.player.name) == ["Arthur", "Barbara", "Cheng", "Dora", "Eve_%"])
-            #expect(optional.map { $0.team?.name } == ["Reds", "Reds", "Blues", nil, nil])
-
-            let summaries = try QPlayer.including(optional: QPlayer.team).filter(\.score >= 175).order(\.id)
-                .asRequest(of: PlayerSummary.self).fetchAll(db)
-            #expect(summaries == [
-                PlayerSummary(name: "Barbara", score: 250, team: QTeam(id: 1, name: "Reds", color: "red")),
-                PlayerSummary(name: "Cheng", score: 175, team: QTeam(id: 2, name: "Blues", color: nil)),
-            ])
-            // Including without asRequest still decodes the main record.
-            #expect(try QPlayer.including(required: QPlayer.team).order(\.id).fetchAll(db).map(\.name) == ["Arthur", "Barbara", "Cheng"])
-        }
-    }
-
-    @Test func optionalJoinWithAliasFilter() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in try makeQueryFixtures(db) }
-        try dbQueue.read { db throws in
-            let team = TableAlias(name: "t")
-            let request = QPlayer.joining(optional: QPlayer.team.aliased(team))
-                .filter(team[\QTeam.color] == nil).order(\.id)
-            try expectSQL(
-                request, db,
-                "SELECT \"player\".* FROM \"player\" LEFT JOIN \"team\" \"t\" ON \"t\".\"id\" = \"player\".\"team_id\" WHERE \"t\".\"color\" IS NULL ORDER BY \"player\".\"id\"")
-            #expect(try request.fetchAll(db).map(\.name) == ["Cheng", "Dora", "Eve_%"])
-        }
-    }
-
-    @Test func hasManyPrefetchRunsOneQueryPerAssociation() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in try makeQueryFixtures(db) }
-        try dbQueue.read { db throws in
-            let request = QTeam.including(all: QTeam.players.order(\.name)).order(\.id).asRequest(of: TeamWithPlayers.self)
-            var statements: [String] = []
-            db.trace { event in
-                if case .statement(let sql) = event, !sql.hasPrefix("PRAGMA"), !sql.contains("pragma_"), !sql.contains("sqlite_master") {
-                    statements.append(sql)
-                }
+    @Test(arguments: Backend.all)
+    func aRecordPropertyThatNamesNoAssociationThrowsInsteadOfReadingTheMainColumns(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in try makeQueryFixtures(db) }
+            try writer.read { db throws in
+                // It once decoded a QTeam from the player's own columns (id, name).
+                let request = QPlayer.including(required: QPlayer.team).asRequest(of: PlayerWithMisnamedTeam.self)
+                let error = try #require(throws: RowDecodingError.self) { try request.fetchAll(db) }
+                #expect("\(error)".contains("no association is named \"club\" (the row has \"team\")"))
+                // Named after the association, it decodes.
+                let renamed = QPlayer.including(required: QPlayer.team.forKey("club")).order(\.id).asRequest(of: PlayerWithMisnamedTeam.self)
+                #expect(try renamed.fetchAll(db).map(\.club.name) == ["Reds", "Reds", "Blues"])
             }
-            let teams = try request.fetchAll(db)
-            db.trace(nil)
-            #expect(teams.map(\.team.name) == ["Reds", "Blues", "Greens"])
-            #expect(teams.map { $0.players.map(\.name) } == [["Arthur", "Barbara"], ["Cheng"], []])
-            #expect(statements == [
-                "SELECT * FROM \"team\" ORDER BY \"id\"",
-                "SELECT \"team\".\"id\" AS \"quarry_prefetch_key\", \"players\".* FROM \"team\" JOIN \"player\" \"players\" ON \"players\".\"team_id\" = \"team\".\"id\" WHERE \"team\".\"id\" IN (SELECT \"value\" FROM json_each(?)) ORDER BY \"players\".\"name\"",
-            ])
-            // Filtered associations prefetch only the matching records.
-            let active = try QTeam.including(all: QTeam.players.filter(\.isActive)).order(\.id).asRequest(of: TeamWithPlayers.self).fetchAll(db)
-            #expect(active.map { $0.players.map(\.name) } == [["Arthur", "Barbara"], [], []])
-            // fetchOne and errors.
-            #expect(try request.fetchOne(db)?.players.count == 2)
-            #expect(throws: DatabaseError.self) { try QTeam.including(all: QTeam.players).fetchCursor(db) }
         }
     }
 
-    @Test func hasOneAndJoinedFilterAndOrdering() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in try makeQueryFixtures(db) }
-        try dbQueue.read { db throws in
-            let teams = try QTeam.joining(required: QTeam.captain.filter(\.score > 200)).fetchAll(db)
-            #expect(teams.map(\.name) == ["Reds"])
-            let ordered = QPlayer.including(required: QPlayer.team.order(\.name)).order(\.score)
-            try expectSQL(
-                ordered, db,
-                "SELECT \"player\".*, \"team\".* FROM \"player\" JOIN \"team\" ON \"team\".\"id\" = \"player\".\"team_id\" ORDER BY \"player\".\"score\", \"team\".\"name\"")
+    @Test(arguments: Backend.all)
+    func belongsToJoinsAndIncludes(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in try makeQueryFixtures(db) }
+            try writer.read { db throws in
+                let reds = QPlayer.joining(required: QPlayer.team.filter(\.name == "Reds")).order(\.id)
+                try expectSQL(
+                    reds, db,
+                    "SELECT \"player\".* FROM \"player\" JOIN \"team\" ON \"team\".\"id\" = \"player\".\"team_id\" AND (\"team\".\"name\" = ?) ORDER BY \"player\".\"id\"",
+                    ["Reds"])
+                #expect(try reds.fetchAll(db).map(\.name) == ["Arthur", "Barbara"])
+
+                let included = QPlayer.including(required: QPlayer.team).order(\.id).asRequest(of: PlayerWithTeam.self)
+                try expectSQL(
+                    included, db,
+                    "SELECT \"player\".*, \"team\".* FROM \"player\" JOIN \"team\" ON \"team\".\"id\" = \"player\".\"team_id\" ORDER BY \"player\".\"id\"")
+                let infos = try included.fetchAll(db)
+                #expect(infos.map(\.player.name) == ["Arthur", "Barbara", "Cheng"])
+                #expect(infos.map(\.team.name) == ["Reds", "Reds", "Blues"])
+
+                let optional = try QPlayer.including(optional: QPlayer.team).order(\.id).asRequest(of: PlayerWithOptionalTeam.self).fetchAll(db)
+                #expect(optional.map(\.player.name) == ["Arthur", "Barbara", "Cheng", "Dora", "Eve_%"])
+                #expect(optional.map { $0.team?.name } == ["Reds", "Reds", "Blues", nil, nil])
+
+                let summaries = try QPlayer.including(optional: QPlayer.team).filter(\.score >= 175).order(\.id)
+                    .asRequest(of: PlayerSummary.self).fetchAll(db)
+                #expect(summaries == [
+                    PlayerSummary(name: "Barbara", score: 250, team: QTeam(id: 1, name: "Reds", color: "red")),
+                    PlayerSummary(name: "Cheng", score: 175, team: QTeam(id: 2, name: "Blues", color: nil)),
+                ])
+                // Including without asRequest still decodes the main record.
+                #expect(try QPlayer.including(required: QPlayer.team).order(\.id).fetchAll(db).map(\.name) == ["Arthur", "Barbara", "Cheng"])
+            }
+        }
+    }
+
+    @Test(arguments: Backend.all) func optionalJoinWithAliasFilter(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in try makeQueryFixtures(db) }
+            try writer.read { db throws in
+                let team = TableAlias(name: "t")
+                let request = QPlayer.joining(optional: QPlayer.team.aliased(team))
+                    .filter(team[\QTeam.color] == nil).order(\.id)
+                try expectSQL(
+                    request, db,
+                    "SELECT \"player\".* FROM \"player\" LEFT JOIN \"team\" \"t\" ON \"t\".\"id\" = \"player\".\"team_id\" WHERE \"t\".\"color\" IS NULL ORDER BY \"player\".\"id\"")
+                #expect(try request.fetchAll(db).map(\.name) == ["Cheng", "Dora", "Eve_%"])
+            }
+        }
+    }
+
+    @Test(arguments: Backend.all) func hasManyPrefetchRunsOneQueryPerAssociation(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in try makeQueryFixtures(db) }
+            try writer.read { db throws in
+                let request = QTeam.including(all: QTeam.players.order(\.name)).order(\.id).asRequest(of: TeamWithPlayers.self)
+                var statements: [String] = []
+                db.trace { event in
+                    if case .statement(let sql) = event, !sql.hasPrefix("PRAGMA"), !sql.contains("pragma_"), !sql.contains("sqlite_master"),
+                        !sql.contains("pg_catalog.")
+                    {
+                        statements.append(sql.replacingOccurrences(of: #"\$[0-9]+"#, with: "?", options: .regularExpression))
+                    }
+                }
+                let teams = try request.fetchAll(db)
+                db.trace(nil)
+                #expect(teams.map(\.team.name) == ["Reds", "Blues", "Greens"])
+                #expect(teams.map { $0.players.map(\.name) } == [["Arthur", "Barbara"], ["Cheng"], []])
+                // SQLite receives the parent ids as one JSON array; a server, as an IN list.
+                let parentIDs = backend.isPostgreSQL ? "(?, ?, ?)" : "(SELECT \"value\" FROM json_each(?))"
+                #expect(statements == [
+                    "SELECT * FROM \"team\" ORDER BY \"id\"",
+                    "SELECT \"team\".\"id\" AS \"quarry_prefetch_key\", \"players\".* FROM \"team\" JOIN \"player\" \"players\" ON \"players\".\"team_id\" = \"team\".\"id\" WHERE \"team\".\"id\" IN \(parentIDs) ORDER BY \"players\".\"name\"",
+                ])
+                // Filtered associations prefetch only the matching records.
+                let active = try QTeam.including(all: QTeam.players.filter(\.isActive)).order(\.id).asRequest(of: TeamWithPlayers.self).fetchAll(db)
+                #expect(active.map { $0.players.map(\.name) } == [["Arthur", "Barbara"], [], []])
+                // fetchOne and errors.
+                #expect(try request.fetchOne(db)?.players.count == 2)
+                #expect(throws: DatabaseError.self) { try QTeam.including(all: QTeam.players).fetchCursor(db) }
+            }
+        }
+    }
+
+    @Test(arguments: Backend.all) func hasOneAndJoinedFilterAndOrdering(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in try makeQueryFixtures(db) }
+            try writer.read { db throws in
+                let teams = try QTeam.joining(required: QTeam.captain.filter(\.score > 200)).fetchAll(db)
+                #expect(teams.map(\.name) == ["Reds"])
+                let ordered = QPlayer.including(required: QPlayer.team.order(\.name)).order(\.score)
+                try expectSQL(
+                    ordered, db,
+                    "SELECT \"player\".*, \"team\".* FROM \"player\" JOIN \"team\" ON \"team\".\"id\" = \"player\".\"team_id\" ORDER BY \"player\".\"score\", \"team\".\"name\"")
+            }
         }
     }
 
@@ -178,20 +185,21 @@ private struct PlayerWithMisnamedTeam: Decodable, FetchableRecord {
         }
     }
 
-    @Test func missingForeignKeyIsAClearError() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: "CREATE TABLE team (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT)")
+    @Test(arguments: Backend.all) func missingForeignKeyIsAClearError(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE team (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT)")
+            }
+            struct Loose: Codable, FetchableRecord, TableRecord {
+                static let databaseTableName = "player"
+                var id: Int64
+                static let team = belongsTo(QTeam.self)
+            }
+            let error = try #require(throws: DatabaseError.self) {
+                try writer.read { db in try Loose.joining(required: Loose.team).fetchAll(db) }
+            }
+            #expect(error.message.contains("no foreign key from player to team in the schema"))
         }
-        struct Loose: Codable, FetchableRecord, TableRecord {
-            static let databaseTableName = "player"
-            var id: Int64
-            static let team = belongsTo(QTeam.self)
-        }
-        let error = try #require(throws: DatabaseError.self) {
-            try dbQueue.read { db in try Loose.joining(required: Loose.team).fetchAll(db) }
-        }
-        #expect(error.message.contains("no foreign key from player to team in the schema"))
     }
 
     @Test func hasManyThroughAndSelfJoin() throws {

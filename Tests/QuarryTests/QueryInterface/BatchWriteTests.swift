@@ -6,18 +6,18 @@ import Quarry
 import Testing
 
 @Suite struct BatchWriteTests {
-    func withFixtures(_ kind: WriterKind, _ body: (Database) throws -> Void) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db in
-            try makeQueryFixtures(db)
-            try body(db)
+    func withFixtures(_ backend: Backend, _ body: (Database) throws -> Void) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try makeQueryFixtures(db)
+                try body(db)
+            }
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func updateAllWithAssignments(_ kind: WriterKind) throws {
-        try withFixtures(kind) { db throws in
+    @Test(arguments: Backend.all)
+    func updateAllWithAssignments(_ backend: Backend) throws {
+        try withFixtures(backend) { db throws in
             let free = QPlayer.filter(\.teamID == nil)
             let context = SQLRecorder()
             let count = try context.record(db) { try free.updateAll(db, \.score += 1, \.name <- "Free agent") }
@@ -33,9 +33,9 @@ import Testing
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func deleteAllOnFilters(_ kind: WriterKind) throws {
-        try withFixtures(kind) { db throws in
+    @Test(arguments: Backend.all)
+    func deleteAllOnFilters(_ backend: Backend) throws {
+        try withFixtures(backend) { db throws in
             #expect(try QPlayer.filter(\.score < 60).deleteAll(db) == 2)
             #expect(try QPlayer.order(\.id).select(\.name).fetchAll(db) == ["Arthur", "Barbara", "Cheng"])
             #expect(try QPlayer.filter(\.score > 1000).deleteAll(db) == 0)
@@ -44,9 +44,9 @@ import Testing
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func limitsOrderingsAndJoinsGoThroughAKeySubquery(_ kind: WriterKind) throws {
-        try withFixtures(kind) { db throws in
+    @Test(arguments: Backend.all)
+    func limitsOrderingsAndJoinsGoThroughAKeySubquery(_ backend: Backend) throws {
+        try withFixtures(backend) { db throws in
             let recorder = SQLRecorder()
             let deletedCount = try recorder.record(db) { try QPlayer.order(.desc(\.score)).limit(2).deleteAll(db) }
             #expect(deletedCount == 2)
@@ -60,9 +60,9 @@ import Testing
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func returningWhatWasWritten(_ kind: WriterKind) throws {
-        try withFixtures(kind) { db throws in
+    @Test(arguments: Backend.all)
+    func returningWhatWasWritten(_ backend: Backend) throws {
+        try withFixtures(backend) { db throws in
             let deleted = try QPlayer.filter(\.score < 60).order(\.id).deleteAll(db, returning: \.id, \.name)
             #expect(deleted.compactMap(\.0).sorted() == [4, 5])
             #expect(Set(deleted.map(\.1)) == ["Dora", "Eve_%"])
@@ -73,9 +73,9 @@ import Testing
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func deleteAndUpdateFetchingRecords(_ kind: WriterKind) throws {
-        try withFixtures(kind) { db throws in
+    @Test(arguments: Backend.all)
+    func deleteAndUpdateFetchingRecords(_ backend: Backend) throws {
+        try withFixtures(backend) { db throws in
             let recorder = SQLRecorder()
             let deleted = try recorder.record(db) { try QPlayer.filter(\.score < 60).deleteAndFetchAll(db) }
             #expect(recorder.writes == ["DELETE FROM \"player\" WHERE \"score\" < ? RETURNING *"])
@@ -90,15 +90,16 @@ import Testing
         }
     }
 
-    @Test func writesOnCompoundRequestsAreRefused() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db throws in
-            try makeQueryFixtures(db)
-            let union = QPlayer.filter(\.id == 1).union(QPlayer.filter(\.id == 2))
-            let error = try #require(throws: DatabaseError.self) { try union.deleteAll(db) }
-            #expect(error.message == "cannot delete the rows of a compound, aliased, or subquery request")
-            #expect(throws: DatabaseError.self) { try QPlayer.all().updateAll(db, [ColumnAssignment<QPlayer>]()) }
-            #expect(try QPlayer.all().fetchCount(db) == 5)
+    @Test(arguments: Backend.all) func writesOnCompoundRequestsAreRefused(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try makeQueryFixtures(db)
+                let union = QPlayer.filter(\.id == 1).union(QPlayer.filter(\.id == 2))
+                let error = try #require(throws: DatabaseError.self) { try union.deleteAll(db) }
+                #expect(error.message == "cannot delete the rows of a compound, aliased, or subquery request")
+                #expect(throws: DatabaseError.self) { try QPlayer.all().updateAll(db, [ColumnAssignment<QPlayer>]()) }
+                #expect(try QPlayer.all().fetchCount(db) == 5)
+            }
         }
     }
 }

@@ -32,7 +32,10 @@ final class SQLRecorder {
         db.trace { [unowned self] event in
             // SQLite also reports each trigger program run by a statement, which
             // the trace shows as a repeat of the statement's SQL: keep one.
-            if case .statement(let sql) = event, self.statements.last != sql { self.statements.append(sql) }
+            // A server runs `$1…$n` where SQLite runs `?`: the same SQL for the shared suites.
+            guard case .statement(let traced) = event else { return }
+            let sql = traced.replacingOccurrences(of: #"\$[0-9]+"#, with: "?", options: .regularExpression)
+            if self.statements.last != sql { self.statements.append(sql) }
         }
         defer { db.trace(nil) }
         return try body()
@@ -40,6 +43,9 @@ final class SQLRecorder {
 
     /// The statements that are not schema lookups made by Quarry.
     var writes: [String] {
-        statements.filter { !$0.hasPrefix("PRAGMA") && !$0.contains("pragma_") && !$0.contains("sqlite_master") && !$0.hasPrefix("SELECT rowid") }
+        statements.filter {
+            !$0.hasPrefix("PRAGMA") && !$0.contains("pragma_") && !$0.contains("sqlite_master") && !$0.hasPrefix("SELECT rowid")
+                && !$0.contains("pg_catalog.")
+        }
     }
 }
