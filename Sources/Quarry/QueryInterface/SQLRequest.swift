@@ -66,8 +66,21 @@ public struct SQLRequest<Result>: Sendable, ExpressibleByStringInterpolation {
         return (statement, generated.arguments, try decoder.prepare(statement, .plain))
     }
 
+    /// On a database server: the rows of the request, and their decoder.
+    private func serverRows(_ db: Database) throws -> ([Row], (Row) throws -> Result) {
+        let generated = try literal.sql(db)
+        let rows = try db.serverRows(sql: generated.sql, arguments: generated.arguments)
+        let decode = decoder.rowDecoder(
+            layout: .plain, mainCount: rows.first?.count ?? 0, recordType: Result.self, tableName: nil)
+        return (rows, decode)
+    }
+
     /// All the rows of the request.
     public func fetchAll(_ db: Database) throws -> [Result] {
+        if db.server != nil {
+            let (rows, decode) = try serverRows(db)
+            return try rows.map(decode)
+        }
         let (statement, arguments, decode) = try prepared(db)
         try statement.setArguments(arguments)
         var results: [Result] = []
@@ -78,6 +91,10 @@ public struct SQLRequest<Result>: Sendable, ExpressibleByStringInterpolation {
     /// The first row of the request, or nil. The SQL is run as written (no
     /// `LIMIT` is added).
     public func fetchOne(_ db: Database) throws -> Result? {
+        if db.server != nil {
+            let (rows, decode) = try serverRows(db)
+            return try rows.first.map(decode)
+        }
         let (statement, arguments, decode) = try prepared(db)
         try statement.setArguments(arguments)
         return try statement.firstRow { try decode(statement) }
@@ -85,6 +102,10 @@ public struct SQLRequest<Result>: Sendable, ExpressibleByStringInterpolation {
 
     /// A cursor over the rows of the request, read one at a time.
     public func fetchCursor(_ db: Database) throws -> StatementCursor<Result> {
+        if db.server != nil {
+            let (rows, decode) = try serverRows(db)
+            return StatementCursor(serverRows: rows, decode: decode)
+        }
         let (statement, arguments, decode) = try prepared(db)
         return try StatementCursor(statement: statement, arguments: arguments, decode: decode)
     }

@@ -77,32 +77,33 @@ struct Ticket: Codable, FetchableRecord, PersistableRecord, Equatable {
 }
 
 @Suite struct QueryFunctionFormsTests {
-    @Test func coalescingAndAggregatesOfExpressions() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db throws in try makeQueryFixtures(db) }
-        try dbQueue.read { db throws in
-            let team = QueryExpression(\QPlayer.teamID)
-            let bonus = QueryExpression(\QPlayer.bonus)
-            #expect(try QPlayer.order(\.id).select(\.teamID ?? 0).fetchAll(db) == [1, 1, 2, 0, 0])
-            #expect(try QPlayer.order(\.id).select(team ?? 9).fetchAll(db) == [1, 1, 2, 9, 9])
-            #expect(try QPlayer.order(\.id).select(coalesce([team], default: 7)).fetchAll(db) == [1, 1, 2, 7, 7])
-            #expect(try QPlayer.select(count(team)).fetchOne(db) == 3)
-            #expect(try QPlayer.select(sum(bonus)).fetchOne(db) == 35)
-            #expect(try QPlayer.select(total(bonus)).fetchOne(db) == 35)
-            #expect(try QPlayer.select(average(bonus)).fetchOne(db) == 7)
-            #expect(try QPlayer.select(min(bonus)).fetchOne(db) == 0)
-            #expect(try QPlayer.select(max(bonus)).fetchOne(db) == 20)
-            #expect(try QPlayer.select(countAll()).fetchOne(db) == 5)
-            #expect(try QPlayer.filter(bonus.between(5, and: 10)).fetchCount(db) == 2)
-            #expect(try QPlayer.filter((5...10).contains(bonus)).fetchCount(db) == 2)
-            #expect(try QPlayer.filter((5..<10).contains(bonus)).fetchCount(db) == 1)
-            #expect(try QPlayer.filter([0, 5].contains(bonus)).fetchCount(db) == 3)
-            #expect(try QPlayer.filter(team.isNull).fetchCount(db) == 2)
-            #expect(try QPlayer.filter(team.isNotNull && \.isActive).fetchCount(db) == 2)
-            #expect(try QPlayer.filter(\.isActive || team.isNull).fetchCount(db) == 4)
-            #expect(try QPlayer.filter(!\.isActive).fetchCount(db) == 2)
-            #expect(try QPlayer.order(\.id).select(abs(\.score) - 100).fetchAll(db) == [0, 150, 75, -50, -100])
-            #expect(try QPlayer.filter(\.name == "Dora").select(lower(\.name), upper(\.name), length(\.name)).fetchOne(db).map { "\($0.0) \($0.1) \($0.2)" } == "dora DORA 4")
+    @Test(arguments: Backend.all) func coalescingAndAggregatesOfExpressions(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in try makeQueryFixtures(db) }
+            try writer.read { db throws in
+                let team = QueryExpression(\QPlayer.teamID)
+                let bonus = QueryExpression(\QPlayer.bonus)
+                #expect(try QPlayer.order(\.id).select(\.teamID ?? 0).fetchAll(db) == [1, 1, 2, 0, 0])
+                #expect(try QPlayer.order(\.id).select(team ?? 9).fetchAll(db) == [1, 1, 2, 9, 9])
+                #expect(try QPlayer.order(\.id).select(coalesce([team], default: 7)).fetchAll(db) == [1, 1, 2, 7, 7])
+                #expect(try QPlayer.select(count(team)).fetchOne(db) == 3)
+                #expect(try QPlayer.select(sum(bonus)).fetchOne(db) == 35)
+                #expect(try QPlayer.select(total(bonus)).fetchOne(db) == 35)
+                #expect(try QPlayer.select(average(bonus)).fetchOne(db) == 7)
+                #expect(try QPlayer.select(min(bonus)).fetchOne(db) == 0)
+                #expect(try QPlayer.select(max(bonus)).fetchOne(db) == 20)
+                #expect(try QPlayer.select(countAll()).fetchOne(db) == 5)
+                #expect(try QPlayer.filter(bonus.between(5, and: 10)).fetchCount(db) == 2)
+                #expect(try QPlayer.filter((5...10).contains(bonus)).fetchCount(db) == 2)
+                #expect(try QPlayer.filter((5..<10).contains(bonus)).fetchCount(db) == 1)
+                #expect(try QPlayer.filter([0, 5].contains(bonus)).fetchCount(db) == 3)
+                #expect(try QPlayer.filter(team.isNull).fetchCount(db) == 2)
+                #expect(try QPlayer.filter(team.isNotNull && \.isActive).fetchCount(db) == 2)
+                #expect(try QPlayer.filter(\.isActive || team.isNull).fetchCount(db) == 4)
+                #expect(try QPlayer.filter(!\.isActive).fetchCount(db) == 2)
+                #expect(try QPlayer.order(\.id).select(abs(\.score) - 100).fetchAll(db) == [0, 150, 75, -50, -100])
+                #expect(try QPlayer.filter(\.name == "Dora").select(lower(\.name), upper(\.name), length(\.name)).fetchOne(db).map { "\($0.0) \($0.1) \($0.2)" } == "dora DORA 4")
+            }
         }
     }
 }

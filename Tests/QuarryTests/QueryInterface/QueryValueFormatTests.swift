@@ -209,29 +209,31 @@ struct FormatCase: CustomTestStringConvertible, Sendable {
     }
 
     /// The exact arguments bound for each strategy.
-    @Test func boundArgumentsFollowTheStrategies() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: "CREATE TABLE event (id PRIMARY KEY, name TEXT NOT NULL, startsAt NOT NULL, endsAt)")
-            let date = Date(timeIntervalSince1970: 1_700_000_000.25)
-            try expectSQL(
-                FormatEvent<MillisecondsUppercaseFormat>.filter(\.startsAt == date), db,
-                "SELECT * FROM \"event\" WHERE \"startsAt\" = ?", [1_700_000_000_250])
-            try expectSQL(
-                FormatEvent<SecondsLowercaseFormat>.filter(\.startsAt == date), db,
-                "SELECT * FROM \"event\" WHERE \"startsAt\" = ?", [1_700_000_000.25])
-            try expectSQL(
-                FormatEvent<ISOUppercaseFormat>.filter(\.startsAt == date), db,
-                "SELECT * FROM \"event\" WHERE \"startsAt\" = ?", ["2023-11-14T22:13:20.250Z"])
-            try expectSQL(
-                FormatEvent<DefaultFormat>.filter(\.startsAt == date), db,
-                "SELECT * FROM \"event\" WHERE \"startsAt\" = ?", ["2023-11-14 22:13:20.250"])
-            try expectSQL(
-                FormatEvent<ISOUppercaseFormat>.filter(\.id == Self.eventID), db,
-                "SELECT * FROM \"event\" WHERE \"id\" = ?", ["E621E1F8-C36C-495A-93FC-0C247A3E6E5F"])
-            try expectSQL(
-                FormatEvent<SecondsLowercaseFormat>.filter(\.id == Self.eventID), db,
-                "SELECT * FROM \"event\" WHERE \"id\" = ?", ["e621e1f8-c36c-495a-93fc-0c247a3e6e5f"])
+    // SQLite only: untyped columns, which keep each strategy's value as bound.
+    @Test(arguments: Backend.sqlite) func boundArgumentsFollowTheStrategies(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE event (id PRIMARY KEY, name TEXT NOT NULL, startsAt NOT NULL, endsAt)")
+                let date = Date(timeIntervalSince1970: 1_700_000_000.25)
+                try expectSQL(
+                    FormatEvent<MillisecondsUppercaseFormat>.filter(\.startsAt == date), db,
+                    "SELECT * FROM \"event\" WHERE \"startsAt\" = ?", [1_700_000_000_250])
+                try expectSQL(
+                    FormatEvent<SecondsLowercaseFormat>.filter(\.startsAt == date), db,
+                    "SELECT * FROM \"event\" WHERE \"startsAt\" = ?", [1_700_000_000.25])
+                try expectSQL(
+                    FormatEvent<ISOUppercaseFormat>.filter(\.startsAt == date), db,
+                    "SELECT * FROM \"event\" WHERE \"startsAt\" = ?", ["2023-11-14T22:13:20.250Z"])
+                try expectSQL(
+                    FormatEvent<DefaultFormat>.filter(\.startsAt == date), db,
+                    "SELECT * FROM \"event\" WHERE \"startsAt\" = ?", ["2023-11-14 22:13:20.250"])
+                try expectSQL(
+                    FormatEvent<ISOUppercaseFormat>.filter(\.id == Self.eventID), db,
+                    "SELECT * FROM \"event\" WHERE \"id\" = ?", ["E621E1F8-C36C-495A-93FC-0C247A3E6E5F"])
+                try expectSQL(
+                    FormatEvent<SecondsLowercaseFormat>.filter(\.id == Self.eventID), db,
+                    "SELECT * FROM \"event\" WHERE \"id\" = ?", ["e621e1f8-c36c-495a-93fc-0c247a3e6e5f"])
+            }
         }
     }
 }

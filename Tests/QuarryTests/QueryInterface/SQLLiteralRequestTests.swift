@@ -55,13 +55,14 @@ struct SQLLiteralRequestTests {
         }
     }
 
-    @Test("SQLRequest reports a decoding mismatch and an SQL error")
-    func sqlRequestFailures() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.read { db throws in
-            #expect(throws: RowDecodingError.self) { try SQLRequest<Int>(literal: "SELECT \("ten")").fetchOne(db) }
-            #expect(throws: RowDecodingError.self) { try SQLRequest<Int>(literal: "SELECT NULL").fetchOne(db) }
-            #expect(throws: DatabaseError.self) { try SQLRequest<Row>(literal: "SELECT * FROM missing").fetchAll(db) }
+    @Test("SQLRequest reports a decoding mismatch and an SQL error", arguments: Backend.all)
+    func sqlRequestFailures(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.read { db throws in
+                #expect(throws: RowDecodingError.self) { try SQLRequest<Int>(literal: "SELECT \("ten")").fetchOne(db) }
+                #expect(throws: RowDecodingError.self) { try SQLRequest<Int>(literal: "SELECT NULL").fetchOne(db) }
+                #expect(throws: DatabaseError.self) { try SQLRequest<Row>(literal: "SELECT * FROM missing").fetchAll(db) }
+            }
         }
     }
 
@@ -115,16 +116,17 @@ struct SQLLiteralRequestTests {
         }
     }
 
-    @Test("execute(literal:) runs several statements, each with its own arguments")
-    func executeLiteral() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db throws in
-            try db.execute(sql: "CREATE TABLE t (a INTEGER, b TEXT)")
-            try db.execute(literal: "INSERT INTO t VALUES (\(1), \("x")); INSERT INTO t VALUES (\(2), \("y'; --"))")
-            #expect(try Row.fetchAll(db, sql: "SELECT a, b FROM t ORDER BY a").map { "\(try $0[0] as Int)\(try $0[1] as String)" } == ["1x", "2y'; --"])
-            let score = 7
-            try db.execute(literal: "UPDATE t SET a = a + \(score) WHERE b = \("x")")
-            #expect(try Int.fetchOne(db, sql: "SELECT a FROM t WHERE b = 'x'") == 8)
+    @Test("execute(literal:) runs several statements, each with its own arguments", arguments: Backend.all)
+    func executeLiteral(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try db.execute(sql: "CREATE TABLE t (a INTEGER, b TEXT)")
+                try db.execute(literal: "INSERT INTO t VALUES (\(1), \("x")); INSERT INTO t VALUES (\(2), \("y'; --"))")
+                #expect(try Row.fetchAll(db, sql: "SELECT a, b FROM t ORDER BY a").map { "\(try $0[0] as Int)\(try $0[1] as String)" } == ["1x", "2y'; --"])
+                let score = 7
+                try db.execute(literal: "UPDATE t SET a = a + \(score) WHERE b = \("x")")
+                #expect(try Int.fetchOne(db, sql: "SELECT a FROM t WHERE b = 'x'") == 8)
+            }
         }
     }
 }

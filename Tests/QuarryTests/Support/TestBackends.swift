@@ -31,6 +31,11 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// The backends shared tests run on: PostgreSQL only when a server is configured.
     static let all: [Backend] = postgresURL == nil ? [.sqliteQueue, .sqlitePool] : [.sqliteQueue, .sqlitePool, .postgres]
 
+    /// The SQLite backends only: for tests of SQLite's own behaviour (its
+    /// collations, its LIKE, its error messages, untyped columns), which the
+    /// comment of each such test names.
+    static let sqlite: [Backend] = [.sqliteQueue, .sqlitePool]
+
     var isPostgreSQL: Bool { self == .postgres }
 
     /// Runs `body` with a writer on a new, empty database.
