@@ -180,6 +180,8 @@ final class SQLGenerationContext {
     private func subquerySQL(_ expression: SQLExpression) throws -> String {
         switch expression.node {
         case .inList(let operand, let list, let negated):
+            // PostgreSQL has no empty list: nothing is in it.
+            if list.isEmpty, db?.isPostgreSQL == true { return negated ? "TRUE" : "FALSE" }
             return try self.operand(operand) + (negated ? " NOT IN (" : " IN (") + list.map(sql).joined(separator: ", ") + ")"
         case .inSubquery(let operand, let query, let negated):
             return try self.operand(operand) + (negated ? " NOT IN (" : " IN (") + selectSQL(query) + ")"
@@ -199,6 +201,13 @@ final class SQLGenerationContext {
         switch expression.node {
         case .between(let operand, let low, let high, let negated):
             return try self.operand(operand) + (negated ? " NOT BETWEEN " : " BETWEEN ") + self.operand(low) + " AND " + self.operand(high)
+        case .match("GLOB", let operand, let pattern, nil, let negated) where db?.isPostgreSQL == true:
+            // PostgreSQL has no GLOB: the same match as a case-sensitive LIKE.
+            guard case .value(.text(let glob)) = pattern.node else {
+                throw DatabaseError.misuse("GLOB with a pattern that is not a value is SQLite-only")
+            }
+            return try self.operand(operand) + (negated ? " NOT LIKE " : " LIKE ")
+                + placeholder(.text(Self.likePattern(glob: glob))) + #" ESCAPE '\'"#
         case .match(let op, let operand, let pattern, let escape, let negated):
             var text = try self.operand(operand) + (negated ? " NOT \(op) " : " \(op) ") + self.operand(pattern)
             if let escape {
@@ -208,6 +217,44 @@ final class SQLGenerationContext {
         default:
             return ""
         }
+    }
+
+    /// The LIKE pattern (with `\` as its escape character) that matches
+    /// what a GLOB pattern matches (<https://www.sqlite.org/lang_expr.html#glob>):
+    /// `*` is `%`, `?` is `_`, a bracketed `[c]` of one character is `c`, and
+    /// `%`, `_` and `\` are escaped. Other brackets (sets, ranges) become
+    /// literal text.
+    static func likePattern(glob: String) -> String {
+        var result = ""
+        var scalars = glob.unicodeScalars.makeIterator()
+        func escaped(_ scalar: Unicode.Scalar) -> String {
+            scalar == "%" || scalar == "_" || scalar == "\\" ? "\\" + String(scalar) : String(scalar)
+        }
+        var pending: [Unicode.Scalar] = []
+        while let scalar = pending.isEmpty ? scalars.next() : pending.removeFirst() {
+            switch scalar {
+            case "*": result += "%"
+            case "?": result += "_"
+            case "[":
+                // "[c]": the character c.
+                if let inner = scalars.next() {
+                    if let close = scalars.next() {
+                        if close == "]" {
+                            result += escaped(inner)
+                        } else {
+                            result += escaped("[") + escaped(inner)
+                            pending.append(close)
+                        }
+                    } else {
+                        result += escaped("[") + escaped(inner)
+                    }
+                } else {
+                    result += escaped("[")
+                }
+            default: result += escaped(scalar)
+            }
+        }
+        return result
     }
 
     @inline(never)
