@@ -206,8 +206,10 @@ final class SQLGenerationContext {
             guard case .value(.text(let glob)) = pattern.node else {
                 throw DatabaseError.misuse("GLOB with a pattern that is not a value is SQLite-only")
             }
-            return try self.operand(operand) + (negated ? " NOT LIKE " : " LIKE ")
-                + placeholder(.text(Self.likePattern(glob: glob))) + #" ESCAPE '\'"#
+            guard let like = Self.likePattern(glob: glob) else {
+                throw DatabaseError.misuse("the GLOB pattern \(glob.debugDescription) has a character set or range, which is SQLite-only")
+            }
+            return try self.operand(operand) + (negated ? " NOT LIKE " : " LIKE ") + placeholder(.text(like)) + #" ESCAPE '\'"#
         case .match(let op, let operand, let pattern, let escape, let negated):
             var text = try self.operand(operand) + (negated ? " NOT \(op) " : " \(op) ") + self.operand(pattern)
             if let escape {
@@ -222,37 +224,28 @@ final class SQLGenerationContext {
     /// The LIKE pattern (with `\` as its escape character) that matches
     /// what a GLOB pattern matches (<https://www.sqlite.org/lang_expr.html#glob>):
     /// `*` is `%`, `?` is `_`, a bracketed `[c]` of one character is `c`, and
-    /// `%`, `_` and `\` are escaped. Other brackets (sets, ranges) become
-    /// literal text.
-    static func likePattern(glob: String) -> String {
+    /// `%`, `_` and `\` are escaped. Nil for a GLOB set or range (`[ab]`,
+    /// `[a-z]`, `[^x]`) or an unclosed bracket, which LIKE cannot express.
+    static func likePattern(glob: String) -> String? {
         var result = ""
-        var scalars = glob.unicodeScalars.makeIterator()
+        let scalars = Array(glob.unicodeScalars)
         func escaped(_ scalar: Unicode.Scalar) -> String {
             scalar == "%" || scalar == "_" || scalar == "\\" ? "\\" + String(scalar) : String(scalar)
         }
-        var pending: [Unicode.Scalar] = []
-        while let scalar = pending.isEmpty ? scalars.next() : pending.removeFirst() {
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
             switch scalar {
             case "*": result += "%"
             case "?": result += "_"
             case "[":
-                // "[c]": the character c.
-                if let inner = scalars.next() {
-                    if let close = scalars.next() {
-                        if close == "]" {
-                            result += escaped(inner)
-                        } else {
-                            result += escaped("[") + escaped(inner)
-                            pending.append(close)
-                        }
-                    } else {
-                        result += escaped("[") + escaped(inner)
-                    }
-                } else {
-                    result += escaped("[")
-                }
+                // Only "[c]", the character c.
+                guard index + 2 < scalars.count, scalars[index + 2] == "]" else { return nil }
+                result += escaped(scalars[index + 1])
+                index += 2
             default: result += escaped(scalar)
             }
+            index += 1
         }
         return result
     }

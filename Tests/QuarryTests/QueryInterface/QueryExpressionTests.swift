@@ -158,6 +158,8 @@ import Testing
                     try expectSQL(
                         QPlayer.filter { $0.name.hasPrefix("Ev*%") }, db, #"SELECT * FROM "player" WHERE "name" LIKE ? ESCAPE '\'"#,
                         [#"Ev*\%%"#])
+                    // A GLOB set or range has no LIKE equivalent.
+                    #expect(throws: DatabaseError.self) { try QPlayer.filter { $0.name.glob("[AB]*") }.fetchAll(db) }
                 }
             }
             #expect(try names(writer, QPlayer.filter { $0.name.like("A%") }) == ["Arthur"])

@@ -26,6 +26,17 @@ import Testing
         #expect(RecordStatementSQL.selectionList(["a", "b"]) == "\"a\", \"b\"")
     }
 
+    @Test func globPatternsAsLikePatterns() {
+        #expect(SQLGenerationContext.likePattern(glob: "Ev[*]*") == "Ev*%")
+        #expect(SQLGenerationContext.likePattern(glob: "?ora") == "_ora")
+        #expect(SQLGenerationContext.likePattern(glob: "50%_off\\*") == "50\\%\\_off\\\\%")
+        #expect(SQLGenerationContext.likePattern(glob: "[[][?]") == "[?")
+        // Sets and ranges have no LIKE equivalent.
+        #expect(SQLGenerationContext.likePattern(glob: "[ab]") == nil)
+        #expect(SQLGenerationContext.likePattern(glob: "[a-z]") == nil)
+        #expect(SQLGenerationContext.likePattern(glob: "x[") == nil)
+    }
+
     @Test func recordStatementsInPostgreSQLsDialect() throws {
         // No OR clause: IGNORE is ON CONFLICT DO NOTHING, an upsert targets the primary key.
         #expect(RecordStatementSQL.insert(
