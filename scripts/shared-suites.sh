@@ -12,9 +12,10 @@ total=0
 shared=0
 for dir in Records QueryInterface Migration; do
     files=$(find "Tests/QuarryTests/$dir" -name '*.swift')
-    # A test function is an @Test attribute; a shared one lists Backend.all in its arguments.
+    # A test function is an @Test attribute; a shared one lists Backend.all (or
+    # Backend.allWithMemory) in its arguments.
     dir_total=$(cat $files | grep -c '@Test' || true)
-    dir_shared=$(cat $files | grep '@Test' | grep -c 'Backend.all' || true)
+    dir_shared=$(cat $files | grep '@Test' | grep -c 'Backend.all' || true)  # Backend.all and Backend.allWithMemory
     printf '%-15s %3d of %3d test functions run on SQLite and PostgreSQL\n' "$dir" "$dir_shared" "$dir_total"
     total=$((total + dir_total))
     shared=$((shared + dir_shared))

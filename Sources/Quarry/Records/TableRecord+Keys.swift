@@ -39,10 +39,12 @@ extension TableRecord {
         }
         let schema = try db.recordCache.schema(for: databaseTableName, in: db)
         let sorted = key.sorted { $0.key.asciiLowercased < $1.key.asciiLowercased }
-        let columns = sorted.map(\.key)
-        guard schema.isUniqueKey(columns) else {
-            throw RecordError.notUniqueKey(databaseTableName: databaseTableName, columns: columns)
+        guard schema.isUniqueKey(sorted.map(\.key)) else {
+            throw RecordError.notUniqueKey(databaseTableName: databaseTableName, columns: sorted.map(\.key))
         }
+        // Spelled as the table spells them: SQLite compares column names
+        // without case, PostgreSQL compares quoted names exactly.
+        let columns = sorted.map { schema.columnName(matching: $0.key) }
         var values: [DatabaseValue] = []
         for (column, value) in sorted {
             guard let value else { return ResolvedKey(columns: columns, values: nil) }

@@ -157,6 +157,14 @@ struct TableSchema {
         generatedColumns.isEmpty || !generatedColumns.contains(column.asciiLowercased)
     }
 
+    /// The table's spelling of `column`, compared without case; `column`
+    /// itself when the table has no such column.
+    func columnName(matching column: String) -> String {
+        if columns.contains(column) { return column }
+        let lowercased = column.asciiLowercased
+        return columns.first { $0.asciiLowercased == lowercased } ?? column
+    }
+
     /// Whether `columns` is the primary key or a unique index.
     func isUniqueKey(_ columns: [String]) -> Bool {
         let set = Set(columns.map { $0.asciiLowercased })

@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Records README example")
 struct RecordReadmeExampleTests {
-    @Test(arguments: Storage.allCases)
-    func readmeExample(storage: Storage) async throws {
+    // SQLite only: the README's SQLite DDL.
+    @Test(arguments: Backend.sqliteWithMemory)
+    func readmeExample(storage: Backend) async throws {
         struct Player: Codable, FetchableRecord, PersistableRecord {
             var id: Int64?
             var name: String

@@ -74,8 +74,9 @@ struct AllTypes: Codable, FetchableRecord, PersistableRecord, Equatable {
 
 @Suite("Record round trips")
 struct RecordRoundTripTests {
-    @Test(arguments: Storage.allCases)
-    func everyPropertyTypeRoundTrips(storage: Storage) throws {
+    // SQLite only: untyped columns, which store each Swift type as SQLite does.
+    @Test(arguments: Backend.sqliteWithMemory)
+    func everyPropertyTypeRoundTrips(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
@@ -112,8 +113,10 @@ struct RecordRoundTripTests {
         }
     }
 
-    @Test(arguments: Storage.allCases)
-    func cursorAndStatementForms(storage: Storage) throws {
+    // SQLite only: untyped columns, which store each Swift type as SQLite does.
+
+    @Test(arguments: Backend.sqliteWithMemory)
+    func cursorAndStatementForms(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
@@ -181,8 +184,9 @@ struct SecondsEvent: Codable, FetchableRecord, PersistableRecord, Equatable {
 
 @Suite("Record coding keys and strategies")
 struct RecordStrategyTests {
-    @Test(arguments: Storage.allCases)
-    func customCodingKeys(storage: Storage) throws {
+    // SQLite only: raw SQLite DDL (INTEGER PRIMARY KEY as the rowid).
+    @Test(arguments: Backend.sqliteWithMemory)
+    func customCodingKeys(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
@@ -197,8 +201,10 @@ struct RecordStrategyTests {
         }
     }
 
-    @Test(arguments: Storage.allCases)
-    func snakeCaseAndMillisecondsAndLowercaseUUID(storage: Storage) throws {
+    // SQLite only: raw SQLite DDL (INTEGER PRIMARY KEY as the rowid).
+
+    @Test(arguments: Backend.sqliteWithMemory)
+    func snakeCaseAndMillisecondsAndLowercaseUUID(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
@@ -226,8 +232,10 @@ struct RecordStrategyTests {
         #expect(DatabaseColumnNamingStrategy.custom { $0.uppercased() }.columnName(for: "name") == "NAME")
     }
 
-    @Test(arguments: Storage.allCases)
-    func iso8601AndSecondsDates(storage: Storage) throws {
+    // SQLite only: untyped columns.
+
+    @Test(arguments: Backend.sqliteWithMemory)
+    func iso8601AndSecondsDates(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
@@ -310,8 +318,9 @@ struct CustomInitPlayer: Codable, FetchableRecord, TableRecord {
 
 @Suite("Hand-written and Codable records")
 struct HandWrittenRecordTests {
-    @Test(arguments: Storage.allCases)
-    func bothPathsGiveIdenticalResults(storage: Storage) throws {
+    // SQLite only: raw SQLite DDL (INTEGER PRIMARY KEY as the rowid).
+    @Test(arguments: Backend.sqliteWithMemory)
+    func bothPathsGiveIdenticalResults(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
@@ -338,8 +347,10 @@ struct HandWrittenRecordTests {
         }
     }
 
-    @Test(arguments: Storage.allCases)
-    func handWrittenInitRowOfDecodableRecordIsUsed(storage: Storage) throws {
+    // SQLite only: raw SQLite DDL (INTEGER PRIMARY KEY as the rowid).
+
+    @Test(arguments: Backend.sqliteWithMemory)
+    func handWrittenInitRowOfDecodableRecordIsUsed(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in

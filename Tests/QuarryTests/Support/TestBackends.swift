@@ -16,6 +16,7 @@ import Synchronization
 import Testing
 
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqliteMemory = "in-memory DatabaseQueue"
     case sqliteQueue = "DatabaseQueue"
     case sqlitePool = "DatabasePool"
     case postgres = "PostgreSQL"
@@ -36,12 +37,37 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// comment of each such test names.
     static let sqlite: [Backend] = [.sqliteQueue, .sqlitePool]
 
+    /// `all`, and an in-memory DatabaseQueue first: for the record tests,
+    /// which ran on the three SQLite writers before they were shared.
+    static let allWithMemory: [Backend] = [.sqliteMemory] + all
+
+    /// The three SQLite writers: record tests of SQLite's own behaviour.
+    static let sqliteWithMemory: [Backend] = [.sqliteMemory, .sqliteQueue, .sqlitePool]
+
     var isPostgreSQL: Bool { self == .postgres }
+
+    /// Opens a writer on a new, empty database that lives as long as
+    /// `directory`: a file in it, or a PostgreSQL schema dropped when the
+    /// directory is deleted.
+    func make(in directory: TemporaryDirectory, configuration: Configuration = Configuration()) throws -> any DatabaseWriter {
+        SharedSuiteTally.count(self)
+        switch self {
+        case .sqliteMemory: return try DatabaseQueue(configuration: configuration)
+        case .sqliteQueue: return try DatabaseQueue(path: directory.path(), configuration: configuration)
+        case .sqlitePool: return try DatabasePool(path: directory.path(), configuration: configuration)
+        case .postgres:
+            let schema = try PostgresSchema(configuration: configuration)
+            directory.onDelete { schema.drop() }
+            return schema.pool
+        }
+    }
 
     /// Runs `body` with a writer on a new, empty database.
     func withWriter<T>(configuration: Configuration = Configuration(), _ body: (any DatabaseWriter) throws -> T) throws -> T {
         SharedSuiteTally.count(self)
         switch self {
+        case .sqliteMemory:
+            return try body(DatabaseQueue(configuration: configuration))
         case .sqliteQueue, .sqlitePool:
             let directory = try TemporaryDirectory()
             let writer: any DatabaseWriter = self == .sqliteQueue
@@ -61,6 +87,8 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     ) async throws -> T {
         SharedSuiteTally.count(self)
         switch self {
+        case .sqliteMemory:
+            return try await body(DatabaseQueue(configuration: configuration))
         case .sqliteQueue, .sqlitePool:
             let directory = try TemporaryDirectory()
             let writer: any DatabaseWriter = self == .sqliteQueue
@@ -133,11 +161,12 @@ enum SharedSuiteTally {
 
     static func printCounts() {
         let counts = counts.withLock { $0 }
-        let sqlite = counts[.sqliteQueue, default: 0] + counts[.sqlitePool, default: 0]
+        let sqlite = counts[.sqliteMemory, default: 0] + counts[.sqliteQueue, default: 0] + counts[.sqlitePool, default: 0]
         let postgres = counts[.postgres, default: 0]
         let server = Backend.postgresURL == nil ? " (QUARRY_POSTGRES_URL is not set)" : ""
         print(
-            "Shared suites: \(sqlite) test cases ran on SQLite (DatabaseQueue \(counts[.sqliteQueue, default: 0]), "
+            "Shared suites: \(sqlite) test cases ran on SQLite (in-memory \(counts[.sqliteMemory, default: 0]), "
+                + "DatabaseQueue \(counts[.sqliteQueue, default: 0]), "
                 + "DatabasePool \(counts[.sqlitePool, default: 0])), \(postgres) on PostgreSQL\(server)")
     }
 }

@@ -8,6 +8,8 @@ import Testing
 /// A temporary directory deleted when the value is released.
 final class TemporaryDirectory: @unchecked Sendable {
     let url: URL
+    /// Run before the directory is deleted (a PostgreSQL schema dropped, say).
+    private var cleanups: [() -> Void] = []
 
     init() throws {
         url = FileManager.default.temporaryDirectory
@@ -15,7 +17,15 @@ final class TemporaryDirectory: @unchecked Sendable {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit {
+        for cleanup in cleanups.reversed() { cleanup() }
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Runs `cleanup` when the directory is deleted.
+    func onDelete(_ cleanup: @escaping () -> Void) {
+        cleanups.append(cleanup)
+    }
 
     /// A path for a database file inside the directory.
     func path(_ name: String = "db.sqlite") -> String {
