@@ -12,174 +12,188 @@ import Testing
         var migrator = DatabaseMigrator()
         for name in names {
             migrator.registerMigration(name) { db in
-                try db.execute(sql: "CREATE TABLE IF NOT EXISTS log (name TEXT NOT NULL)")
+                try db.create(table: "log", options: .ifNotExists) { t in
+                    t.autoIncrementedPrimaryKey("id")
+                    t.column("name", .text).notNull()
+                }
                 try db.execute(sql: "INSERT INTO log (name) VALUES (?)", arguments: [name])
             }
         }
         return migrator
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func appliesInOrderOnce(kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        let migrator = loggingMigrator()
-        #expect(migrator.migrations == ["a", "b", "c"])
-        try writer.read { db throws in
-            #expect(try migrator.appliedMigrations(db) == [])
-            #expect(try !migrator.hasCompletedMigrations(db))
+    @Test(arguments: Backend.all)
+    func appliesInOrderOnce(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            let migrator = loggingMigrator()
+            #expect(migrator.migrations == ["a", "b", "c"])
+            try writer.read { db throws in
+                #expect(try migrator.appliedMigrations(db) == [])
+                #expect(try !migrator.hasCompletedMigrations(db))
+            }
+            try migrator.migrate(writer)
+            try migrator.migrate(writer)
+            #expect(try migrationLog(writer) == ["a", "b", "c"])
+            try writer.read { db throws in
+                #expect(try migrator.appliedMigrations(db) == ["a", "b", "c"])
+                #expect(try migrator.completedMigrations(db) == ["a", "b", "c"])
+                #expect(try migrator.recordedMigrations(db) == ["a", "b", "c"])
+                #expect(try migrator.hasCompletedMigrations(db))
+                #expect(try !migrator.hasBeenSuperseded(db))
+                // PostgreSQL's table keeps the order of application in `seq` (it has no rowid).
+                #expect(try db.columns(in: DatabaseMigrator.migrationsTableName).map(\.name)
+                    == (backend.isPostgreSQL ? ["name", "applied_at", "seq"] : ["name", "applied_at"]))
+            }
+            // A later version registers one more: only it runs.
+            try loggingMigrator(["a", "b", "c", "d"]).migrate(writer)
+            #expect(try migrationLog(writer) == ["a", "b", "c", "d"])
         }
-        try migrator.migrate(writer)
-        try migrator.migrate(writer)
-        #expect(try migrationLog(writer) == ["a", "b", "c"])
-        try writer.read { db throws in
-            #expect(try migrator.appliedMigrations(db) == ["a", "b", "c"])
-            #expect(try migrator.completedMigrations(db) == ["a", "b", "c"])
-            #expect(try migrator.recordedMigrations(db) == ["a", "b", "c"])
-            #expect(try migrator.hasCompletedMigrations(db))
-            #expect(try !migrator.hasBeenSuperseded(db))
-            #expect(try db.columns(in: DatabaseMigrator.migrationsTableName).map(\.name) == ["name", "applied_at"])
-        }
-        // A later version registers one more: only it runs.
-        try loggingMigrator(["a", "b", "c", "d"]).migrate(writer)
-        #expect(try migrationLog(writer) == ["a", "b", "c", "d"])
     }
 
-    @Test func upTo() throws {
-        let dbQueue = try DatabaseQueue()
-        let migrator = loggingMigrator()
-        try migrator.migrate(dbQueue, upTo: "b")
-        #expect(try migrationLog(dbQueue) == ["a", "b"])
-        try dbQueue.read { db throws in
-            #expect(try migrator.appliedMigrations(db) == ["a", "b"])
-            #expect(try migrator.completedMigrations(db) == ["a", "b"])
-            #expect(try !migrator.hasCompletedMigrations(db))
+    @Test(arguments: Backend.all) func upTo(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            let migrator = loggingMigrator()
+            try migrator.migrate(writer, upTo: "b")
+            #expect(try migrationLog(writer) == ["a", "b"])
+            try writer.read { db throws in
+                #expect(try migrator.appliedMigrations(db) == ["a", "b"])
+                #expect(try migrator.completedMigrations(db) == ["a", "b"])
+                #expect(try !migrator.hasCompletedMigrations(db))
+            }
+            try migrator.migrate(writer, upTo: "a")  // already there: nothing to do
+            #expect(try migrationLog(writer) == ["a", "b"])
+            let error = #expect(throws: MigrationError.self) { try migrator.migrate(writer, upTo: "z") }
+            #expect(error?.migration == "z")
+            #expect(error?.description == #"no migration named "z" is registered"#)
+            try migrator.migrate(writer)
+            #expect(try migrationLog(writer) == ["a", "b", "c"])
         }
-        try migrator.migrate(dbQueue, upTo: "a")  // already there: nothing to do
-        #expect(try migrationLog(dbQueue) == ["a", "b"])
-        let error = #expect(throws: MigrationError.self) { try migrator.migrate(dbQueue, upTo: "z") }
-        #expect(error?.migration == "z")
-        #expect(error?.description == #"no migration named "z" is registered"#)
-        try migrator.migrate(dbQueue)
-        #expect(try migrationLog(dbQueue) == ["a", "b", "c"])
     }
 
-    @Test func completedMigrationsStopAtTheFirstGap() throws {
-        let dbQueue = try DatabaseQueue()
-        try loggingMigrator(["a", "c"]).migrate(dbQueue)
-        let migrator = loggingMigrator(["a", "b", "c"])
-        try dbQueue.read { db throws in
-            #expect(try migrator.appliedMigrations(db) == ["a", "c"])
-            #expect(try migrator.completedMigrations(db) == ["a"])
+    @Test(arguments: Backend.all) func completedMigrationsStopAtTheFirstGap(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try loggingMigrator(["a", "c"]).migrate(writer)
+            let migrator = loggingMigrator(["a", "b", "c"])
+            try writer.read { db throws in
+                #expect(try migrator.appliedMigrations(db) == ["a", "c"])
+                #expect(try migrator.completedMigrations(db) == ["a"])
+            }
+            try migrator.migrate(writer)
+            #expect(try migrationLog(writer) == ["a", "c", "b"])
         }
-        try migrator.migrate(dbQueue)
-        #expect(try migrationLog(dbQueue) == ["a", "c", "b"])
     }
 
     struct Boom: Error, CustomStringConvertible {
         var description: String { "boom" }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func failingMigrationRollsBackCompletely(kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("createPlayer") { db in
-            try db.create(table: "player") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("name", .text).notNull()
+    @Test(arguments: Backend.all)
+    func failingMigrationRollsBackCompletely(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("createPlayer") { db in
+                try db.create(table: "player") { t in
+                    t.autoIncrementedPrimaryKey("id")
+                    t.column("name", .text).notNull()
+                }
+                try db.execute(sql: "INSERT INTO player (name) VALUES ('Arthur'), ('Barbara')")
             }
-            try db.execute(sql: "INSERT INTO player (name) VALUES ('Arthur'), ('Barbara')")
+            migrator.registerMigration("broken") { db in
+                try db.create(table: "team") { t in t.autoIncrementedPrimaryKey("id") }
+                try db.alter(table: "player") { t in t.add(column: "email", .text) }
+                try db.execute(sql: "DELETE FROM player WHERE name = 'Arthur'")
+                try db.execute(sql: "UPDATE player SET email = 'b@example.com'")
+                throw Boom()
+            }
+            migrator.registerMigration("after") { db in
+                try db.create(table: "never") { t in t.column("x") }
+            }
+            // The schema as text: SQLite's CREATE statements, PostgreSQL's columns.
+            let schemaSQL = (backend.isPostgreSQL
+                    ? "SELECT table_name || '.' || column_name || ' ' || data_type FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY 1"
+                    : "SELECT sql FROM sqlite_master ORDER BY name")
+            let schemaBefore: [String?]
+            do {
+                try migrator.migrate(writer, upTo: "createPlayer")
+                schemaBefore = try writer.read { db throws in try Optional<String>.fetchAll(db, sql: schemaSQL) }
+            }
+            let error = #expect(throws: MigrationError.self) { try migrator.migrate(writer) }
+            #expect(error?.migration == "broken")
+            guard case .migrationFailed(let name, let underlying)? = error else {
+                Issue.record("unexpected error \(String(describing: error))")
+                return
+            }
+            #expect(name == "broken")
+            #expect(underlying is Boom)
+            #expect(error?.description == #"migration "broken" failed and was rolled back: boom"#)
+            try writer.read { db throws in
+                #expect(try Optional<String>.fetchAll(db, sql: schemaSQL) == schemaBefore)
+                #expect(try !db.tableExists("team"))
+                #expect(try !db.tableExists("never"))
+                #expect(try db.columns(in: "player").map(\.name) == ["id", "name"])
+                #expect(try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id") == ["Arthur", "Barbara"])
+                #expect(try migrator.appliedMigrations(db) == ["createPlayer"])
+            }
+            // The same failure again: still consistent, and usable afterwards.
+            #expect(throws: MigrationError.self) { try migrator.migrate(writer) }
+            try writer.write { db throws in try db.execute(sql: "INSERT INTO player (name) VALUES ('Craig')") }
         }
-        migrator.registerMigration("broken") { db in
-            try db.create(table: "team") { t in t.autoIncrementedPrimaryKey("id") }
-            try db.alter(table: "player") { t in t.add(column: "email", .text) }
-            try db.execute(sql: "DELETE FROM player WHERE name = 'Arthur'")
-            try db.execute(sql: "UPDATE player SET email = 'b@example.com'")
-            throw Boom()
-        }
-        migrator.registerMigration("after") { db in
-            try db.create(table: "never") { t in t.column("x") }
-        }
-        let schemaBefore: [String?]
-        do {
-            try migrator.migrate(writer, upTo: "createPlayer")
-            schemaBefore = try writer.read { db throws in try Optional<String>.fetchAll(db, sql: "SELECT sql FROM sqlite_master ORDER BY name") }
-        }
-        let error = #expect(throws: MigrationError.self) { try migrator.migrate(writer) }
-        #expect(error?.migration == "broken")
-        guard case .migrationFailed(let name, let underlying)? = error else {
-            Issue.record("unexpected error \(String(describing: error))")
-            return
-        }
-        #expect(name == "broken")
-        #expect(underlying is Boom)
-        #expect(error?.description == #"migration "broken" failed and was rolled back: boom"#)
-        try writer.read { db throws in
-            #expect(try Optional<String>.fetchAll(db, sql: "SELECT sql FROM sqlite_master ORDER BY name") == schemaBefore)
-            #expect(try !db.tableExists("team"))
-            #expect(try !db.tableExists("never"))
-            #expect(try db.columns(in: "player").map(\.name) == ["id", "name"])
-            #expect(try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id") == ["Arthur", "Barbara"])
-            #expect(try migrator.appliedMigrations(db) == ["createPlayer"])
-        }
-        // The same failure again: still consistent, and usable afterwards.
-        #expect(throws: MigrationError.self) { try migrator.migrate(writer) }
-        try writer.write { db throws in try db.execute(sql: "INSERT INTO player (name) VALUES ('Craig')") }
     }
 
-    @Test func sqlErrorIsWrappedWithTheMigrationName() throws {
-        let dbQueue = try DatabaseQueue()
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("typo") { db in
-            try db.execute(sql: "CREATE TABLE t (a); SELEC 1")
+    @Test(arguments: Backend.all) func sqlErrorIsWrappedWithTheMigrationName(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("typo") { db in
+                try db.execute(sql: "CREATE TABLE t (a); SELEC 1")
+            }
+            let error = #expect(throws: MigrationError.self) { try migrator.migrate(writer) }
+            guard case .migrationFailed("typo", let underlying as DatabaseError)? = error else {
+                Issue.record("unexpected error \(String(describing: error))")
+                return
+            }
+            #expect(underlying.message.contains("syntax error"))
+            let errorPrefix = backend.isPostgreSQL ? "PostgreSQL error 42601" : "SQLite error 1"
+            #expect(error?.description.hasPrefix(#"migration "typo" failed and was rolled back: "# + errorPrefix) == true)
+            try writer.read { db throws in #expect(try !db.tableExists("t")) }
         }
-        let error = #expect(throws: MigrationError.self) { try migrator.migrate(dbQueue) }
-        guard case .migrationFailed("typo", let underlying as DatabaseError)? = error else {
-            Issue.record("unexpected error \(String(describing: error))")
-            return
-        }
-        #expect(underlying.message.contains("syntax error"))
-        #expect(error?.description.hasPrefix(#"migration "typo" failed and was rolled back: SQLite error 1"#) == true)
-        try dbQueue.read { db throws in #expect(try !db.tableExists("t")) }
     }
 
-    @Test func duplicateNamesAreRefused() throws {
-        let dbQueue = try DatabaseQueue()
-        let migrator = loggingMigrator(["a", "b", "a"])
-        let error = #expect(throws: MigrationError.self) { try migrator.migrate(dbQueue) }
-        #expect(error?.migration == "a")
-        #expect(error?.description == #"the migration "a" is registered twice"#)
-        #expect(try migrationLog(dbQueue) == [])
+    @Test(arguments: Backend.all) func duplicateNamesAreRefused(_ backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            let migrator = loggingMigrator(["a", "b", "a"])
+            let error = #expect(throws: MigrationError.self) { try migrator.migrate(writer) }
+            #expect(error?.migration == "a")
+            #expect(error?.description == #"the migration "a" is registered twice"#)
+            #expect(try migrationLog(writer) == [])
+        }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func unknownMigrationsAreRefusedByDefault(kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try loggingMigrator(["a", "b", "c"]).migrate(writer)
-        // An older build knows only "a", and has its own new "x".
-        var older = loggingMigrator(["a", "x"])
-        try writer.read { db throws in
-            #expect(try older.hasBeenSuperseded(db))
-            #expect(try older.unknownMigrations(db) == ["b", "c"])
-            #expect(try older.appliedMigrations(db) == ["a"])
-        }
-        let error = #expect(throws: MigrationError.self) { try older.migrate(writer) }
-        guard case .unknownMigrations(let names)? = error else {
-            Issue.record("unexpected error \(String(describing: error))")
-            return
-        }
-        #expect(names == ["b", "c"])
-        #expect(error?.migration == nil)
-        #expect(error?.description.contains(#"("b", "c")"#) == true)
-        #expect(error?.description.contains("newer version") == true)
-        #expect(try migrationLog(writer) == ["a", "b", "c"])
+    @Test(arguments: Backend.all)
+    func unknownMigrationsAreRefusedByDefault(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try loggingMigrator(["a", "b", "c"]).migrate(writer)
+            // An older build knows only "a", and has its own new "x".
+            var older = loggingMigrator(["a", "x"])
+            try writer.read { db throws in
+                #expect(try older.hasBeenSuperseded(db))
+                #expect(try older.unknownMigrations(db) == ["b", "c"])
+                #expect(try older.appliedMigrations(db) == ["a"])
+            }
+            let error = #expect(throws: MigrationError.self) { try older.migrate(writer) }
+            guard case .unknownMigrations(let names)? = error else {
+                Issue.record("unexpected error \(String(describing: error))")
+                return
+            }
+            #expect(names == ["b", "c"])
+            #expect(error?.migration == nil)
+            #expect(error?.description.contains(#"("b", "c")"#) == true)
+            #expect(error?.description.contains("newer version") == true)
+            #expect(try migrationLog(writer) == ["a", "b", "c"])
 
-        older.unknownMigrationPolicy = .proceed
-        try older.migrate(writer)
-        #expect(try migrationLog(writer) == ["a", "b", "c", "x"])
+            older.unknownMigrationPolicy = .proceed
+            try older.migrate(writer)
+            #expect(try migrationLog(writer) == ["a", "b", "c", "x"])
+        }
     }
 
     @Test func logsEachAppliedMigrationWithItsDuration() throws {
@@ -199,25 +213,26 @@ import Testing
         #expect(Double(duration).map { $0 >= 0 } == true)
     }
 
-    @Test func asyncMigrate() async throws {
-        let directory = try TemporaryDirectory()
-        let dbPool = try DatabasePool(path: directory.path())
-        let migrator = loggingMigrator()
-        try await migrator.migrate(dbPool, upTo: "a")
-        #expect(try migrationLog(dbPool) == ["a"])
-        try await migrator.migrate(dbPool)
-        #expect(try migrationLog(dbPool) == ["a", "b", "c"])
-        await #expect(throws: MigrationError.self) { try await migrator.migrate(dbPool, upTo: "nope") }
-        let applied = try await dbPool.read { db in try migrator.appliedMigrations(db) }
-        #expect(applied == ["a", "b", "c"])
+    @Test(arguments: Backend.all) func asyncMigrate(_ backend: Backend) async throws {
+        try await backend.withWriter { writer in
+            let migrator = loggingMigrator()
+            try await migrator.migrate(writer, upTo: "a")
+            #expect(try migrationLog(writer) == ["a"])
+            try await migrator.migrate(writer)
+            #expect(try migrationLog(writer) == ["a", "b", "c"])
+            await #expect(throws: MigrationError.self) { try await migrator.migrate(writer, upTo: "nope") }
+            let applied = try await writer.read { db in try migrator.appliedMigrations(db) }
+            #expect(applied == ["a", "b", "c"])
+        }
     }
 
-    @Test func emptyMigratorCreatesOnlyItsTable() throws {
-        let dbQueue = try DatabaseQueue()
-        try DatabaseMigrator().migrate(dbQueue)
-        try dbQueue.read { db throws in
-            #expect(try db.tableExists("quarry_migrations"))
-            #expect(try DatabaseMigrator().hasCompletedMigrations(db))
+    @Test(arguments: Backend.all) func emptyMigratorCreatesOnlyItsTable(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try DatabaseMigrator().migrate(writer)
+            try writer.read { db throws in
+                #expect(try db.tableExists("quarry_migrations"))
+                #expect(try DatabaseMigrator().hasCompletedMigrations(db))
+            }
         }
     }
 

@@ -34,6 +34,9 @@ final class MigratorLogRecorder: LogHandler, @unchecked Sendable {
 /// The rows of the `log` table that test migrations write to, in order.
 func migrationLog(_ writer: any DatabaseReader) throws -> [String] {
     try writer.read { db throws in
-        try db.tableExists("log") ? try String.fetchAll(db, sql: "SELECT name FROM log ORDER BY rowid") : []
+        guard try db.tableExists("log") else { return [] }
+        // A log with an id column (the shared tests': PostgreSQL has no rowid) is read in id order.
+        let order = try db.columns(in: "log").contains { $0.name == "id" } ? "id" : "rowid"
+        return try String.fetchAll(db, sql: "SELECT name FROM log ORDER BY \(order)")
     }
 }
