@@ -32,9 +32,10 @@ public final class PostgresDatabasePool: DatabaseWriter {
     public var path: String { pool.path }
 
     /// The configuration of the `Database` connections. Of its options,
-    /// only `prepareDatabase` applies to PostgreSQL: it runs on each new
-    /// connection (`try db.execute(sql: "SET search_path TO app")`, say). The
-    /// others configure SQLite.
+    /// only the preparation steps apply to PostgreSQL: those added with
+    /// `prepareDatabase(_:)`, then the `prepareDatabase` property, run on each
+    /// new connection (`try db.execute(sql: "SET search_path TO app")`, say).
+    /// The others configure SQLite.
     public var configuration: Configuration { pool.configuration }
 
     /// The server's address and login.

@@ -240,6 +240,39 @@ struct PostgresDatabasePoolTests {
             }
         }
     }
+
+    @Test func preparationStepsRunOnEachConnectionInOrder() async throws {
+        let schema = "quarry_prepare_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
+        let admin = try PostgresDatabasePool(url: PostgresTestServer.url ?? "", maximumConnectionCount: 1)
+        try await admin.writeWithoutTransaction { db in try db.execute(sql: "CREATE SCHEMA \(schema)") }
+        var configuration = Configuration()
+        // A step added with the method, then the property: both run, in this order.
+        configuration.prepareDatabase { db in try db.execute(sql: "SET search_path TO \(schema)") }
+        configuration.prepareDatabase = { db in try db.execute(sql: "SET application_name TO 'quarry-prepared'") }
+        let pool = try PostgresDatabasePool(url: PostgresTestServer.url ?? "", maximumConnectionCount: 2, configuration: configuration)
+        let (current, application) = try await pool.read { db throws in
+            (try String.fetchOne(db, sql: "SELECT current_schema()"), try String.fetchOne(db, sql: "SHOW application_name"))
+        }
+        pool.close()
+        try await admin.writeWithoutTransaction { db in try db.execute(sql: "DROP SCHEMA \(schema) CASCADE") }
+        admin.close()
+        #expect(current == schema)
+        #expect(application == "quarry-prepared")
+    }
+
+    @Test func backupToAPathIsRefusedBeforeTheFileIsCreated() async throws {
+        let pool = try PostgresDatabasePool(url: PostgresTestServer.url ?? "", maximumConnectionCount: 1)
+        defer { pool.close() }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quarry-backup-\(UUID().uuidString).sqlite").path
+        do {
+            try await pool.backup(toPath: path)
+            Issue.record("a PostgreSQL pool was backed up to an SQLite file")
+        } catch let error as DatabaseError {
+            #expect(error.message.contains("is SQLite-only"))
+            #expect(error.message.contains("pg_dump"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
 }
 
 private struct PGTeam: Codable, FetchableRecord, TableRecord, Equatable, Sendable {

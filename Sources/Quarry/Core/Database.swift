@@ -193,9 +193,12 @@ public final class Database {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not open a connection to \(path)")
         }
         sqliteConnection = handle
-        // Of the configuration, only `prepareDatabase` applies to a server
-        // (`SET search_path`, say): the other options configure SQLite.
+        // Of the configuration, only the preparation steps apply to a server
+        // (`SET search_path`, say), in the same order as on SQLite: the steps
+        // added with `prepareDatabase(_:)`, then the `prepareDatabase`
+        // property. The other options configure SQLite.
         do {
+            for step in configuration.preparationSteps { try step(self) }
             try configuration.prepareDatabase?(self)
         } catch {
             close()

@@ -123,6 +123,7 @@ extension DatabaseReader {
     ) throws {
         try checkBackupDestination(destination.path)
         try read { source in
+            try source.requireSQLite("online backup (backup(to:))", alternative: "pg_dump")
             try source.beginBackupSnapshot()
             try destination.writeWithoutTransaction { target in
                 try source.backup(to: target, pagesPerStep: pagesPerStep, progress: progress)
@@ -138,6 +139,7 @@ extension DatabaseReader {
     ) async throws {
         try checkBackupDestination(destination.path)
         try await read { source in
+            try source.requireSQLite("online backup (backup(to:))", alternative: "pg_dump")
             try source.beginBackupSnapshot()
             try destination.writeWithoutTransaction { target in
                 try source.backup(to: target, pagesPerStep: pagesPerStep, progress: progress)
@@ -154,6 +156,8 @@ extension DatabaseReader {
         toPath path: String, pagesPerStep: Int32 = -1,
         progress: ((DatabaseBackupProgress) throws -> Void)? = nil
     ) throws {
+        // Before the destination file is created.
+        try read { source in try source.requireSQLite("online backup (backup(toPath:))", alternative: "pg_dump") }
         let destination = try DatabaseQueue(path: path, configuration: backupDestinationConfiguration)
         defer { destination.close() }
         try backup(to: destination, pagesPerStep: pagesPerStep, progress: progress)
@@ -164,6 +168,8 @@ extension DatabaseReader {
         toPath path: String, pagesPerStep: Int32 = -1,
         progress: (@Sendable (DatabaseBackupProgress) throws -> Void)? = nil
     ) async throws {
+        // Before the destination file is created.
+        try await read { source in try source.requireSQLite("online backup (backup(toPath:))", alternative: "pg_dump") }
         let destination = try DatabaseQueue(path: path, configuration: backupDestinationConfiguration)
         defer { destination.close() }
         try await backup(to: destination, pagesPerStep: pagesPerStep, progress: progress)
