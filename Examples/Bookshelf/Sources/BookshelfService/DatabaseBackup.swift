@@ -52,6 +52,9 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
     /// rows it returned. The copy is left in place, for inspection: it is the
     /// source's pages as they are, so the source is damaged too.
     case integrityCheckFailed(path: String, report: [String])
+    /// The database is a PostgreSQL URL: this backup copies SQLite files
+    /// only (use `pg_dump`). The URL is not kept: it may hold a password.
+    case postgreSQLDatabase
 
     /// A sentence for people (what `bookshelf backup` prints after `Error:`).
     public var description: String {
@@ -63,6 +66,9 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
         case .integrityCheckFailed(let path, let report):
             "the backup at \(path) failed its integrity check (left in place; the source is damaged too): "
                 + report.prefix(10).joined(separator: "; ") + (report.count > 10 ? "; …" : "")
+        case .postgreSQLDatabase:
+            "bookshelf backup copies an SQLite database file; back up a PostgreSQL database with pg_dump "
+                + "(for example: pg_dump --format=custom --file=bookshelf.dump 'postgres://user@host:5432/db')"
         }
     }
 }
@@ -128,13 +134,15 @@ public func backupDatabase(
 /// removes them when the pool closes. See
 /// ``backupDatabase(_:toPath:pagesPerStep:progress:)``.
 ///
-/// - throws: ``BackupError/noDatabase(path:)`` when there is no file at
-///   `databasePath` (none is created), and the errors of
+/// - throws: ``BackupError/postgreSQLDatabase`` when `databasePath` is a
+///   `postgres://` URL (use `pg_dump`); ``BackupError/noDatabase(path:)``
+///   when there is no file at `databasePath` (none is created), and the errors of
 ///   ``backupDatabase(_:toPath:pagesPerStep:progress:)``.
 public func backupDatabase(
     atPath databasePath: String, toPath path: String, pagesPerStep: Int32 = 64,
     progress: (@Sendable (DatabaseBackupProgress) throws -> Void)? = nil
 ) async throws -> BackupSummary {
+    guard DatabaseBackend(location: databasePath) == .sqlite else { throw BackupError.postgreSQLDatabase }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: databasePath, isDirectory: &isDirectory), !isDirectory.boolValue else {
         throw BackupError.noDatabase(path: databasePath)

@@ -27,7 +27,7 @@ struct BooksEventPayload: Decodable, Equatable {
 @Suite("Book events (SSE)")
 struct BookEventsTests {
     @Test func streamsTheCurrentValueThenOneEventPerBookCommitAndNoneForOtherTables() async throws {
-        try await withBookshelf(.live) { client, database in
+        try await withBookshelf(.sqlite, .live) { client, database in
             let authorID = try #require(try await client.createAuthor("Ursula K. Le Guin").id)
             let first = try await client.createBook(authorID: authorID, title: "A Wizard of Earthsea", isbn: "978-0553383041", published: 1968)
             let firstID = try #require(first.id)
@@ -148,7 +148,7 @@ struct BookEventsTests {
         _ body: @Sendable (any TestClientProtocol, EventStreamClient) async throws -> Void
     ) async throws -> EventStreamClient {
         let opened = Mutex<EventStreamClient?>(nil)
-        try await withBookshelf(.live, logger: logger, eventsHeartbeat: eventsHeartbeat) { client, _ in
+        try await withBookshelf(.sqlite, .live, logger: logger, eventsHeartbeat: eventsHeartbeat) { client, _ in
             let authorID = try #require(try await client.createAuthor("N. K. Jemisin").id)
             _ = try await client.createBook(authorID: authorID, title: "The Fifth Season", isbn: "978-0316229296", published: 2015)
             let stream = try EventStreamClient(port: try #require(client.port), path: "/books/events")

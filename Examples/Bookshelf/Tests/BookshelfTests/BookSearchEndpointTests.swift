@@ -260,7 +260,7 @@ struct BookSearchEndpointTests {
             _ = try book.insertAndFetch(db)
         }
         try await migrator.migrate(database)
-        let app = buildApplication(BookshelfConfiguration(port: 0), database: database, logger: quietLogger)
+        let app = buildApplication(BookshelfConfiguration(port: 0), database: BookshelfDatabase(database), logger: quietLogger)
         try await app.test(.router) { client in
             let titles = try await Self.titles(client, "verne lieues")
             #expect(titles == ["Vingt mille lieues sous les mers"])

@@ -12,7 +12,7 @@ import Testing
 struct BookStatsEndpointTests {
     /// `COUNT(*)` and `AVG(rating)` of the book's reviews, computed by SQLite
     /// from the `review` table, not from `book_stats`.
-    static func reviewAggregates(_ database: DatabasePool, bookID: Int64) async throws -> (count: Int, average: Double?) {
+    static func reviewAggregates(_ database: any DatabaseWriter, bookID: Int64) async throws -> (count: Int, average: Double?) {
         try await database.read { db in
             let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), AVG(rating) FROM review WHERE book_id = ?", arguments: [bookID])
             guard let row else { return (0, nil) }
@@ -24,7 +24,7 @@ struct BookStatsEndpointTests {
 
     /// Requires `GET /books/:id/stats` to answer what `review` holds.
     static func expectStatsMatchReviews(
-        _ client: any TestClientProtocol, _ database: DatabasePool, bookID: Int64, sourceLocation: SourceLocation = #_sourceLocation
+        _ client: any TestClientProtocol, _ database: any DatabaseWriter, bookID: Int64, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let response = try await client.send(.get, "/books/\(bookID)/stats")
         #expect(response.status == .ok, sourceLocation: sourceLocation)

@@ -17,7 +17,7 @@ struct DailyReviewsEndpointTests {
 
     /// The report computed by hand: SQLite's own `date()` over `review.created_at`,
     /// today (UTC) and the `days - 1` days before.
-    static func expectedReport(_ database: DatabasePool, days: Int) async throws -> [DailyReviewCount] {
+    static func expectedReport(_ database: any DatabaseWriter, days: Int) async throws -> [DailyReviewCount] {
         try await database.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT date(created_at) AS day, COUNT(*) AS n, AVG(rating) AS average

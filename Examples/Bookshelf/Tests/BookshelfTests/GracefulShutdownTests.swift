@@ -18,7 +18,7 @@ struct GracefulShutdownTests {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/shutdown.sqlite"
         let database = try await openBookshelfDatabase(path: path, logger: quietLogger)
-        let router = buildRouter(database: database)
+        let router = buildRouter(database: BookshelfDatabase(database))
         // A test-only slow route: it starts, waits, then writes.
         let (started, startedContinuation) = AsyncStream<Void>.makeStream()
         router.post("slow") { _, _ -> Author in
