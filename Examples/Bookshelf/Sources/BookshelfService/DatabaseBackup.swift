@@ -97,7 +97,8 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
 ///   - progress: called after each step; throwing from it stops the backup
 ///     and rethrows.
 /// - returns: what the copy holds.
-/// - throws: ``BackupError/destinationIsTheSource(path:)`` when `path` is the
+/// - throws: ``BackupError/postgreSQLDatabase`` for a PostgreSQL pool (use
+///   `pg_dump`); ``BackupError/destinationIsTheSource(path:)`` when `path` is the
 ///   database's own file; a Quarry `DatabaseError` when the copy cannot be
 ///   made (a missing directory, a full disk…);
 ///   ``BackupError/integrityCheckFailed(path:report:)`` when the copy fails
@@ -106,6 +107,8 @@ public func backupDatabase(
     _ database: any DatabaseReader, toPath path: String, pagesPerStep: Int32 = 64,
     progress: (@Sendable (DatabaseBackupProgress) throws -> Void)? = nil
 ) async throws -> BackupSummary {
+    // A PostgresDatabasePool's path is its URL (without password).
+    guard DatabaseBackend(location: database.path) == .sqlite else { throw BackupError.postgreSQLDatabase }
     let start = ContinuousClock.now
     if let source = FileIdentity(path: database.path), source == FileIdentity(path: path) {
         throw BackupError.destinationIsTheSource(path: path)
