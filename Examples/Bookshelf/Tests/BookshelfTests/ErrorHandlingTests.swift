@@ -72,6 +72,27 @@ struct ErrorHandlingTests {
         }
     }
 
+    @Test(arguments: TestBackend.available)
+    func textWithANULCharacter(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
+            // SQLite stores it; PostgreSQL text cannot hold one: 422, not 500.
+            let created = try await client.send(.post, "/authors", json: #"{"name": "Nul\u0000Byte"}"#)
+            switch backend {
+            case .sqlite:
+                #expect(created.status == .created)
+            case .postgres:
+                #expect(created.status == .unprocessableContent)
+                #expect(try created.apiError().error.message == "a text value holds a character the database cannot store (NUL)")
+                #expect(try await database.read { db in try Author.fetchCount(db) } == 0)
+            }
+            // As a substring filter, a NUL never fails either.
+            for uri in ["/authors?name=%00", "/books?q=a%00b"] {
+                let response = try await client.send(.get, uri)
+                #expect(response.status == .ok, "\(uri)")
+            }
+        }
+    }
+
     @Test func databaseErrorsAreMappedWithoutLeakingSQL() {
         let request = Request(
             head: HTTPRequest(method: .post, scheme: "http", authority: "localhost", path: "/books"),
