@@ -23,6 +23,8 @@ let package = Package(
             name: "BookshelfService",
             dependencies: [
                 .product(name: "Quarry", package: "Quarry"),
+                // The PostgreSQL backend: `--database postgres://…`.
+                .product(name: "QuarryPostgres", package: "Quarry"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -42,6 +44,8 @@ let package = Package(
             dependencies: [
                 "BookshelfService",
                 .product(name: "Quarry", package: "Quarry"),
+                // A separate admin session creates and drops each test's schema.
+                .product(name: "QuarryPostgres", package: "Quarry"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

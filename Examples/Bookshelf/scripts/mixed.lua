@@ -9,7 +9,10 @@
 --
 -- The output directory comes from the environment (BOOKSHELF_LOAD_DIR, read
 -- by the threads and by done(), which runs in wrk's main Lua state where
--- init() never ran); arguments after `--`: seeded authors, seeded books.
+-- init() never ran); arguments after `--`: seeded authors, seeded books, and
+-- optionally the tag prefix (`wrk` and letters; default `wrk`), so that several wrk
+-- runs at once (load-postgres.sh, one per service process) write distinct
+-- tags: `<prefix>-<thread>-<n>`.
 
 local outdir = os.getenv("BOOKSHELF_LOAD_DIR") or "."
 
@@ -25,6 +28,7 @@ end
 function init(args)
     authors = tonumber(args[1] or "10")
     books = tonumber(args[2] or "100")
+    prefix = args[3] or "wrk"
     counter = 0
     non2xx = 0
     responses = 0
@@ -50,7 +54,7 @@ function request()
         return wrk.format("GET", "/books/top?limit=10")
     end
     counter = counter + 1
-    local tag = "wrk-" .. tid .. "-" .. counter
+    local tag = prefix .. "-" .. tid .. "-" .. counter
     if roll <= 95 then
         local body = string.format('{"book_id": %d, "reviewer": "%s", "rating": %d, "comment": "load test"}',
             math.random(books), tag, math.random(5))
@@ -69,11 +73,11 @@ function response(status, headers, body)
     end
     if status == 201 then
         posts_ok = posts_ok + 1
-        local isbn = body:match('"isbn":"(wrk%-[%d%-]+)"')
+        local isbn = body:match('"isbn":"(wrk%a*%-[%d%-]+)"')
         if isbn then
             acked:write("book,", isbn, "\n")
         else
-            local reviewer = body:match('"reviewer":"(wrk%-[%d%-]+)"')
+            local reviewer = body:match('"reviewer":"(wrk%a*%-[%d%-]+)"')
             acked:write("review,", reviewer or "unparsed", "\n")
         end
     end

@@ -52,6 +52,9 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
     /// rows it returned. The copy is left in place, for inspection: it is the
     /// source's pages as they are, so the source is damaged too.
     case integrityCheckFailed(path: String, report: [String])
+    /// The database is a PostgreSQL URL: this backup copies SQLite files
+    /// only (use `pg_dump`). The URL is not kept: it may hold a password.
+    case postgreSQLDatabase
 
     /// A sentence for people (what `bookshelf backup` prints after `Error:`).
     public var description: String {
@@ -63,6 +66,9 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
         case .integrityCheckFailed(let path, let report):
             "the backup at \(path) failed its integrity check (left in place; the source is damaged too): "
                 + report.prefix(10).joined(separator: "; ") + (report.count > 10 ? "; …" : "")
+        case .postgreSQLDatabase:
+            "bookshelf backup copies an SQLite database file; back up a PostgreSQL database with pg_dump "
+                + "(for example: pg_dump --format=custom --file=bookshelf.dump 'postgres://user@host:5432/db')"
         }
     }
 }
@@ -91,7 +97,8 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
 ///   - progress: called after each step; throwing from it stops the backup
 ///     and rethrows.
 /// - returns: what the copy holds.
-/// - throws: ``BackupError/destinationIsTheSource(path:)`` when `path` is the
+/// - throws: ``BackupError/postgreSQLDatabase`` for a PostgreSQL pool (use
+///   `pg_dump`); ``BackupError/destinationIsTheSource(path:)`` when `path` is the
 ///   database's own file; a Quarry `DatabaseError` when the copy cannot be
 ///   made (a missing directory, a full disk…);
 ///   ``BackupError/integrityCheckFailed(path:report:)`` when the copy fails
@@ -100,6 +107,8 @@ public func backupDatabase(
     _ database: any DatabaseReader, toPath path: String, pagesPerStep: Int32 = 64,
     progress: (@Sendable (DatabaseBackupProgress) throws -> Void)? = nil
 ) async throws -> BackupSummary {
+    // A PostgresDatabasePool's path is its URL (without password).
+    guard DatabaseBackend(location: database.path) == .sqlite else { throw BackupError.postgreSQLDatabase }
     let start = ContinuousClock.now
     if let source = FileIdentity(path: database.path), source == FileIdentity(path: path) {
         throw BackupError.destinationIsTheSource(path: path)
@@ -128,13 +137,15 @@ public func backupDatabase(
 /// removes them when the pool closes. See
 /// ``backupDatabase(_:toPath:pagesPerStep:progress:)``.
 ///
-/// - throws: ``BackupError/noDatabase(path:)`` when there is no file at
-///   `databasePath` (none is created), and the errors of
+/// - throws: ``BackupError/postgreSQLDatabase`` when `databasePath` is a
+///   `postgres://` URL (use `pg_dump`); ``BackupError/noDatabase(path:)``
+///   when there is no file at `databasePath` (none is created), and the errors of
 ///   ``backupDatabase(_:toPath:pagesPerStep:progress:)``.
 public func backupDatabase(
     atPath databasePath: String, toPath path: String, pagesPerStep: Int32 = 64,
     progress: (@Sendable (DatabaseBackupProgress) throws -> Void)? = nil
 ) async throws -> BackupSummary {
+    guard DatabaseBackend(location: databasePath) == .sqlite else { throw BackupError.postgreSQLDatabase }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: databasePath, isDirectory: &isDirectory), !isDirectory.boolValue else {
         throw BackupError.noDatabase(path: databasePath)

@@ -1,5 +1,6 @@
-// DatabaseCloser: a ServiceLifecycle service that closes the DatabasePool
-// once the service group shuts down gracefully, after the HTTP server stopped.
+// DatabaseCloser: a ServiceLifecycle service that closes the database pool
+// (SQLite or PostgreSQL) once the service group shuts down gracefully, after
+// the HTTP server stopped.
 
 import Logging
 import Quarry
@@ -13,12 +14,12 @@ import ServiceLifecycle
 /// requests in flight), then this service, which closes the pool.
 public struct DatabaseCloser: Service {
     /// The pool to close.
-    public let database: DatabasePool
+    public let database: any DatabaseWriter
     /// Where the closing is logged.
     public let logger: Logger
 
     /// Makes the service.
-    public init(database: DatabasePool, logger: Logger) {
+    public init(database: any DatabaseWriter, logger: Logger) {
         self.database = database
         self.logger = logger
     }
@@ -28,6 +29,7 @@ public struct DatabaseCloser: Service {
         // Returns on graceful shutdown; throws CancellationError on cancellation.
         try? await gracefulShutdown()
         database.close()
+        // `path`: the file, or the PostgreSQL URL without its password.
         logger.info("database closed", metadata: ["path": "\(database.path)"])
     }
 }

@@ -1,10 +1,18 @@
-// The Bookshelf schema as Quarry migrations, and opening the database at startup.
+// The Bookshelf schema as Quarry migrations, and opening the database at
+// startup (SQLite or PostgreSQL). The SQLite-only pieces (the FTS5 table and
+// the trigger DSL) have their PostgreSQL variant in MigrationsPostgres.swift.
 
 import Logging
 import Quarry
+import QuarryPostgres
 
 /// The service's schema: named migrations, applied once each, in order.
-public func makeBookshelfMigrator() -> DatabaseMigrator {
+///
+/// The same migrations, by the same names, run on both backends; two differ
+/// on PostgreSQL (`backend`): `createBookSearch` does nothing there (no FTS5:
+/// `GET /books/search` answers 501), and `createAudit` writes its triggers as
+/// a plpgsql function in raw SQL instead of with the trigger DSL.
+public func makeBookshelfMigrator(backend: DatabaseBackend = .sqlite) -> DatabaseMigrator {
     var migrator = DatabaseMigrator()
     migrator.registerMigration("createAuthor") { db in
         try db.create(table: "author") { t in
@@ -57,10 +65,15 @@ public func makeBookshelfMigrator() -> DatabaseMigrator {
         }
     }
     migrator.registerMigration("createBookSearch") { db in
-        try createBookSearch(db)
+        // FTS5 is SQLite-only: nothing on PostgreSQL (search answers 501).
+        if backend == .sqlite { try createBookSearch(db) }
     }
     migrator.registerMigration("createAudit") { db in
-        try createAudit(db)
+        try createAuditTable(db)
+        switch backend {
+        case .sqlite: try createAuditTriggers(db)
+        case .postgres: try createPostgreSQLAuditTriggers(db)
+        }
     }
     return migrator
 }
@@ -110,10 +123,8 @@ private func createBookSearch(_ db: Database) throws {
     try db.execute(literal: "INSERT INTO \(BookSearch.self)(rowid, title, author) SELECT * FROM \(existing)")
 }
 
-/// Migration `createAudit`: the table `audit`, and three triggers on `book`
-/// that add a row to it after each insert, update and delete — in the
-/// transaction of the change, whatever statement made it.
-private func createAudit(_ db: Database) throws {
+/// Migration `createAudit`, both backends: the table `audit` and its index.
+private func createAuditTable(_ db: Database) throws {
     try db.create(table: AuditEntry.databaseTableName) { t in
         t.autoIncrementedPrimaryKey("id")
         t.column("table_name", .text).notNull()
@@ -124,6 +135,12 @@ private func createAudit(_ db: Database) throws {
         t.column("changed_at", .text).notNull()
     }
     try db.create(index: "index_audit_on_row_id", on: AuditEntry.databaseTableName, columns: ["row_id"])
+}
+
+/// Migration `createAudit` on SQLite: three triggers on `book` that add a row
+/// to `audit` after each insert, update and delete — in the transaction of the
+/// change, whatever statement made it.
+private func createAuditTriggers(_ db: Database) throws {
     /// The current time in UTC, ISO 8601: strftime('%Y-%m-%dT%H:%M:%SZ', 'now').
     let now = QueryExpression<AuditEntry, String>(
         (strftime("%Y-%m-%dT%H:%M:%SZ", "now") as QueryExpression<AuditEntry, String?>).sqlExpression)
@@ -152,14 +169,46 @@ private func createAudit(_ db: Database) throws {
 ///   `MigrationError` when a migration fails.
 public func openBookshelfDatabase(path: String, logger: Logger) async throws -> DatabasePool {
     let pool = try DatabasePool(path: path)
-    do {
-        var migrator = makeBookshelfMigrator()
-        migrator.logger = logger
-        try await migrator.migrate(pool)
-    } catch {
-        pool.close()
-        throw error
-    }
+    try await migrate(BookshelfDatabase(pool), logger: logger)
     logger.info("database ready", metadata: ["path": "\(path)"])
     return pool
+}
+
+/// Connects to the PostgreSQL server of `url` (`postgres://user@host:port/db`)
+/// with a `PostgresDatabasePool` and applies the migrations it lacks. Several
+/// processes may start at once: Quarry's migrator takes an advisory lock, so
+/// each migration runs once. `configuration.prepareDatabase` runs on each new
+/// connection (`SET search_path TO …`, say).
+///
+/// - throws: a `PostgresURLError` for a malformed URL, a `DatabaseError` when
+///   the server cannot be reached, or a `MigrationError`.
+public func openBookshelfDatabase(
+    postgresURL url: String, configuration: Configuration = Configuration(), maximumConnectionCount: Int = 8, logger: Logger
+) async throws -> PostgresDatabasePool {
+    let pool = try PostgresDatabasePool(url: url, maximumConnectionCount: maximumConnectionCount, configuration: configuration)
+    try await migrate(BookshelfDatabase(writer: pool, backend: .postgres), logger: logger)
+    // `path` is the URL without its password.
+    logger.info("database ready", metadata: ["database": "\(pool.path)"])
+    return pool
+}
+
+/// Opens the database `location` names: a `postgres://` URL on PostgreSQL,
+/// anything else an SQLite file path (see ``DatabaseBackend/init(location:)``).
+public func openBookshelfDatabase(location: String, logger: Logger) async throws -> BookshelfDatabase {
+    switch DatabaseBackend(location: location) {
+    case .sqlite: BookshelfDatabase(try await openBookshelfDatabase(path: location, logger: logger))
+    case .postgres: BookshelfDatabase(writer: try await openBookshelfDatabase(postgresURL: location, logger: logger), backend: .postgres)
+    }
+}
+
+/// Applies the migrations `database` lacks; closes it when one fails.
+private func migrate(_ database: BookshelfDatabase, logger: Logger) async throws {
+    do {
+        var migrator = makeBookshelfMigrator(backend: database.backend)
+        migrator.logger = logger
+        try await migrator.migrate(database.writer)
+    } catch {
+        database.writer.close()
+        throw error
+    }
 }

@@ -2,10 +2,11 @@
 // backs up its database while it runs.
 //
 //     bookshelf --database bookshelf.sqlite --hostname 127.0.0.1 --port 8080
+//     bookshelf --database postgres://bookshelf@db.internal:5432/bookshelf
 //     bookshelf backup --database bookshelf.sqlite --to /backups/bookshelf.sqlite
 //
-// `serve` is the default subcommand. The database path can also come from
-// BOOKSHELF_DATABASE. SIGTERM or SIGINT stops the server gracefully: requests
+// `serve` is the default subcommand. The database (an SQLite file path, or a
+// postgres:// URL for PostgreSQL) can also come from BOOKSHELF_DATABASE. SIGTERM or SIGINT stops the server gracefully: requests
 // in flight finish, then the database closes.
 
 import ArgumentParser
@@ -18,12 +19,13 @@ import Logging
 struct Bookshelf: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bookshelf",
-        abstract: "A JSON bookshelf service: authors, books and reviews in SQLite.",
+        abstract: "A JSON bookshelf service: authors, books and reviews in SQLite or PostgreSQL.",
         subcommands: [Serve.self, Backup.self],
         defaultSubcommand: Serve.self)
 }
 
-/// The database path: `--database`, else $BOOKSHELF_DATABASE, else bookshelf.sqlite.
+/// The database, a file path or a `postgres://` URL: `--database`, else
+/// $BOOKSHELF_DATABASE, else bookshelf.sqlite.
 func databasePath(_ option: String?) -> String {
     option ?? ProcessInfo.processInfo.environment["BOOKSHELF_DATABASE"] ?? "bookshelf.sqlite"
 }
@@ -32,7 +34,9 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Runs the HTTP service.")
 
-    @Option(name: .long, help: "The SQLite database file (default: $BOOKSHELF_DATABASE, else bookshelf.sqlite).")
+    @Option(name: .long, help: ArgumentHelp(
+        "The SQLite database file, or a PostgreSQL URL postgres://user[:password]@host[:port]/db "
+            + "(default: $BOOKSHELF_DATABASE, else bookshelf.sqlite).", valueName: "path-or-url"))
     var database: String?
 
     @Option(name: .long, help: "The interface to listen on.")
@@ -65,7 +69,7 @@ struct Backup: AsyncParsableCommand {
             Opens the database file as a pool of its own (no migrations, reads only) and \
             copies it 64 pages at a time in one read transaction: the server goes on writing, and the copy is \
             the database as of the start of the backup. The copy must then pass \
-            PRAGMA integrity_check.
+            PRAGMA integrity_check. SQLite only: back up a PostgreSQL database with pg_dump.
             """)
 
     @Option(name: .long, help: ArgumentHelp(

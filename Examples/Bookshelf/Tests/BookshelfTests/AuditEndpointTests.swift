@@ -1,6 +1,7 @@
 // Tests of the audit trail: the triggers on `book` write one `audit` row per
 // insert, update and delete, whatever endpoint made the change, and
-// GET /audit lists them newest first.
+// GET /audit lists them newest first; on each backend (plpgsql triggers on
+// PostgreSQL).
 
 import BookshelfService
 import Foundation
@@ -16,8 +17,9 @@ struct AuditEndpointTests {
         text.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/) != nil
     }
 
-    @Test func insertUpdateAndDeleteOfABookAreAudited() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func insertUpdateAndDeleteOfABookAreAudited(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let authorID = try #require(try await client.createAuthor("Octavia Butler").id)
             let book = try await client.createBook(authorID: authorID, title: "Kindred", isbn: "k", published: 1979)
             let id = try #require(book.id)
@@ -49,8 +51,9 @@ struct AuditEndpointTests {
         }
     }
 
-    @Test func authorChangesAreNotBookChanges() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func authorChangesAreNotBookChanges(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let authorID = try #require(try await client.createAuthor("A").id)
             _ = try await client.createBook(authorID: authorID, title: "T", isbn: "t", published: 2000)
             #expect(try await client.send(.put, "/authors/\(authorID)", json: #"{"name": "B"}"#).status == .ok)
@@ -59,8 +62,9 @@ struct AuditEndpointTests {
         }
     }
 
-    @Test func bulkWritesAuditEveryRow() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func bulkWritesAuditEveryRow(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let authorID = try #require(try await client.createAuthor("Bulk").id)
             let json = """
                 {"books": [
@@ -82,8 +86,9 @@ struct AuditEndpointTests {
         }
     }
 
-    @Test func aRefusedWriteLeavesNoAuditRow() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func aRefusedWriteLeavesNoAuditRow(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let authorID = try #require(try await client.createAuthor("A").id)
             _ = try await client.createBook(authorID: authorID, title: "First", isbn: "dup", published: 2000)
             let duplicate = #"{"author_id": \#(authorID), "title": "Copy", "isbn": "dup", "published": 2000, "price_cents": 1}"#
@@ -93,8 +98,9 @@ struct AuditEndpointTests {
         }
     }
 
-    @Test func filtersByRowAndPages() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func filtersByRowAndPages(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let authorID = try #require(try await client.createAuthor("A").id)
             var ids: [Int64] = []
             for index in 1...4 {

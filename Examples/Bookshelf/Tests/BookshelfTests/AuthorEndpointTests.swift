@@ -1,5 +1,6 @@
 // Tests of the /authors endpoints: CRUD, list filters and paging, eager
-// loading of books, bulk delete with RETURNING, and their error statuses.
+// loading of books, bulk delete with RETURNING, and their error statuses; on
+// each backend (TestBackend.available).
 
 import BookshelfService
 import Foundation
@@ -10,8 +11,9 @@ import Testing
 
 @Suite("Authors endpoints")
 struct AuthorEndpointTests {
-    @Test func createReadUpdateDelete() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func createReadUpdateDelete(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let created = try await client.createAuthor("  Ursula K. Le Guin ", bio: "Earthsea")
             let id = try #require(created.id)
             #expect(created.name == "Ursula K. Le Guin")  // trimmed
@@ -35,8 +37,9 @@ struct AuthorEndpointTests {
         }
     }
 
-    @Test func unknownAndMalformedIDs() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func unknownAndMalformedIDs(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             for (method, uri) in [(HTTPRequest.Method.get, "/authors/999"), (.delete, "/authors/999"), (.delete, "/authors/999/books")] {
                 let response = try await client.send(method, uri)
                 #expect(response.status == .notFound, "\(method) \(uri)")
@@ -52,8 +55,9 @@ struct AuthorEndpointTests {
         }
     }
 
-    @Test func listFiltersSortsAndPages() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func listFiltersSortsAndPages(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             for name in ["Carol", "alice", "Bob", "Dave", "Alan"] {
                 _ = try await client.createAuthor(name)
             }
@@ -80,8 +84,9 @@ struct AuthorEndpointTests {
         }
     }
 
-    @Test func includeBooksLoadsThemEagerly() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func includeBooksLoadsThemEagerly(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let author = try await client.createAuthor("Iain Banks")
             let other = try await client.createAuthor("Someone Else")
             let authorID = try #require(author.id)
@@ -107,8 +112,9 @@ struct AuthorEndpointTests {
         }
     }
 
-    @Test func deletingAnAuthorWithBooksConflictsUntilTheBulkDelete() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func deletingAnAuthorWithBooksConflictsUntilTheBulkDelete(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try await client.createAuthor("Prolific")
             let authorID = try #require(author.id)
             let first = try await client.createBook(authorID: authorID, title: "One", isbn: "p-1", published: 2001)
@@ -136,8 +142,9 @@ struct AuthorEndpointTests {
         }
     }
 
-    @Test func invalidAuthorBodies() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func invalidAuthorBodies(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let empty = try await client.send(.post, "/authors", json: #"{"name": "   "}"#)
             #expect(empty.status == .unprocessableContent)
             #expect(try empty.apiError().error.message == "`name` must not be empty")

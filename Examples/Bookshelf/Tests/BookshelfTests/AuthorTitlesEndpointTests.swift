@@ -1,5 +1,6 @@
 // Tests of GET /authors/:id/titles: an author and their titles from one
-// json_group_array query, including an author without books.
+// json_group_array query (json_agg on PostgreSQL), including an author without
+// books; on each backend.
 
 import BookshelfService
 import Foundation
@@ -10,8 +11,9 @@ import Testing
 
 @Suite("Author titles endpoint")
 struct AuthorTitlesEndpointTests {
-    @Test func titlesOfAnAuthor() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func titlesOfAnAuthor(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("Ursula K. Le Guin").id)
             let other = try #require(try await client.createAuthor("Other").id)
             for (title, isbn) in [("The Left Hand of Darkness", "2"), ("A Wizard of Earthsea", "1"), ("The Dispossessed", "3")] {
@@ -38,8 +40,9 @@ struct AuthorTitlesEndpointTests {
         }
     }
 
-    @Test func anAuthorWithoutBooksHasNoTitles() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func anAuthorWithoutBooksHasNoTitles(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let author = try #require(try await client.createAuthor("Unpublished").id)
             let response = try await client.send(.get, "/authors/\(author)/titles")
             #expect(response.status == .ok)
@@ -54,8 +57,9 @@ struct AuthorTitlesEndpointTests {
         }
     }
 
-    @Test func unknownAuthorsAndBadIDs() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func unknownAuthorsAndBadIDs(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let missing = try await client.send(.get, "/authors/404/titles")
             #expect(missing.status == .notFound)
             #expect(try missing.apiError().error.message == "no author with id 404")

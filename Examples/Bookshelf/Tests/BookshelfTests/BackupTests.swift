@@ -2,7 +2,7 @@
 // live service database while HTTP writes keep committing — the copy passes
 // the integrity check and is the database as of the backup's start — and the
 // backups that must fail (missing directory, the live file itself, a missing
-// source, a stopped backup, a corrupt source).
+// source, a stopped backup, a corrupt source, a PostgreSQL database).
 
 import BookshelfService
 import Foundation
@@ -221,6 +221,34 @@ struct BackupTests {
             try await backupDatabase(atPath: source, toPath: copy)
         }
         #expect(error == .noDatabase(path: source))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aPostgreSQLDatabaseIsRefused(backend: TestBackend) async throws {
+        let directory = try TemporaryDirectory()
+        let copy = directory.path + "/copy.sqlite"
+        switch backend {
+        case .sqlite:
+            // `bookshelf backup --database postgres://…`: refused before
+            // anything connects, pointing to pg_dump, without the password.
+            for url in ["postgres://bookshelf:s3cret@127.0.0.1:1/bookshelf", "PostgreSQL://bookshelf@127.0.0.1:1/bookshelf"] {
+                let error = await #expect(throws: BackupError.self, "\(url)") {
+                    try await backupDatabase(atPath: url, toPath: copy)
+                }
+                #expect(error == .postgreSQLDatabase)
+                #expect(error?.description.contains("pg_dump") == true)
+                #expect(error?.description.contains("s3cret") == false)
+            }
+        case .postgres:
+            // The service's own PostgreSQL pool: refused the same way.
+            try await withBookshelf(.postgres) { _, database in
+                let error = await #expect(throws: BackupError.self) {
+                    try await backupDatabase(database, toPath: copy)
+                }
+                #expect(error == .postgreSQLDatabase)
+            }
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 

@@ -1,5 +1,6 @@
 // Tests of the /books endpoints: CRUD, filtered/sorted/paged lists, the
-// top-rated aggregate, the bulk discount (UPDATE … RETURNING) and their errors.
+// top-rated aggregate, the bulk discount (UPDATE … RETURNING) and their errors;
+// on each backend.
 
 import BookshelfService
 import Foundation
@@ -10,8 +11,9 @@ import Testing
 
 @Suite("Books endpoints")
 struct BookEndpointTests {
-    @Test func createReadUpdateDelete() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func createReadUpdateDelete(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let authorID = try #require(try await client.createAuthor("Octavia Butler").id)
             let book = try await client.createBook(authorID: authorID, title: "Kindred", isbn: "978-0807083697", published: 1979, priceCents: 1599)
             let id = try #require(book.id)
@@ -38,8 +40,9 @@ struct BookEndpointTests {
         }
     }
 
-    @Test func duplicateISBNAndUnknownAuthorConflict() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func duplicateISBNAndUnknownAuthorConflict(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let authorID = try #require(try await client.createAuthor("A").id)
             let first = try await client.createBook(authorID: authorID, title: "First", isbn: "dup", published: 2000)
             let second = try await client.createBook(authorID: authorID, title: "Second", isbn: "other", published: 2001)
@@ -62,8 +65,9 @@ struct BookEndpointTests {
         }
     }
 
-    @Test func listFiltersSortsAndPages() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func listFiltersSortsAndPages(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let a = try #require(try await client.createAuthor("A").id)
             let b = try #require(try await client.createAuthor("B").id)
             var byA: [Book] = []
@@ -95,8 +99,9 @@ struct BookEndpointTests {
         }
     }
 
-    @Test func badListParametersAre400() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func badListParametersAre400(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let cases = [
                 "/books?per_page=\(PageRequest.maximumPerPage + 1)", "/books?per_page=0", "/books?per_page=ten",
                 "/books?page=0", "/books?page=-1", "/books?page=2.5", "/books?sort=isbn", "/books?sort=-",
@@ -113,8 +118,9 @@ struct BookEndpointTests {
         }
     }
 
-    @Test func topRatedAggregatesAverageAndCount() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func topRatedAggregatesAverageAndCount(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let author = try #require(try await client.createAuthor("A").id)
             let good = try #require(try await client.createBook(authorID: author, title: "Good", isbn: "g", published: 2000).id)
             let great = try #require(try await client.createBook(authorID: author, title: "Great", isbn: "gr", published: 2001).id)
@@ -140,8 +146,9 @@ struct BookEndpointTests {
         }
     }
 
-    @Test func discountUpdatesAndReturnsTheAuthorsBooks() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func discountUpdatesAndReturnsTheAuthorsBooks(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             let other = try #require(try await client.createAuthor("B").id)
             let one = try await client.createBook(authorID: author, title: "One", isbn: "1", published: 2000, priceCents: 1000)
@@ -171,8 +178,9 @@ struct BookEndpointTests {
         }
     }
 
-    @Test func invalidBookBodies() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func invalidBookBodies(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             let cases: [(String, String)] = [
                 (#"{"author_id": \#(author), "title": "T", "isbn": "i", "published": "1999", "price_cents": 1}"#, "field `published` must be an integer"),

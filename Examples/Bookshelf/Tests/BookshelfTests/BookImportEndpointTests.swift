@@ -1,4 +1,5 @@
-// Tests of POST /books/import: a bulk import with insertAll, all or nothing.
+// Tests of POST /books/import: a bulk import with insertAll, all or nothing,
+// on each backend.
 
 import BookshelfService
 import Foundation
@@ -33,8 +34,9 @@ struct BookImportEndpointTests {
         var count: Int
     }
 
-    @Test func importsTwoHundredFiftyBooksInOrder() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func importsTwoHundredFiftyBooksInOrder(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let first = try #require(try await client.createAuthor("First").id)
             let second = try #require(try await client.createAuthor("Second").id)
             let existing = try await client.createBook(authorID: first, title: "Before", isbn: "before", published: 1999)
@@ -64,8 +66,9 @@ struct BookImportEndpointTests {
         }
     }
 
-    @Test func aDuplicateISBNImportsNothing() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func aDuplicateISBNImportsNothing(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             _ = try await client.createBook(authorID: author, title: "Kept", isbn: "taken", published: 2000)
 
@@ -94,8 +97,9 @@ struct BookImportEndpointTests {
         }
     }
 
-    @Test func anUnknownAuthorImportsNothing() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func anUnknownAuthorImportsNothing(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             let entries = [Entry(authorID: author, title: "Fine", isbn: "fine"), Entry(authorID: 999, title: "Orphan", isbn: "orphan")]
             let response = try await client.send(.post, "/books/import", body: Body(books: entries))
@@ -105,8 +109,9 @@ struct BookImportEndpointTests {
         }
     }
 
-    @Test func invalidEmptyAndOversizedImportsAreRefused() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func invalidEmptyAndOversizedImportsAreRefused(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
 
             let empty = try await client.send(.post, "/books/import", json: #"{"books": []}"#)

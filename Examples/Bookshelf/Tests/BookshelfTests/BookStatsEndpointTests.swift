@@ -1,5 +1,6 @@
 // Tests of GET /books/:id/stats: the book_stats row that review writes keep
-// up to date with an upsert, checked against COUNT(*) and AVG over `review`.
+// up to date with an upsert, checked against COUNT(*) and AVG over `review`,
+// on each backend.
 
 import BookshelfService
 import Foundation
@@ -10,11 +11,12 @@ import Testing
 
 @Suite("Book stats endpoint")
 struct BookStatsEndpointTests {
-    /// `COUNT(*)` and `AVG(rating)` of the book's reviews, computed by SQLite
-    /// from the `review` table, not from `book_stats`.
-    static func reviewAggregates(_ database: DatabasePool, bookID: Int64) async throws -> (count: Int, average: Double?) {
+    /// `COUNT(*)` and `AVG(rating)` of the book's reviews, computed by the
+    /// database from the `review` table, not from `book_stats` (the average
+    /// cast to a double: PostgreSQL's `AVG` of integers is a `numeric`).
+    static func reviewAggregates(_ database: any DatabaseWriter, bookID: Int64) async throws -> (count: Int, average: Double?) {
         try await database.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), AVG(rating) FROM review WHERE book_id = ?", arguments: [bookID])
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), CAST(AVG(rating) AS DOUBLE PRECISION) FROM review WHERE book_id = ?", arguments: [bookID])
             guard let row else { return (0, nil) }
             let count: Int = try row[0]
             let average: Double? = try row[1]
@@ -24,7 +26,7 @@ struct BookStatsEndpointTests {
 
     /// Requires `GET /books/:id/stats` to answer what `review` holds.
     static func expectStatsMatchReviews(
-        _ client: any TestClientProtocol, _ database: DatabasePool, bookID: Int64, sourceLocation: SourceLocation = #_sourceLocation
+        _ client: any TestClientProtocol, _ database: any DatabaseWriter, bookID: Int64, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let response = try await client.send(.get, "/books/\(bookID)/stats")
         #expect(response.status == .ok, sourceLocation: sourceLocation)
@@ -39,8 +41,9 @@ struct BookStatsEndpointTests {
         }
     }
 
-    @Test func statsFollowCreatesReplacesAndDeletes() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func statsFollowCreatesReplacesAndDeletes(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             let first = try #require(try await client.createBook(authorID: author, title: "One", isbn: "1", published: 2000).id)
             let second = try #require(try await client.createBook(authorID: author, title: "Two", isbn: "2", published: 2001).id)
@@ -81,8 +84,9 @@ struct BookStatsEndpointTests {
         }
     }
 
-    @Test func aBookWithoutReviewsAndUnknownBooks() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func aBookWithoutReviewsAndUnknownBooks(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             let book = try #require(try await client.createBook(authorID: author, title: "Unread", isbn: "u", published: 2000).id)
             #expect(try await client.send(.get, "/books/\(book)/stats").decode(BookStatsSummary.self)
@@ -107,8 +111,9 @@ struct BookStatsEndpointTests {
         }
     }
 
-    @Test func concurrentReviewsAreAllCounted() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func concurrentReviewsAreAllCounted(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             let book = try #require(try await client.createBook(authorID: author, title: "Popular", isbn: "p", published: 2000).id)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -123,32 +128,33 @@ struct BookStatsEndpointTests {
         }
     }
 
-    @Test func theMigrationCountsTheReviewsAlreadyStored() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path + "/old.sqlite"
-        // A database of the schema before book_stats, with reviews.
-        let old = try DatabasePool(path: path)
-        var migrator = makeBookshelfMigrator()
-        migrator.logger = quietLogger
-        try await migrator.migrate(old, upTo: "createReview")
-        let (first, second) = try await old.write { db -> (Int64, Int64) in
-            let author = try Author(name: "A").insertAndFetch(db)
-            let authorID = author.id ?? 0
-            let first = try Book(authorID: authorID, title: "One", isbn: "1", published: 2000, priceCents: 1).insertAndFetch(db).id ?? 0
-            let second = try Book(authorID: authorID, title: "Two", isbn: "2", published: 2000, priceCents: 1).insertAndFetch(db).id ?? 0
-            _ = try Book(authorID: authorID, title: "Three", isbn: "3", published: 2000, priceCents: 1).insertAndFetch(db)
-            for (book, rating) in [(first, 5), (first, 2), (second, 4)] {
-                try db.execute(sql: "INSERT INTO review (book_id, reviewer, rating) VALUES (?, 'r', ?)", arguments: [book, rating])
+    @Test(arguments: TestBackend.available)
+    func theMigrationCountsTheReviewsAlreadyStored(backend: TestBackend) async throws {
+        try await withTestDatabase(backend) { testDatabase in
+            // A database of the schema before book_stats, with reviews.
+            let old = try testDatabase.openUnmigrated()
+            var migrator = makeBookshelfMigrator(backend: backend.backend)
+            migrator.logger = quietLogger
+            try await migrator.migrate(old, upTo: "createReview")
+            let (first, second) = try await old.write { db -> (Int64, Int64) in
+                let author = try Author(name: "A").insertAndFetch(db)
+                let authorID = author.id ?? 0
+                let first = try Book(authorID: authorID, title: "One", isbn: "1", published: 2000, priceCents: 1).insertAndFetch(db).id ?? 0
+                let second = try Book(authorID: authorID, title: "Two", isbn: "2", published: 2000, priceCents: 1).insertAndFetch(db).id ?? 0
+                _ = try Book(authorID: authorID, title: "Three", isbn: "3", published: 2000, priceCents: 1).insertAndFetch(db)
+                for (book, rating) in [(first, 5), (first, 2), (second, 4)] {
+                    try db.execute(sql: "INSERT INTO review (book_id, reviewer, rating) VALUES (?, 'r', ?)", arguments: [book, rating])
+                }
+                return (first, second)
             }
-            return (first, second)
-        }
-        old.close()
+            old.close()
 
-        let database = try await openBookshelfDatabase(path: path, logger: quietLogger)
-        defer { database.close() }
-        let stats = try await database.read { db in try BookStats.order(\.bookID).fetchAll(db) }
-        #expect(stats == [BookStats(bookID: first, reviewCount: 2, ratingTotal: 7), BookStats(bookID: second, reviewCount: 1, ratingTotal: 4)])
-        // The older reviews have no created_at.
-        #expect(try await database.read { db in try Review.fetchAll(db).map(\.createdAt) } == [nil, nil, nil])
+            let database = try await testDatabase.open().writer
+            defer { database.close() }
+            let stats = try await database.read { db in try BookStats.order(\.bookID).fetchAll(db) }
+            #expect(stats == [BookStats(bookID: first, reviewCount: 2, ratingTotal: 7), BookStats(bookID: second, reviewCount: 1, ratingTotal: 4)])
+            // The older reviews have no created_at.
+            #expect(try await database.read { db in try Review.order(\.id).fetchAll(db).map(\.createdAt) } == [nil, nil, nil])
+        }
     }
 }

@@ -1,5 +1,5 @@
 // Tests of review timestamps (created_at) and GET /reviews/daily, the
-// date-bucket report, compared with a hand-written SQL query.
+// date-bucket report, compared with a hand-written SQL query; on each backend.
 
 import BookshelfService
 import Foundation
@@ -16,22 +16,37 @@ struct DailyReviewsEndpointTests {
     }
 
     /// The report computed by hand: SQLite's own `date()` over `review.created_at`,
-    /// today (UTC) and the `days - 1` days before.
-    static func expectedReport(_ database: DatabasePool, days: Int) async throws -> [DailyReviewCount] {
+    /// today (UTC) and the `days - 1` days before. On PostgreSQL, written
+    /// otherwise than the service's variant: the first ten characters of the
+    /// text, against the server's UTC date minus `days - 1`.
+    static func expectedReport(_ database: any DatabaseWriter, _ backend: TestBackend, days: Int) async throws -> [DailyReviewCount] {
         try await database.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT date(created_at) AS day, COUNT(*) AS n, AVG(rating) AS average
-                FROM review
-                WHERE created_at IS NOT NULL AND date(created_at) >= date('now', ?)
-                GROUP BY date(created_at)
-                ORDER BY day
-                """, arguments: ["-\(days - 1) days"])
+            let rows = switch backend {
+            case .sqlite:
+                try Row.fetchAll(db, sql: """
+                    SELECT date(created_at) AS day, COUNT(*) AS n, AVG(rating) AS average
+                    FROM review
+                    WHERE created_at IS NOT NULL AND date(created_at) >= date('now', ?)
+                    GROUP BY date(created_at)
+                    ORDER BY day
+                    """, arguments: ["-\(days - 1) days"])
+            case .postgres:
+                try Row.fetchAll(db, sql: """
+                    SELECT substr(created_at, 1, 10) AS day, COUNT(*) AS n, CAST(AVG(rating) AS DOUBLE PRECISION) AS average
+                    FROM review
+                    WHERE created_at IS NOT NULL
+                      AND CAST(substr(created_at, 1, 10) AS DATE) >= CAST(now() AT TIME ZONE 'UTC' AS DATE) - CAST(? AS INTEGER)
+                    GROUP BY substr(created_at, 1, 10)
+                    ORDER BY day
+                    """, arguments: [days - 1])
+            }
             return try rows.map { DailyReviewCount(day: try $0["day"], count: try $0["n"], averageRating: try $0["average"]) }
         }
     }
 
-    @Test func createdAtIsSetOnCreateAndKeptOnReplace() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func createdAtIsSetOnCreateAndKeptOnReplace(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             let book = try #require(try await client.createBook(authorID: author, title: "T", isbn: "i", published: 2000).id)
             let before = Date()
@@ -69,9 +84,10 @@ struct DailyReviewsEndpointTests {
         if secondsToMidnight < 10 { try await Task.sleep(for: .seconds(secondsToMidnight + 1)) }
     }
 
-    @Test func dailyReportMatchesHandWrittenSQL() async throws {
+    @Test(arguments: TestBackend.available)
+    func dailyReportMatchesHandWrittenSQL(backend: TestBackend) async throws {
         try await Self.awayFromMidnight()
-        try await withBookshelf { client, database in
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             let book = try #require(try await client.createBook(authorID: author, title: "T", isbn: "i", published: 2000).id)
             // Two reviews today through the API, older ones written directly.
@@ -90,7 +106,7 @@ struct DailyReviewsEndpointTests {
             let week = try await client.send(.get, "/reviews/daily?days=7")
             #expect(week.status == .ok)
             let report = try week.decode(Report.self).items
-            #expect(report == (try await Self.expectedReport(database, days: 7)))
+            #expect(report == (try await Self.expectedReport(database, backend, days: 7)))
             // Today, yesterday, two days ago and six days ago; not 7 or 30 days ago, nor undated.
             #expect(report.map(\.count) == [1, 1, 3, 2])
             #expect(report.last?.averageRating == 3.5)
@@ -99,9 +115,9 @@ struct DailyReviewsEndpointTests {
             #expect(report.map(\.day) == [6, 2, 1, 0].map { now.addingTimeInterval(-Double($0) * day).formatted(formatter) })
 
             #expect(try await client.send(.get, "/reviews/daily").decode(Report.self).items == report)
-            #expect(try await client.send(.get, "/reviews/daily?days=1").decode(Report.self).items == (try await Self.expectedReport(database, days: 1)))
+            #expect(try await client.send(.get, "/reviews/daily?days=1").decode(Report.self).items == (try await Self.expectedReport(database, backend, days: 1)))
             let month = try await client.send(.get, "/reviews/daily?days=31").decode(Report.self).items
-            #expect(month == (try await Self.expectedReport(database, days: 31)))
+            #expect(month == (try await Self.expectedReport(database, backend, days: 31)))
             #expect(month.map(\.count).reduce(0, +) == 9)
 
             let object = try #require(try JSONSerialization.jsonObject(with: Data(week.body.readableBytesView)) as? [String: Any])
@@ -110,8 +126,9 @@ struct DailyReviewsEndpointTests {
         }
     }
 
-    @Test func badDaysAreRefused() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func badDaysAreRefused(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             #expect(try await client.send(.get, "/reviews/daily").decode(Report.self).items.isEmpty)
             for days in ["0", "-1", "367", "week"] {
                 let response = try await client.send(.get, "/reviews/daily?days=\(days)")

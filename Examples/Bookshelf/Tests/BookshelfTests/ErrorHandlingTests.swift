@@ -1,6 +1,6 @@
 // Tests of error handling across the service: malformed JSON, unknown routes,
 // oversized bodies, the error body format, and database errors that must be
-// logged but never leaked.
+// logged but never leaked; on each backend.
 
 @testable import BookshelfService
 import Foundation
@@ -12,8 +12,9 @@ import Testing
 
 @Suite("Error handling")
 struct ErrorHandlingTests {
-    @Test func malformedJSONIs400() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func malformedJSONIs400(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             for body in [#"{"name": "#, "not json", "", #"{"name" "A"}"#, "{\"name\": \"A\"} trailing"] {
                 for uri in ["/authors", "/books", "/reviews", "/books/discount"] {
                     let response = try await client.send(.post, uri, json: body)
@@ -26,8 +27,9 @@ struct ErrorHandlingTests {
         }
     }
 
-    @Test func errorBodyHasTheDocumentedShape() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func errorBodyHasTheDocumentedShape(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let response = try await client.send(.get, "/books/12345")
             #expect(response.status == .notFound)
             let object = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
@@ -38,8 +40,9 @@ struct ErrorHandlingTests {
         }
     }
 
-    @Test func unknownRoutesAre404JSON() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func unknownRoutesAre404JSON(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             for (method, uri) in [(HTTPRequest.Method.get, "/nothing"), (.get, "/authors/1/nothing"), (.patch, "/books/1")] {
                 let response = try await client.send(method, uri)
                 #expect(response.status == .notFound, "\(method) \(uri)")
@@ -48,8 +51,9 @@ struct ErrorHandlingTests {
         }
     }
 
-    @Test func oversizedBodyIsRefused() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func oversizedBodyIsRefused(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             // BookshelfRequestContext accepts 2 MiB.
             let name = String(repeating: "x", count: 3 * 1024 * 1024)
             let response = try await client.send(.post, "/authors", json: #"{"name": "\#(name)"}"#)
@@ -59,11 +63,33 @@ struct ErrorHandlingTests {
         }
     }
 
-    @Test func healthAnswers() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func healthAnswers(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let response = try await client.send(.get, "/health")
             #expect(response.status == .ok)
             #expect(String(buffer: response.body) == #"{"status":"ok"}"#)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func textWithANULCharacter(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
+            // SQLite stores it; PostgreSQL text cannot hold one: 422, not 500.
+            let created = try await client.send(.post, "/authors", json: #"{"name": "Nul\u0000Byte"}"#)
+            switch backend {
+            case .sqlite:
+                #expect(created.status == .created)
+            case .postgres:
+                #expect(created.status == .unprocessableContent)
+                #expect(try created.apiError().error.message == "a text value holds a character the database cannot store (NUL)")
+                #expect(try await database.read { db in try Author.fetchCount(db) } == 0)
+            }
+            // As a substring filter, a NUL never fails either.
+            for uri in ["/authors?name=%00", "/books?q=a%00b"] {
+                let response = try await client.send(.get, uri)
+                #expect(response.status == .ok, "\(uri)")
+            }
         }
     }
 
@@ -104,12 +130,14 @@ struct ErrorHandlingTests {
         #expect(notFound.status == .notFound)
     }
 
-    @Test func aDatabaseFailureDuringARequestIs500WithoutDetails() async throws {
-        try await withBookshelf { client, database in
-            // Break the schema under the service: reads of book now fail in SQLite.
+    @Test(arguments: TestBackend.available)
+    func aDatabaseFailureDuringARequestIs500WithoutDetails(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
+            // Break the schema under the service: reads of book now fail
+            // (on PostgreSQL, CASCADE drops the foreign key of book_stats too).
             try await database.write { db in
                 try db.execute(sql: "DROP TABLE review")
-                try db.execute(sql: "DROP TABLE book")
+                try db.execute(sql: backend == .postgres ? "DROP TABLE book CASCADE" : "DROP TABLE book")
             }
             let response = try await client.send(.get, "/books")
             #expect(response.status == .internalServerError)

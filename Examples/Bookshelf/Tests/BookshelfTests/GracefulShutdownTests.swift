@@ -1,6 +1,6 @@
 // Tests of graceful shutdown on a live server: a request in flight when
 // shutdown starts still completes (and its write commits), and the pool is
-// closed only after the HTTP server stopped.
+// closed only after the HTTP server stopped; on each backend.
 
 import BookshelfService
 import Foundation
@@ -14,11 +14,17 @@ import Testing
 
 @Suite("Graceful shutdown")
 struct GracefulShutdownTests {
-    @Test func aRequestInFlightFinishesBeforeThePoolCloses() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path + "/shutdown.sqlite"
-        let database = try await openBookshelfDatabase(path: path, logger: quietLogger)
-        let router = buildRouter(database: database)
+    @Test(arguments: TestBackend.available)
+    func aRequestInFlightFinishesBeforeThePoolCloses(backend: TestBackend) async throws {
+        try await withTestDatabase(backend) { testDatabase in
+            try await Self.aRequestInFlightFinishesBeforeThePoolCloses(testDatabase)
+        }
+    }
+
+    static func aRequestInFlightFinishesBeforeThePoolCloses(_ testDatabase: TestDatabase) async throws {
+        let opened = try await testDatabase.open()
+        let database = opened.writer
+        let router = buildRouter(database: opened)
         // A test-only slow route: it starts, waits, then writes.
         let (started, startedContinuation) = AsyncStream<Void>.makeStream()
         router.post("slow") { _, _ -> Author in
@@ -63,7 +69,8 @@ struct GracefulShutdownTests {
         await #expect(throws: DatabaseError.self) {
             try await database.read { db in try Author.fetchCount(db) }
         }
-        let reopened = try DatabaseQueue(path: path)
+        let reopened = try testDatabase.openUnmigrated()
+        defer { reopened.close() }
         #expect(try await reopened.read { db in try Author.fetchAll(db).map(\.name) } == ["written during shutdown"])
     }
 }

@@ -1,5 +1,5 @@
 // Tests of the /reviews endpoints: CRUD, list filters, rating bounds and
-// reviews of missing books.
+// reviews of missing books, on each backend (TestBackend.available).
 
 import BookshelfService
 import Foundation
@@ -10,8 +10,9 @@ import Testing
 
 @Suite("Reviews endpoints")
 struct ReviewEndpointTests {
-    @Test func createReadUpdateDelete() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func createReadUpdateDelete(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             let book = try #require(try await client.createBook(authorID: author, title: "T", isbn: "i", published: 2000).id)
             let review = try await client.createReview(bookID: book, reviewer: "Ann", rating: 4, comment: "Good")
@@ -33,8 +34,9 @@ struct ReviewEndpointTests {
         }
     }
 
-    @Test func reviewOfAMissingBookConflicts() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func reviewOfAMissingBookConflicts(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let response = try await client.send(.post, "/reviews", json: #"{"book_id": 42, "reviewer": "Ann", "rating": 3}"#)
             #expect(response.status == .conflict)
             #expect(try response.apiError().error.message == "no book with id 42")
@@ -42,8 +44,9 @@ struct ReviewEndpointTests {
         }
     }
 
-    @Test func ratingsOutsideOneToFiveAreRefused() async throws {
-        try await withBookshelf { client, database in
+    @Test(arguments: TestBackend.available)
+    func ratingsOutsideOneToFiveAreRefused(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, database in
             let author = try #require(try await client.createAuthor("A").id)
             let book = try #require(try await client.createBook(authorID: author, title: "T", isbn: "i", published: 2000).id)
             for rating in [0, 6, -1] {
@@ -55,8 +58,9 @@ struct ReviewEndpointTests {
         }
     }
 
-    @Test func listFiltersAndSorts() async throws {
-        try await withBookshelf { client, _ in
+    @Test(arguments: TestBackend.available)
+    func listFiltersAndSorts(backend: TestBackend) async throws {
+        try await withBookshelf(backend) { client, _ in
             let author = try #require(try await client.createAuthor("A").id)
             let first = try #require(try await client.createBook(authorID: author, title: "One", isbn: "1", published: 2000).id)
             let second = try #require(try await client.createBook(authorID: author, title: "Two", isbn: "2", published: 2001).id)

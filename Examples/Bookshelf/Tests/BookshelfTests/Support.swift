@@ -1,5 +1,6 @@
-// Test support: a fresh database file per test, the app under test, and
-// small helpers to send JSON and decode responses.
+// Test support: a fresh database per test (an SQLite file, or a PostgreSQL
+// schema of its own when QUARRY_POSTGRES_URL is set: see TestDatabase.swift),
+// the app under test, and small helpers to send JSON and decode responses.
 
 import BookshelfService
 import Foundation
@@ -31,26 +32,33 @@ let quietLogger: Logger = {
 }()
 
 /// Runs `body` against the full application (router, error middleware,
-/// database closer) on a fresh, migrated database file in a real
-/// `DatabasePool`, through HummingbirdTesting's in-process router client
-/// (or, with `.live`, a real server on a free port: `client.port`).
-/// Returns the pool, closed by then, for checks after shutdown.
+/// database closer) on a fresh, migrated database of `backend` (a file in a
+/// real `DatabasePool`, or a schema of its own in a `PostgresDatabasePool`),
+/// through HummingbirdTesting's in-process router client (or, with `.live`,
+/// a real server on a free port: `client.port`). Returns the pool, closed by
+/// then, for checks after shutdown; a PostgreSQL schema is dropped by then.
 @discardableResult
 func withBookshelf(
+    _ backend: TestBackend = .sqlite,
     _ setup: TestingSetup = .router,
     logger: Logger = quietLogger,
     eventsHeartbeat: Duration = BookshelfConfiguration.defaultEventsHeartbeat,
-    _ body: @Sendable (any TestClientProtocol, DatabasePool) async throws -> Void
-) async throws -> DatabasePool {
-    let directory = try TemporaryDirectory()
-    let path = directory.path + "/bookshelf.sqlite"
-    let database = try await openBookshelfDatabase(path: path, logger: logger)
-    let configuration = BookshelfConfiguration(port: 0, databasePath: path, eventsHeartbeat: eventsHeartbeat)
-    let app = buildApplication(configuration, database: database, logger: logger)
-    try await app.test(setup) { client in
-        try await body(client, database)
+    _ body: @Sendable (any TestClientProtocol, any DatabaseWriter) async throws -> Void
+) async throws -> any DatabaseWriter {
+    try await withTestDatabase(backend) { testDatabase in
+        let database = try await testDatabase.open(logger: logger)
+        let configuration = BookshelfConfiguration(port: 0, databasePath: testDatabase.location, eventsHeartbeat: eventsHeartbeat)
+        let app = buildApplication(configuration, database: database, logger: logger)
+        do {
+            try await app.test(setup) { client in
+                try await body(client, database.writer)
+            }
+        } catch {
+            database.writer.close()  // before the schema is dropped (the app closes it otherwise)
+            throw error
+        }
+        return database.writer
     }
-    return database
 }
 
 extension TestClientProtocol {

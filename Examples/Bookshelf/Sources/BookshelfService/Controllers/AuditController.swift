@@ -6,7 +6,7 @@ import Quarry
 
 /// The `/audit` route.
 struct AuditController: Sendable {
-    let database: DatabasePool
+    let database: any DatabaseWriter
 
     func addRoutes(to group: RouterGroup<BookshelfRequestContext>) {
         group.get(use: list)

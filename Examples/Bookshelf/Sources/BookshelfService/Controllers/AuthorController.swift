@@ -6,7 +6,9 @@ import Quarry
 
 /// The `/authors` routes.
 struct AuthorController: Sendable {
-    let database: DatabasePool
+    let database: any DatabaseWriter
+    /// Picks the PostgreSQL variant of the queries that differ.
+    let backend: DatabaseBackend
 
     static let sort = SortParameter<Author>(
         fields: ["id": (.asc(\.id), .desc(\.id)), "name": (.asc(\.name), .desc(\.name))],
@@ -38,7 +40,7 @@ struct AuthorController: Sendable {
         let orderings = try Self.sort.orderings(request.queryString("sort"))
         var filtered = Author.all()
         if let name = request.queryString("name"), !name.isEmpty {
-            filtered = filtered.filter { $0.name.contains(name) }
+            filtered = filtered.filter(backend.textContains(column: "name", name))
         }
         let query = filtered
         return try await database.read { db in
@@ -119,7 +121,12 @@ struct AuthorController: Sendable {
     /// `json_group_array` (see ``titlesRequest(authorID:)``).
     @Sendable func titles(_ request: Request, context: BookshelfRequestContext) async throws -> AuthorTitles {
         let id = try context.pathID()
-        let found = try await database.read { db in try Self.titlesRequest(authorID: id).fetchOne(db) }
+        let found = try await database.read { [backend] db in
+            switch backend {
+            case .sqlite: try Self.titlesRequest(authorID: id).fetchOne(db)
+            case .postgres: try AuthorTitles.fetchOne(db, sql: Self.postgreSQLTitlesSQL, arguments: [id])
+            }
+        }
         guard var found else { throw APIError.notFound("no author with id \(id)") }
         // SQLite does not define the order in which an aggregate sees its rows.
         found.titles.sort()
@@ -148,4 +155,14 @@ struct AuthorController: Sendable {
             .group(\.id)
             .asRequest(of: AuthorTitles.self)
     }
+
+    /// The PostgreSQL variant of ``titlesRequest(authorID:)``, which has no
+    /// `json_group_array`: `json_agg`, and `COALESCE` to `[]` since
+    /// `json_agg` of no rows is NULL. One argument, the author's id.
+    static let postgreSQLTitlesSQL = """
+        SELECT "author"."id" AS "author_id", "author"."name" AS "name",
+               COALESCE(json_agg("books"."title") FILTER (WHERE "books"."id" IS NOT NULL), '[]'::json) AS "titles"
+        FROM "author" LEFT JOIN "book" "books" ON "books"."author_id" = "author"."id"
+        WHERE "author"."id" = ? GROUP BY "author"."id"
+        """
 }

@@ -6,7 +6,9 @@ import Quarry
 
 /// The `/books` routes.
 struct BookController: Sendable {
-    let database: DatabasePool
+    let database: any DatabaseWriter
+    /// Picks the PostgreSQL variant of the queries that differ.
+    let backend: DatabaseBackend
 
     static let sort = SortParameter<Book>(
         fields: [
@@ -69,7 +71,7 @@ struct BookController: Sendable {
             filtered = filtered.filter(\.published <= to)
         }
         if let text = request.queryString("q"), !text.isEmpty {
-            filtered = filtered.filter { $0.title.contains(text) }
+            filtered = filtered.filter(backend.textContains(column: "title", text))
         }
         let query = filtered
         return try await database.read { db in
@@ -83,10 +85,10 @@ struct BookController: Sendable {
     @Sendable func topRated(_ request: Request, context: BookshelfRequestContext) async throws -> ItemList<RatedBook> {
         let limit = try request.queryInt("limit", in: 1...Self.maximumTopLimit) ?? 10
         let minimumReviews = try request.queryInt("min_reviews", in: 1...1_000_000) ?? 1
-        let items = try await database.read { db -> [RatedBook] in
+        let items = try await database.read { [backend] db -> [RatedBook] in
             // The book's columns plus two association aggregates (correlated
             // subqueries on review), decoded straight into RatedBook.
-            let averageRating = Book.reviews.average(\.rating)
+            let averageRating = backend == .postgres ? Self.postgreSQLAverageRating : Book.reviews.average(\.rating)
             let reviewCount = Book.reviews.count
             return try Book
                 .annotated(with: averageRating.forKey("average_rating"), reviewCount.forKey("review_count"))
@@ -98,6 +100,13 @@ struct BookController: Sendable {
         }
         return ItemList(items: items)
     }
+
+    /// The average rating of a book on PostgreSQL, where `AVG` of integers is
+    /// a `numeric` (read as text): the correlated subquery of
+    /// `Book.reviews.average(\.rating)`, cast to a double.
+    static let postgreSQLAverageRating = QueryExpression<Book, Double?>(sql: """
+        CAST((SELECT AVG("review"."rating") FROM "review" WHERE "review"."book_id" = "book"."id") AS DOUBLE PRECISION)
+        """)
 
     /// `POST /books/discount` with `{"author_id": 1, "percent": 10}`: lowers
     /// the price of all the author's books (rounding down to the cent) in one

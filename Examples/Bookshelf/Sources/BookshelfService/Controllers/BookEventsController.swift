@@ -1,6 +1,7 @@
 // BookEventsController: GET /books/events, a Server-Sent Events stream of the
 // book count and the latest books, fed by a Quarry ValueObservation: one event
-// now, then one after each commit that changed the `book` table.
+// now, then one after each commit that changed the `book` table. SQLite only:
+// 501 on PostgreSQL, where Quarry does not observe transactions.
 
 import Foundation
 import Hummingbird
@@ -35,8 +36,11 @@ struct BooksSnapshot: Codable, Sendable, Equatable {
 /// line (`: heartbeat`) goes out every `heartbeat`. The
 /// stream ends after `limit` events (1…1000; none by default), when the
 /// client goes away (a write fails), or when the server shuts down.
+///
+/// On PostgreSQL it answers 501: Quarry's observation of commits is
+/// SQLite-only (on a server it would never notify).
 struct BookEventsController: Sendable {
-    let database: DatabasePool
+    let database: BookshelfDatabase
     /// How often a heartbeat comment is sent.
     let heartbeat: Duration
 
@@ -60,9 +64,10 @@ struct BookEventsController: Sendable {
 
     /// `GET /books/events?limit=N`.
     @Sendable func events(_ request: Request, context: BookshelfRequestContext) async throws -> Response {
+        guard database.backend == .sqlite else { throw APIError.notAvailableOnPostgreSQL("the book event stream") }
         let limit = try request.queryInt("limit", in: 1...Self.maximumLimit)
         let stream = BookEventStream(
-            values: Self.observation.values(in: database, bufferingPolicy: .bufferingNewest(1)),
+            values: Self.observation.values(in: database.writer, bufferingPolicy: .bufferingNewest(1)),
             heartbeat: heartbeat, limit: limit, logger: context.logger)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"

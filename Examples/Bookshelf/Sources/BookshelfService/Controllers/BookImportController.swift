@@ -6,7 +6,7 @@ import Quarry
 
 /// The `/books/import` route.
 struct BookImportController: Sendable {
-    let database: DatabasePool
+    let database: any DatabaseWriter
 
     /// The most books one import takes (more: 413).
     static let maximumBookCount = 1_000

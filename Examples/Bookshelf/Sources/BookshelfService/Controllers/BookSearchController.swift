@@ -1,13 +1,15 @@
 // BookSearchController: GET /books/search, full-text search of book titles
 // and author names in the FTS5 table `book_search`, ranked by bm25, with the
-// matched words highlighted.
+// matched words highlighted. SQLite only: 501 on PostgreSQL (no FTS5 there).
 
 import Hummingbird
 import Quarry
 
 /// The `/books/search` route.
 struct BookSearchController: Sendable {
-    let database: DatabasePool
+    let database: any DatabaseWriter
+    /// Picks the PostgreSQL variant of the queries that differ.
+    let backend: DatabaseBackend
 
     /// How much more a word in the title counts than one in the author's
     /// name, in the bm25 ranking.
@@ -39,7 +41,9 @@ struct BookSearchController: Sendable {
     ///   word; equal ranks by book id.
     /// - Each item is a ``BookSearchHit``: the book, the author's name, and
     ///   the title and name escaped for HTML with the matches in `<b>…</b>`.
+    /// - On PostgreSQL: 501 (the FTS5 table is not created there).
     @Sendable func search(_ request: Request, context: BookshelfRequestContext) async throws -> Page<BookSearchHit> {
+        guard backend == .sqlite else { throw APIError.notAvailableOnPostgreSQL("full-text search (FTS5)") }
         guard let text = request.queryString("q"), !text.isEmpty else {
             throw APIError.badRequest("query parameter `q` is required and must not be empty")
         }

@@ -8,7 +8,9 @@ import Quarry
 
 /// The `/reviews` routes.
 struct ReviewController: Sendable {
-    let database: DatabasePool
+    let database: any DatabaseWriter
+    /// Picks the PostgreSQL variant of the queries that differ.
+    let backend: DatabaseBackend
 
     static let sort = SortParameter<Review>(
         fields: ["id": (.asc(\.id), .desc(\.id)), "rating": (.asc(\.rating), .desc(\.rating))],
@@ -118,8 +120,17 @@ struct ReviewController: Sendable {
     /// ``dailyReportRequest(days:now:)``.
     @Sendable func daily(_ request: Request, context: BookshelfRequestContext) async throws -> ItemList<DailyReviewCount> {
         let days = try request.queryInt("days", in: 1...Self.maximumReportDays) ?? 7
-        let report = Self.dailyReportRequest(days: days, now: Date())
-        return ItemList(items: try await database.read { db in try report.fetchAll(db) })
+        let now = Date()
+        switch backend {
+        case .sqlite:
+            let report = Self.dailyReportRequest(days: days, now: now)
+            return ItemList(items: try await database.read { db in try report.fetchAll(db) })
+        case .postgres:
+            let firstDay = Self.utcDay(now.addingTimeInterval(Double(1 - days) * 86_400))
+            return ItemList(items: try await database.read { db in
+                try DailyReviewCount.fetchAll(db, sql: Self.postgreSQLDailyReportSQL, arguments: [firstDay])
+            })
+        }
     }
 
     /// The reviews of each day from `days - 1` days before `now` to `now`
@@ -141,5 +152,24 @@ struct ReviewController: Sendable {
             .group(day)
             .order(day)
             .asRequest(of: DailyReviewCount.self)
+    }
+
+    /// The PostgreSQL variant of ``dailyReportRequest(days:now:)``, which has
+    /// no `date()`: the day is `to_char` of `created_at` (UTC text, as on
+    /// SQLite) read as a timestamp, and the average a double (`AVG` of
+    /// integers is a `numeric`). One argument: the first day, `YYYY-MM-DD`.
+    static let postgreSQLDailyReportSQL = """
+        SELECT to_char(CAST("created_at" AS TIMESTAMP), 'YYYY-MM-DD') AS "day", COUNT(*) AS "count",
+               CAST(AVG("rating") AS DOUBLE PRECISION) AS "average_rating"
+        FROM "review" WHERE to_char(CAST("created_at" AS TIMESTAMP), 'YYYY-MM-DD') >= ?
+        GROUP BY 1 ORDER BY 1
+        """
+
+    /// The UTC day of `date`, `YYYY-MM-DD`.
+    static func utcDay(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .gmt
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 }

@@ -12,11 +12,16 @@ import Quarry
 /// - ``APIError`` as it is;
 /// - Hummingbird's `HTTPError` (unknown route, body too large…) with its status;
 /// - Quarry constraint violations: unique or foreign key → 409, CHECK or
-///   NOT NULL → 422; `RecordError.recordNotFound` → 404;
+///   NOT NULL → 422; text PostgreSQL cannot store (a NUL) → 422;
+///   `RecordError.recordNotFound` → 404;
 /// - anything else → 500 "internal error", with the details logged only.
 public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Makes the middleware.
     public init() {}
+
+    /// PostgreSQL's SQLSTATEs for text it cannot store: `22021`
+    /// (character_not_in_repertoire, a NUL) and `22P05` (untranslatable_character).
+    static var unstorableTextStates: Set<String> { ["22021", "22P05"] }
 
     /// Runs the rest of the chain and converts its errors.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -49,6 +54,11 @@ public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if error.isCheckConstraintViolation || error.isNotNullConstraintViolation {
                 logger.info("constraint violation", metadata: ["route": "\(route)", "error": "\(error)"])
                 return .unprocessable("a value is out of its allowed range")
+            }
+            if let sqlState = error.sqlState, Self.unstorableTextStates.contains(sqlState) {
+                // PostgreSQL text cannot hold NUL (SQLite's can): bad input, not a failure.
+                logger.info("unstorable text", metadata: ["route": "\(route)", "error": "\(error)"])
+                return .unprocessable("a text value holds a character the database cannot store (NUL)")
             }
             logger.error("database error", metadata: ["route": "\(route)", "error": "\(error)"])
             return APIError(.internalServerError, "internal error")
