@@ -50,21 +50,13 @@ public struct BookshelfDatabase: Sendable {
 
 extension DatabaseBackend {
     /// Whether the text column `column` (of the request's table) contains
-    /// `substring`, case-sensitively, in the SQL of this backend:
-    /// `instr("column", ?) > 0` on SQLite (Quarry's `contains(_:)`),
-    /// `strpos("column", ?) > 0` on PostgreSQL, which has no `instr`. The
-    /// substring is bound, never spliced; `column` is one of the service's
-    /// fixed column names, quoted. PostgreSQL text cannot hold NUL, so there a
-    /// substring with a NUL matches nothing (binding it would fail).
+    /// `substring`, case-sensitively: Quarry's `contains(_:)` (`instr` on
+    /// SQLite, `strpos` on PostgreSQL), the substring bound. PostgreSQL text
+    /// cannot hold NUL, so there a substring with a NUL matches nothing
+    /// (binding it would fail).
     func textContains<Root>(column: String, _ substring: String) -> QueryExpression<Root, Bool> {
-        switch self {
-        case .sqlite:
-            return QueryExpression<Root, String>(column).contains(substring)
-        case .postgres:
-            if substring.unicodeScalars.contains("\u{0}") { return QueryExpression(sql: "FALSE") }
-            let quoted = "\"" + column.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            return QueryExpression(sql: "strpos(\(quoted), ?) > 0", arguments: [substring])
-        }
+        if self == .postgres, substring.unicodeScalars.contains("\u{0}") { return QueryExpression(sql: "FALSE") }
+        return QueryExpression<Root, String>(column).contains(substring)
     }
 }
 
