@@ -142,7 +142,8 @@ EOF
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir'
-max_connections = 200
+# The tests run many suites in parallel, each with a pool of its own.
+max_connections = 500
 fsync = off
 synchronous_commit = off
 full_page_writes = off

@@ -117,32 +117,29 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 /// A schema of its own on the PostgreSQL test server, and a pool whose
 /// connections use it.
 private final class PostgresSchema {
+    /// One pool for every schema's creation and removal: the test cases run
+    /// in parallel, and each PostgreSQL connection is a server process.
+    private static let admin = Result { try PostgresDatabasePool(url: Backend.postgresURL ?? "", maximumConnectionCount: 2) }
+
     let name = "quarry_shared_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-    private let admin: PostgresDatabasePool
     let pool: PostgresDatabasePool
 
     init(configuration: Configuration) throws {
-        let url = Backend.postgresURL ?? ""
-        admin = try PostgresDatabasePool(url: url, maximumConnectionCount: 1)
         let name = self.name
-        try admin.writeWithoutTransaction { db in try db.execute(sql: "CREATE SCHEMA \(name.quotedDatabaseIdentifier)") }
+        try Self.admin.get().writeWithoutTransaction { db in try db.execute(sql: "CREATE SCHEMA \(name.quotedDatabaseIdentifier)") }
         var configuration = configuration
-        let prepare = configuration.prepareDatabase
-        configuration.prepareDatabase = { db in
-            try db.execute(sql: "SET search_path TO \(name.quotedDatabaseIdentifier)")
-            try prepare?(db)
-        }
-        pool = try PostgresDatabasePool(url: url, maximumConnectionCount: 4, configuration: configuration)
+        configuration.prepareDatabase { db in try db.execute(sql: "SET search_path TO \(name.quotedDatabaseIdentifier)") }
+        // A writer and a reader are enough for the tests' accesses.
+        pool = try PostgresDatabasePool(url: Backend.postgresURL ?? "", maximumConnectionCount: 2, configuration: configuration)
     }
 
     /// Closes the pool and drops the schema with everything in it.
     func drop() {
         pool.close()
         let name = self.name
-        _ = try? admin.writeWithoutTransaction { db in
+        _ = try? Self.admin.get().writeWithoutTransaction { db in
             try db.execute(sql: "DROP SCHEMA IF EXISTS \(name.quotedDatabaseIdentifier) CASCADE")
         }
-        admin.close()
     }
 }
 
