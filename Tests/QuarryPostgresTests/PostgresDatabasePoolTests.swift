@@ -304,3 +304,36 @@ private struct PGTeamWithPlayers: Decodable, FetchableRecord, Sendable {
     var team: PGTeam
     var players: [PGPlayer]
 }
+
+/// Observation needs SQLite's hooks: on PostgreSQL it fails at once, with an
+/// error that says so, instead of never seeing a change.
+@Suite(.enabled(if: PostgresTestServer.poolSuiteEnabled, "QUARRY_POSTGRES_URL is not set"))
+struct PostgresObservationRefusalTests {
+    private final class Observer: TransactionObserver, @unchecked Sendable {
+        func observes(eventsOfKind kind: DatabaseEventKind) -> Bool { true }
+        func databaseDidChange(with event: DatabaseEvent) {}
+        func databaseDidCommit(_ db: Database) {}
+        func databaseDidRollback(_ db: Database) {}
+    }
+
+    @Test func valueObservationAndObserversThrowOnPostgreSQL() async throws {
+        let pool = try PostgresDatabasePool(url: PostgresTestServer.url ?? "", maximumConnectionCount: 2)
+        defer { pool.close() }
+        let observation = ValueObservation.tracking { db in try Int.fetchOne(db, sql: "SELECT 1") ?? 0 }
+        do {
+            for try await _ in observation.values(in: pool) {
+                Issue.record("a value was observed on PostgreSQL")
+                break
+            }
+            Issue.record("the observation ended without an error")
+        } catch let error as DatabaseError {
+            #expect(error.message.contains("ValueObservation is SQLite-only"))
+        }
+        do {
+            try pool.add(transactionObserver: Observer())
+            Issue.record("a transaction observer was added on PostgreSQL")
+        } catch let error as DatabaseError {
+            #expect(error.message.contains("transaction observers"))
+        }
+    }
+}

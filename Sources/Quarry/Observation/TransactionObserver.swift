@@ -106,6 +106,11 @@ extension Database {
     /// the first observer makes SQLite compile the connection's statements
     /// again before their next run, so that `DELETE` without `WHERE` reports
     /// each row (see ``TransactionObserver``).
+    ///
+    /// On a database server connection (PostgreSQL), the observer is told
+    /// nothing: the server does not report changes. This method cannot throw
+    /// (GRDB's spelling); the `DatabaseWriter` method and `ValueObservation`
+    /// throw there instead.
     public func add(transactionObserver: some TransactionObserver, extent: TransactionObservationExtent = .observerLifetime) {
         observationBroker.add(transactionObserver, extent: extent)
     }
@@ -126,7 +131,10 @@ extension DatabaseWriter {
     public func add(
         transactionObserver: some TransactionObserver, extent: Database.TransactionObservationExtent = .observerLifetime
     ) throws {
-        try writeWithoutTransaction { db in db.add(transactionObserver: transactionObserver, extent: extent) }
+        try writeWithoutTransaction { db in
+            try db.requireSQLite("transaction observers (add(transactionObserver:))")
+            db.add(transactionObserver: transactionObserver, extent: extent)
+        }
     }
 
     /// Detaches `transactionObserver` from the writer connection.

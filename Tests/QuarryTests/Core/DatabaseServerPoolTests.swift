@@ -30,6 +30,18 @@ struct DatabaseServerPoolTests {
         return (pool, opened)
     }
 
+    @Test func observationIsRefusedOnAServer() async throws {
+        let directory = try TemporaryDirectory()
+        let (pool, _) = try makePool(directory)
+        let failed = AsyncStream<String>.makeStream()
+        let cancellable = ValueObservation.tracking { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry") ?? 0 }
+            .start(in: pool, onError: { error in failed.continuation.yield("\(error)") }, onChange: { _ in failed.continuation.yield("value") })
+        var iterator = failed.stream.makeAsyncIterator()
+        let first = await iterator.next()
+        cancellable.cancel()
+        #expect(first?.contains("ValueObservation is SQLite-only") == true)
+    }
+
     @Test func writesCommitAndReadsSeeThem() throws {
         let directory = try TemporaryDirectory()
         let (pool, opened) = try makePool(directory)
