@@ -235,25 +235,25 @@ struct ColumnGroupTests {
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func customNamingRulesAndStrategies(kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db throws in
-            try db.execute(sql: """
-                CREATE TABLE product (id INTEGER PRIMARY KEY, cents INTEGER, currency TEXT,
-                                      shipping_cost_cents INTEGER, shipping_cost_currency TEXT)
-                """)
-            let product = GroupProduct(id: 1, price: GroupMoney(amount: 1250, currency: "NOK"), shippingCost: GroupMoney(amount: 99, currency: "EUR"))
-            try product.insert(db)
-            let row = try #require(try Row.fetchOne(db, sql: "SELECT cents, currency, shipping_cost_cents, shipping_cost_currency FROM product"))
-            #expect(row.databaseValues == [.integer(1250), .text("NOK"), .integer(99), .text("EUR")])
-            #expect(try GroupProduct.fetchOne(db, key: 1) == product)
-            let request = GroupProduct.filter(\.shippingCost.amount < 100).select(\.price.amount)
-            try expectSQL(request, db, #"""
-                SELECT "cents" FROM "product" WHERE "shipping_cost_cents" < ?
-                """#, [100])
-            #expect(try request.fetchAll(db) == [1250])
+    @Test(arguments: Backend.all)
+    func customNamingRulesAndStrategies(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try db.execute(sql: """
+                    CREATE TABLE product (id INTEGER PRIMARY KEY, cents INTEGER, currency TEXT,
+                                          shipping_cost_cents INTEGER, shipping_cost_currency TEXT)
+                    """)
+                let product = GroupProduct(id: 1, price: GroupMoney(amount: 1250, currency: "NOK"), shippingCost: GroupMoney(amount: 99, currency: "EUR"))
+                try product.insert(db)
+                let row = try #require(try Row.fetchOne(db, sql: "SELECT cents, currency, shipping_cost_cents, shipping_cost_currency FROM product"))
+                #expect(row.databaseValues == [.integer(1250), .text("NOK"), .integer(99), .text("EUR")])
+                #expect(try GroupProduct.fetchOne(db, key: 1) == product)
+                let request = GroupProduct.filter(\.shippingCost.amount < 100).select(\.price.amount)
+                try expectSQL(request, db, #"""
+                    SELECT "cents" FROM "product" WHERE "shipping_cost_cents" < ?
+                    """#, [100])
+                #expect(try request.fetchAll(db) == [1250])
+            }
         }
     }
 
@@ -274,20 +274,20 @@ struct ColumnGroupTests {
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func aGroupThatIsNotKeyedIsRefused(kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db throws in
-            try db.execute(sql: "CREATE TABLE holder (id INTEGER PRIMARY KEY, opaque_value TEXT)")
-            let encodeError = #expect(throws: (any Error).self) {
-                try GroupHolder(id: 1, opaque: GroupOpaque(value: "x")).insert(db)
+    @Test(arguments: Backend.all)
+    func aGroupThatIsNotKeyedIsRefused(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try db.execute(sql: "CREATE TABLE holder (id INTEGER PRIMARY KEY, opaque_value TEXT)")
+                let encodeError = #expect(throws: (any Error).self) {
+                    try GroupHolder(id: 1, opaque: GroupOpaque(value: "x")).insert(db)
+                }
+                #expect("\(encodeError.map { "\($0)" } ?? "")".contains("GroupOpaque asked for an unkeyed container"))
+                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM holder") == 0)
+                try db.execute(sql: "INSERT INTO holder VALUES (1, '[\"x\"]')")
+                let decodeError = #expect(throws: RowDecodingError.self) { _ = try GroupHolder.fetchAll(db) }
+                #expect(decodeError.map { "\($0)" }?.contains("GroupOpaque asked for an unkeyed container") == true)
             }
-            #expect("\(encodeError.map { "\($0)" } ?? "")".contains("GroupOpaque asked for an unkeyed container"))
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM holder") == 0)
-            try db.execute(sql: "INSERT INTO holder VALUES (1, '[\"x\"]')")
-            let decodeError = #expect(throws: RowDecodingError.self) { _ = try GroupHolder.fetchAll(db) }
-            #expect(decodeError.map { "\($0)" }?.contains("GroupOpaque asked for an unkeyed container") == true)
         }
     }
 }

@@ -20,37 +20,39 @@ struct ContainerReader: Codable, FetchableRecord, MutablePersistableRecord {
 }
 
 @Suite(.serialized) struct DidInsertContainerTests {
-    @Test(arguments: WriterKind.allCases)
-    func containerHoldsTheNewRowID(_ kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        ContainerReader.seen = []
-        try writer.write { db in
-            try db.execute(sql: "CREATE TABLE containerReader (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")
-            var first = ContainerReader(id: nil, name: "a")
-            try first.insert(db)
-            #expect(first.id == 1)
-            var second = ContainerReader(id: nil, name: "b")
-            let fetched = try second.insertAndFetch(db)
-            #expect(second.id == 2 && fetched.id == 2)
-            var third = ContainerReader(id: nil, name: "c")
-            try third.upsert(db)
-            #expect(third.id == 3)
-            var explicit = ContainerReader(id: 10, name: "d")
-            try explicit.insert(db)
-            #expect(explicit.id == 10)
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+    @Test(arguments: Backend.sqlite)
+    func containerHoldsTheNewRowID(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            ContainerReader.seen = []
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE containerReader (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")
+                var first = ContainerReader(id: nil, name: "a")
+                try first.insert(db)
+                #expect(first.id == 1)
+                var second = ContainerReader(id: nil, name: "b")
+                let fetched = try second.insertAndFetch(db)
+                #expect(second.id == 2 && fetched.id == 2)
+                var third = ContainerReader(id: nil, name: "c")
+                try third.upsert(db)
+                #expect(third.id == 3)
+                var explicit = ContainerReader(id: 10, name: "d")
+                try explicit.insert(db)
+                #expect(explicit.id == 10)
+            }
+            #expect(ContainerReader.seen == [.integer(1), .integer(2), .integer(3), .integer(10)])
         }
-        #expect(ContainerReader.seen == [.integer(1), .integer(2), .integer(3), .integer(10)])
     }
 
     /// The default didInsert of Decodable records still writes the id back.
-    @Test func defaultDidInsertWritesTheIDBack() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try makeQueryFixtures(db)
-            var player = QPlayer(id: nil, name: "Fay", score: 1, teamID: nil, bonus: 0, isActive: true)
-            try player.insert(db)
-            #expect(player.id == 6)
+    @Test(arguments: Backend.all) func defaultDidInsertWritesTheIDBack(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try makeQueryFixtures(db)
+                var player = QPlayer(id: nil, name: "Fay", score: 1, teamID: nil, bonus: 0, isActive: true)
+                try player.insert(db)
+                #expect(player.id == 6)
+            }
         }
     }
 }

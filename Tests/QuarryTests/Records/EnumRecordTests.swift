@@ -178,40 +178,40 @@ struct EnumRecordTests {
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func renamedCasesAndAnotherDiscriminator(kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db throws in
-            try db.execute(sql: "CREATE TABLE shape (id INTEGER PRIMARY KEY, type TEXT NOT NULL, radius REAL, side REAL)")
-            try Shape.circle(.init(id: 1, radius: 2)).insert(db)
-            try Shape.square(.init(id: 2, side: 3)).insert(db)
-            let rows = try Row.fetchAll(db, sql: "SELECT type, radius, side FROM shape ORDER BY id")
-            #expect(rows.map(\.databaseValues) == [
-                [.text("CIRCLE"), .real(2), .null], [.text("SQUARE"), .null, .real(3)],
-            ])
-            let squares = Shape.filter(case: Shape.square)
-            try expectSQL(squares, db, #"SELECT * FROM "shape" WHERE "type" = ?"#, ["SQUARE"])
-            #expect(try squares.fetchAll(db) == [.square(.init(id: 2, side: 3))])
+    @Test(arguments: Backend.all)
+    func renamedCasesAndAnotherDiscriminator(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try db.execute(sql: "CREATE TABLE shape (id INTEGER PRIMARY KEY, type TEXT NOT NULL, radius REAL, side REAL)")
+                try Shape.circle(.init(id: 1, radius: 2)).insert(db)
+                try Shape.square(.init(id: 2, side: 3)).insert(db)
+                let rows = try Row.fetchAll(db, sql: "SELECT type, radius, side FROM shape ORDER BY id")
+                #expect(rows.map(\.databaseValues) == [
+                    [.text("CIRCLE"), .real(2), .null], [.text("SQUARE"), .null, .real(3)],
+                ])
+                let squares = Shape.filter(case: Shape.square)
+                try expectSQL(squares, db, #"SELECT * FROM "shape" WHERE "type" = ?"#, ["SQUARE"])
+                #expect(try squares.fetchAll(db) == [.square(.init(id: 2, side: 3))])
+            }
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func theDiscriminatorFollowsTheNamingStrategy(kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db throws in
-            try db.execute(sql: "CREATE TABLE token (id INTEGER PRIMARY KEY, token_kind TEXT NOT NULL, word_text TEXT, number_value INTEGER)")
-            try Token.word(.init(id: 1, wordText: "hi")).insert(db)
-            try Token.number(id: 2, numberValue: 7).insert(db)
-            let rows = try Row.fetchAll(db, sql: "SELECT token_kind, word_text, number_value FROM token ORDER BY id")
-            #expect(rows.map(\.databaseValues) == [[.text("word"), .text("hi"), .null], [.text("number"), .null, .integer(7)]])
-            #expect(try Token.fetchAll(db, sql: "SELECT * FROM token ORDER BY id") == [
-                .word(.init(id: 1, wordText: "hi")), .number(id: 2, numberValue: 7),
-            ])
-            let numbers = Token.filter(case: Token.number)
-            try expectSQL(numbers, db, #"SELECT * FROM "token" WHERE "token_kind" = ?"#, ["number"])
-            #expect(try numbers.fetchAll(db) == [.number(id: 2, numberValue: 7)])
+    @Test(arguments: Backend.all)
+    func theDiscriminatorFollowsTheNamingStrategy(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try db.execute(sql: "CREATE TABLE token (id INTEGER PRIMARY KEY, token_kind TEXT NOT NULL, word_text TEXT, number_value INTEGER)")
+                try Token.word(.init(id: 1, wordText: "hi")).insert(db)
+                try Token.number(id: 2, numberValue: 7).insert(db)
+                let rows = try Row.fetchAll(db, sql: "SELECT token_kind, word_text, number_value FROM token ORDER BY id")
+                #expect(rows.map(\.databaseValues) == [[.text("word"), .text("hi"), .null], [.text("number"), .null, .integer(7)]])
+                #expect(try Token.fetchAll(db, sql: "SELECT * FROM token ORDER BY id") == [
+                    .word(.init(id: 1, wordText: "hi")), .number(id: 2, numberValue: 7),
+                ])
+                let numbers = Token.filter(case: Token.number)
+                try expectSQL(numbers, db, #"SELECT * FROM "token" WHERE "token_kind" = ?"#, ["number"])
+                #expect(try numbers.fetchAll(db) == [.number(id: 2, numberValue: 7)])
+            }
         }
     }
 
@@ -233,13 +233,14 @@ struct EnumRecordTests {
         }
     }
 
-    @Test
-    func keyPathsOfAnEnumRecordAreRefused() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.read { db throws in
-            let error = #expect(throws: KeyPathColumnError.self) { _ = try Media.filter(\.title == "Dune").sql(db) }
-            #expect(error?.reason.contains("Media is an enum record") == true)
-            #expect(error?.reason.contains("filter(case:)") == true)
+    @Test(arguments: Backend.all)
+    func keyPathsOfAnEnumRecordAreRefused(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.read { db throws in
+                let error = #expect(throws: KeyPathColumnError.self) { _ = try Media.filter(\.title == "Dune").sql(db) }
+                #expect(error?.reason.contains("Media is an enum record") == true)
+                #expect(error?.reason.contains("filter(case:)") == true)
+            }
         }
     }
 }

@@ -46,44 +46,46 @@ struct ISOAddressPlayer: Codable, FetchableRecord, PersistableRecord, Equatable 
     static let since = Date(timeIntervalSince1970: 1_700_000_000.123)
     static let schema = "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, visits TEXT NOT NULL, tags TEXT NOT NULL)"
 
-    @Test(arguments: WriterKind.allCases)
-    func nestedValuesAreWrittenInGRDBsFormat(_ kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db in
-            try db.execute(sql: Self.schema)
-            var player = JSONPlayer(
-                id: nil, name: "Arthur", address: JSONAddress(city: "Oslo", since: Self.since),
-                visits: [Self.since, Self.since.addingTimeInterval(60)], tags: ["b": Data([0, 1, 2, 255])])
-            try player.insert(db)
-            let row = try #require(try Row.fetchOne(db, sql: "SELECT address, visits, tags FROM player"))
-            #expect(try row["address"] == DatabaseValue.text(#"{"city":"Oslo","since":1700000000123}"#))
-            #expect(try row["visits"] == DatabaseValue.text("[1700000000123,1700000060123]"))
-            #expect(try row["tags"] == DatabaseValue.text(#"{"b":"AAEC\/w=="}"#))
-            #expect(try JSONPlayer.fetchOne(db) == player)
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite)
+    func nestedValuesAreWrittenInGRDBsFormat(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: Self.schema)
+                var player = JSONPlayer(
+                    id: nil, name: "Arthur", address: JSONAddress(city: "Oslo", since: Self.since),
+                    visits: [Self.since, Self.since.addingTimeInterval(60)], tags: ["b": Data([0, 1, 2, 255])])
+                try player.insert(db)
+                let row = try #require(try Row.fetchOne(db, sql: "SELECT address, visits, tags FROM player"))
+                #expect(try row["address"] == DatabaseValue.text(#"{"city":"Oslo","since":1700000000123}"#))
+                #expect(try row["visits"] == DatabaseValue.text("[1700000000123,1700000060123]"))
+                #expect(try row["tags"] == DatabaseValue.text(#"{"b":"AAEC\/w=="}"#))
+                #expect(try JSONPlayer.fetchOne(db) == player)
+            }
         }
     }
 
     /// JSON text exactly as GRDB writes it reads back as the same dates.
-    @Test(arguments: WriterKind.allCases)
-    func jsonWrittenByGRDBReadsBackUnchanged(_ kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db in
-            try db.execute(sql: Self.schema)
-            try db.execute(sql: """
-                INSERT INTO player (id, name, address, visits, tags)
-                VALUES (1, 'Arthur', '{"city":"Oslo","since":1700000000123}', '[1700000000123,1700000060123]', '{"b":"AAEC\\/w=="}')
-                """)
+    @Test(arguments: Backend.all)
+    func jsonWrittenByGRDBReadsBackUnchanged(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: Self.schema)
+                try db.execute(sql: """
+                    INSERT INTO player (id, name, address, visits, tags)
+                    VALUES (1, 'Arthur', '{"city":"Oslo","since":1700000000123}', '[1700000000123,1700000060123]', '{"b":"AAEC\\/w=="}')
+                    """)
+            }
+            let player = try writer.read { db in try #require(try JSONPlayer.fetchOne(db)) }
+            #expect(abs(player.address.since.timeIntervalSince1970 - 1_700_000_000.123) < 0.000_5)
+            #expect(player.visits.map { ($0.timeIntervalSince1970 * 1000).rounded() } == [1_700_000_000_123, 1_700_000_060_123])
+            #expect(player.tags == ["b": Data([0, 1, 2, 255])])
+            // Selected nested values read in the same format.
+            let address = try writer.read { db in try JSONPlayer.select(\.address).fetchOne(db) }
+            #expect(address?.city == "Oslo")
+            #expect(address.map { abs($0.since.timeIntervalSince1970 - 1_700_000_000.123) < 0.000_5 } == true)
         }
-        let player = try writer.read { db in try #require(try JSONPlayer.fetchOne(db)) }
-        #expect(abs(player.address.since.timeIntervalSince1970 - 1_700_000_000.123) < 0.000_5)
-        #expect(player.visits.map { ($0.timeIntervalSince1970 * 1000).rounded() } == [1_700_000_000_123, 1_700_000_060_123])
-        #expect(player.tags == ["b": Data([0, 1, 2, 255])])
-        // Selected nested values read in the same format.
-        let address = try writer.read { db in try JSONPlayer.select(\.address).fetchOne(db) }
-        #expect(address?.city == "Oslo")
-        #expect(address.map { abs($0.since.timeIntervalSince1970 - 1_700_000_000.123) < 0.000_5 } == true)
     }
 
     /// The file a GRDB 7.10 app wrote (shared/data/grdb-written.sqlite).
@@ -122,43 +124,48 @@ struct ISOAddressPlayer: Codable, FetchableRecord, PersistableRecord, Equatable 
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func recordsChooseTheirJSONCodersPerColumn(_ kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db in
-            try db.execute(sql: Self.schema)
-            var player = ISOAddressPlayer(
-                id: nil, name: "Arthur", address: JSONAddress(city: "Oslo", since: Date(timeIntervalSince1970: 1_700_000_000)),
-                visits: [Date(timeIntervalSince1970: 1_700_000_000)], tags: [:])
-            try player.insert(db)
-            let row = try #require(try Row.fetchOne(db, sql: "SELECT address, visits FROM player"))
-            #expect(try row["address"] == DatabaseValue.text(#"{"city":"Oslo","since":"2023-11-14T22:13:20Z"}"#))
-            #expect(try row["visits"] == DatabaseValue.text("[1700000000000]"))
-            #expect(try ISOAddressPlayer.fetchOne(db) == player)
-            // A query value is encoded with the column's encoder, as insert does.
-            try expectSQL(
-                ISOAddressPlayer.filter(\.address == player.address), db,
-                "SELECT * FROM \"player\" WHERE \"address\" = ?", [#"{"city":"Oslo","since":"2023-11-14T22:13:20Z"}"#])
-            #expect(try ISOAddressPlayer.filter(\.address == player.address).fetchCount(db) == 1)
-            #expect(try JSONPlayer.filter(\.address == player.address).fetchCount(db) == 0)
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite)
+    func recordsChooseTheirJSONCodersPerColumn(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: Self.schema)
+                var player = ISOAddressPlayer(
+                    id: nil, name: "Arthur", address: JSONAddress(city: "Oslo", since: Date(timeIntervalSince1970: 1_700_000_000)),
+                    visits: [Date(timeIntervalSince1970: 1_700_000_000)], tags: [:])
+                try player.insert(db)
+                let row = try #require(try Row.fetchOne(db, sql: "SELECT address, visits FROM player"))
+                #expect(try row["address"] == DatabaseValue.text(#"{"city":"Oslo","since":"2023-11-14T22:13:20Z"}"#))
+                #expect(try row["visits"] == DatabaseValue.text("[1700000000000]"))
+                #expect(try ISOAddressPlayer.fetchOne(db) == player)
+                // A query value is encoded with the column's encoder, as insert does.
+                try expectSQL(
+                    ISOAddressPlayer.filter(\.address == player.address), db,
+                    "SELECT * FROM \"player\" WHERE \"address\" = ?", [#"{"city":"Oslo","since":"2023-11-14T22:13:20Z"}"#])
+                #expect(try ISOAddressPlayer.filter(\.address == player.address).fetchCount(db) == 1)
+                #expect(try JSONPlayer.filter(\.address == player.address).fetchCount(db) == 0)
+            }
         }
     }
 
-    @Test func jsonInAnotherFormatThrowsNamingTheColumn() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: Self.schema)
-            // A nested date as text, where the decoder expects milliseconds:
-            // refused, with the column named.
-            try db.execute(sql: """
-                INSERT INTO player (name, address, visits, tags) VALUES ('x', '{"city":"Oslo","since":"yesterday"}', '[]', '{}')
-                """)
-            #expect {
-                try JSONPlayer.fetchAll(db)
-            } throws: { error in
-                guard let error = error as? RowDecodingError else { return false }
-                return error.column == "address" && "\(error)".contains("invalid JSON")
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func jsonInAnotherFormatThrowsNamingTheColumn(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: Self.schema)
+                // A nested date as text, where the decoder expects milliseconds:
+                // refused, with the column named.
+                try db.execute(sql: """
+                    INSERT INTO player (name, address, visits, tags) VALUES ('x', '{"city":"Oslo","since":"yesterday"}', '[]', '{}')
+                    """)
+                #expect {
+                    try JSONPlayer.fetchAll(db)
+                } throws: { error in
+                    guard let error = error as? RowDecodingError else { return false }
+                    return error.column == "address" && "\(error)".contains("invalid JSON")
+                }
             }
         }
     }

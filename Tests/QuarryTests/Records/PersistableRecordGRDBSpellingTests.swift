@@ -118,161 +118,170 @@ private struct GPlayerWithRank: FetchableRecord {
 }
 
 @Suite(.serialized) struct PersistableRecordGRDBSpellingTests {
-    @Test(arguments: WriterKind.allCases)
-    func letValuesInsertSaveAndUpsert(kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try makePlayers(writer)
-        try writer.write { db throws in
-            let arthur = GPlayer(id: 1, name: "Arthur", score: 10)
-            try arthur.insert(db)
-            let barbara = GPlayer(id: nil, name: "Barbara", score: 20)
-            try barbara.insert(db)
-            #expect(barbara.id == nil)  // a constant is not changed
-            let fetched = try GPlayer.fetchAll(db).sorted { $0.name < $1.name }
-            #expect(fetched.map(\.name) == ["Arthur", "Barbara"])
-            #expect(fetched[1].id == 2)
-
-            let renamed = GPlayer(id: 1, name: "Arthur II", score: 11)
-            try renamed.save(db)
-            #expect(try GPlayer.fetchOne(db, id: 1)?.name == "Arthur II")
-
-            let upserted = GPlayer(id: 1, name: "Arthur III", score: 12)
-            try upserted.upsert(db)
-            #expect(try GPlayer.fetchOne(db, id: 1) == GPlayer(id: 1, name: "Arthur III", score: 12))
-
-            let stored = try GPlayer(id: nil, name: "Craig", score: 30).insertAndFetch(db)
-            #expect(stored.id == 3)
-            let saved = try GPlayer(id: 3, name: "Craig", score: 31).saveAndFetch(db)
-            #expect(saved.score == 31)
-            let upsertedAndFetched = try GPlayer(id: 3, name: "Craig", score: 32).upsertAndFetch(db)
-            #expect(upsertedAndFetched.score == 32)
-            let row = try GPlayer(id: nil, name: "Dana", score: 1).insertAndFetch(db, selection: ["id"], as: Row.self)
-            #expect(try row["id"] as Int64 == 4)
-
-            // A variable still gets its id back: the mutating form is chosen.
-            var edith = GPlayer(id: nil, name: "Edith", score: 0)
-            try edith.insert(db)
-            #expect(edith.id == 5)
-        }
-    }
-
-    @Test func letInsertFailureThrows() throws {
-        let dbQueue = try DatabaseQueue()
-        try makePlayers(dbQueue)
-        try dbQueue.write { db throws in
-            let arthur = GPlayer(id: nil, name: "Arthur", score: 10)
-            try arthur.insert(db)
-            #expect(throws: DatabaseError.self) { try arthur.insert(db) }
-            do {
+    // SQLite only: SQLite's rowid after explicit ids (a PostgreSQL identity does not move).
+    @Test(arguments: Backend.sqlite)
+    func letValuesInsertSaveAndUpsert(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try makePlayers(writer)
+            try writer.write { db throws in
+                let arthur = GPlayer(id: 1, name: "Arthur", score: 10)
                 try arthur.insert(db)
-            } catch DatabaseError.SQLITE_CONSTRAINT_UNIQUE {
-                // expected
+                let barbara = GPlayer(id: nil, name: "Barbara", score: 20)
+                try barbara.insert(db)
+                #expect(barbara.id == nil)  // a constant is not changed
+                let fetched = try GPlayer.fetchAll(db).sorted { $0.name < $1.name }
+                #expect(fetched.map(\.name) == ["Arthur", "Barbara"])
+                #expect(fetched[1].id == 2)
+
+                let renamed = GPlayer(id: 1, name: "Arthur II", score: 11)
+                try renamed.save(db)
+                #expect(try GPlayer.fetchOne(db, id: 1)?.name == "Arthur II")
+
+                let upserted = GPlayer(id: 1, name: "Arthur III", score: 12)
+                try upserted.upsert(db)
+                #expect(try GPlayer.fetchOne(db, id: 1) == GPlayer(id: 1, name: "Arthur III", score: 12))
+
+                let stored = try GPlayer(id: nil, name: "Craig", score: 30).insertAndFetch(db)
+                #expect(stored.id == 3)
+                let saved = try GPlayer(id: 3, name: "Craig", score: 31).saveAndFetch(db)
+                #expect(saved.score == 31)
+                let upsertedAndFetched = try GPlayer(id: 3, name: "Craig", score: 32).upsertAndFetch(db)
+                #expect(upsertedAndFetched.score == 32)
+                let row = try GPlayer(id: nil, name: "Dana", score: 1).insertAndFetch(db, selection: ["id"], as: Row.self)
+                #expect(try row["id"] as Int64 == 4)
+
+                // A variable still gets its id back: the mutating form is chosen.
+                var edith = GPlayer(id: nil, name: "Edith", score: 0)
+                try edith.insert(db)
+                #expect(edith.id == 5)
             }
-            let missing = GPlayer(id: 42, name: "Nobody", score: 0)
-            #expect(throws: RecordError.self) { try missing.update(db) }
         }
     }
 
-    @Test func aroundCallbacksWrapTheStatements() throws {
-        let dbQueue = try DatabaseQueue()
-        try makePlayers(dbQueue)
-        try dbQueue.write { db throws in
-            GLogged.log = GCallbackLog()
-            var record = GLogged(id: nil, name: "Arthur")
-            try record.insert(db)
-            #expect(GLogged.log.events == [
-                "willSave", "aroundSave>", "willInsert", "aroundInsert>", "<aroundInsert 1", "didInsert",
-                "<aroundSave", "didSave",
-            ])
-            GLogged.log = GCallbackLog()
-            // A hand-written didInsert replaces the default one, which would set the id.
-            #expect(record.id == nil)
-            record.id = 1
-            record.score = 5
-            try record.update(db)
-            #expect(GLogged.log.events == ["willSave", "aroundSave>", "aroundUpdate [\"name\", \"score\"]>", "<aroundUpdate", "<aroundSave", "didSave"])
-            GLogged.log = GCallbackLog()
-            try record.delete(db)
-            #expect(GLogged.log.events == ["aroundDelete>", "<aroundDelete true"])
-        }
-    }
+    // SQLite only: goes on in a transaction after a failed statement, which PostgreSQL aborts.
 
-    @Test func aroundCallbackThatSkipsItsClosureIsAMisuse() throws {
-        let dbQueue = try DatabaseQueue()
-        try makePlayers(dbQueue)
-        try dbQueue.write { db throws in
-            GLogged.log = GCallbackLog()
-            GLogged.skipInsert = true
-            defer { GLogged.skipInsert = false }
-            var record = GLogged(id: nil, name: "Arthur")
-            let error = try #require(throws: DatabaseError.self) { try record.insert(db) }
-            #expect(error.resultCode == .SQLITE_MISUSE)
-            #expect(error.message.contains("aroundInsert of GLogged must call its closure exactly once") == true)
-            #expect(try GPlayer.fetchCount(db) == 0)
-        }
-    }
-
-    @Test func persistenceConflictPolicyIsTheDefaultOnConflict() throws {
-        let dbQueue = try DatabaseQueue()
-        try makePlayers(dbQueue)
-        try dbQueue.write { db throws in
-            try GIgnoringTag(id: nil, name: "swift").insert(db)
-            try GIgnoringTag(id: nil, name: "swift").insert(db)  // INSERT OR IGNORE: no error
-            #expect(try GPlayer.fetchCount(db) == 1)
-            // An explicit argument wins over the policy.
-            #expect(throws: DatabaseError.self) { try GIgnoringTag(id: nil, name: "swift").insert(db, onConflict: .abort) }
-            #expect(PersistenceConflictPolicy().conflictResolutionForInsert == .abort)
-            #expect(GIgnoringTag.persistenceConflictPolicy.conflictResolutionForUpdate == .replace)
-            #expect(GPlayer.persistenceConflictPolicy == PersistenceConflictPolicy(insert: .abort, update: .abort))
-        }
-    }
-
-    @Test func codingUserInfoReachesEncodeAndDecode() throws {
-        let dbQueue = try DatabaseQueue()
-        try makePlayers(dbQueue)
-        try dbQueue.write { db throws in
-            try GScaled(id: nil, name: "Arthur", score: 3).insert(db)
-            #expect(try Int.fetchOne(db, sql: "SELECT score FROM player") == 30)
-            #expect(try GScaled.fetchOne(db)?.score == 3)
-            #expect(try GScaled.all().fetchOne(db)?.score == 3)
-        }
-    }
-
-    @Test(arguments: WriterKind.allCases)
-    func identifiableLookups(kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try makePlayers(writer)
-        try writer.write { db throws in
-            for name in ["Arthur", "Barbara", "Craig"] { try GPlayer(id: nil, name: name, score: 1).insert(db) }
-            #expect(try GPlayer.fetchOne(db, id: 2)?.name == "Barbara")
-            #expect(try GPlayer.fetchOne(db, id: 42) == nil)
-            #expect(try GPlayer.find(db, id: 3).name == "Craig")
-            let notFound = try #require(throws: RecordError.self) { try GPlayer.find(db, id: 42) }
-            #expect("\(notFound)".contains("player"))
-            #expect(try GPlayer.fetchAll(db, ids: [1, 3, 42]).map(\.name).sorted() == ["Arthur", "Craig"])
-            #expect(try GPlayer.exists(db, id: 1))
-            #expect(try !GPlayer.exists(db, id: 42))
-            #expect(try GPlayer.deleteOne(db, id: 1))
-            #expect(try !GPlayer.deleteOne(db, id: 1))
-            #expect(try GPlayer.deleteAll(db, ids: [2, 3, 42]) == 2)
-            #expect(try GPlayer.fetchCount(db) == 0)
-        }
-    }
-
-    @Test func rowDecodeReusesTheDecodableDecoding() throws {
-        let dbQueue = try DatabaseQueue()
-        try makePlayers(dbQueue)
-        try dbQueue.write { db throws in
-            try GPlayer(id: nil, name: "Arthur", score: 10).insert(db)
-            let ranked = try GPlayerWithRank.fetchOne(db, sql: "SELECT *, 1 AS rank FROM player")
-            #expect(ranked?.player == GPlayer(id: 1, name: "Arthur", score: 10))
-            #expect(ranked?.rank == 1)
-            let error = try #require(throws: RowDecodingError.self) {
-                try GPlayerWithRank.fetchOne(db, sql: "SELECT id, 1 AS rank FROM player")
+    @Test(arguments: Backend.sqlite) func letInsertFailureThrows(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try makePlayers(writer)
+            try writer.write { db throws in
+                let arthur = GPlayer(id: nil, name: "Arthur", score: 10)
+                try arthur.insert(db)
+                #expect(throws: DatabaseError.self) { try arthur.insert(db) }
+                do {
+                    try arthur.insert(db)
+                } catch DatabaseError.SQLITE_CONSTRAINT_UNIQUE {
+                    // expected
+                }
+                let missing = GPlayer(id: 42, name: "Nobody", score: 0)
+                #expect(throws: RecordError.self) { try missing.update(db) }
             }
-            #expect("\(error)".contains("name"))
+        }
+    }
+
+    @Test(arguments: Backend.all) func aroundCallbacksWrapTheStatements(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try makePlayers(writer)
+            try writer.write { db throws in
+                GLogged.log = GCallbackLog()
+                var record = GLogged(id: nil, name: "Arthur")
+                try record.insert(db)
+                #expect(GLogged.log.events == [
+                    "willSave", "aroundSave>", "willInsert", "aroundInsert>", "<aroundInsert 1", "didInsert",
+                    "<aroundSave", "didSave",
+                ])
+                GLogged.log = GCallbackLog()
+                // A hand-written didInsert replaces the default one, which would set the id.
+                #expect(record.id == nil)
+                record.id = 1
+                record.score = 5
+                try record.update(db)
+                #expect(GLogged.log.events == ["willSave", "aroundSave>", "aroundUpdate [\"name\", \"score\"]>", "<aroundUpdate", "<aroundSave", "didSave"])
+                GLogged.log = GCallbackLog()
+                try record.delete(db)
+                #expect(GLogged.log.events == ["aroundDelete>", "<aroundDelete true"])
+            }
+        }
+    }
+
+    @Test(arguments: Backend.all) func aroundCallbackThatSkipsItsClosureIsAMisuse(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try makePlayers(writer)
+            try writer.write { db throws in
+                GLogged.log = GCallbackLog()
+                GLogged.skipInsert = true
+                defer { GLogged.skipInsert = false }
+                var record = GLogged(id: nil, name: "Arthur")
+                let error = try #require(throws: DatabaseError.self) { try record.insert(db) }
+                #expect(error.resultCode == .SQLITE_MISUSE)
+                #expect(error.message.contains("aroundInsert of GLogged must call its closure exactly once") == true)
+                #expect(try GPlayer.fetchCount(db) == 0)
+            }
+        }
+    }
+
+    @Test(arguments: Backend.all) func persistenceConflictPolicyIsTheDefaultOnConflict(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try makePlayers(writer)
+            try writer.write { db throws in
+                try GIgnoringTag(id: nil, name: "swift").insert(db)
+                try GIgnoringTag(id: nil, name: "swift").insert(db)  // INSERT OR IGNORE: no error
+                #expect(try GPlayer.fetchCount(db) == 1)
+                // An explicit argument wins over the policy.
+                #expect(throws: DatabaseError.self) { try GIgnoringTag(id: nil, name: "swift").insert(db, onConflict: .abort) }
+                #expect(PersistenceConflictPolicy().conflictResolutionForInsert == .abort)
+                #expect(GIgnoringTag.persistenceConflictPolicy.conflictResolutionForUpdate == .replace)
+                #expect(GPlayer.persistenceConflictPolicy == PersistenceConflictPolicy(insert: .abort, update: .abort))
+            }
+        }
+    }
+
+    @Test(arguments: Backend.all) func codingUserInfoReachesEncodeAndDecode(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try makePlayers(writer)
+            try writer.write { db throws in
+                try GScaled(id: nil, name: "Arthur", score: 3).insert(db)
+                #expect(try Int.fetchOne(db, sql: "SELECT score FROM player") == 30)
+                #expect(try GScaled.fetchOne(db)?.score == 3)
+                #expect(try GScaled.all().fetchOne(db)?.score == 3)
+            }
+        }
+    }
+
+    @Test(arguments: Backend.all)
+    func identifiableLookups(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try makePlayers(writer)
+            try writer.write { db throws in
+                for name in ["Arthur", "Barbara", "Craig"] { try GPlayer(id: nil, name: name, score: 1).insert(db) }
+                #expect(try GPlayer.fetchOne(db, id: 2)?.name == "Barbara")
+                #expect(try GPlayer.fetchOne(db, id: 42) == nil)
+                #expect(try GPlayer.find(db, id: 3).name == "Craig")
+                let notFound = try #require(throws: RecordError.self) { try GPlayer.find(db, id: 42) }
+                #expect("\(notFound)".contains("player"))
+                #expect(try GPlayer.fetchAll(db, ids: [1, 3, 42]).map(\.name).sorted() == ["Arthur", "Craig"])
+                #expect(try GPlayer.exists(db, id: 1))
+                #expect(try !GPlayer.exists(db, id: 42))
+                #expect(try GPlayer.deleteOne(db, id: 1))
+                #expect(try !GPlayer.deleteOne(db, id: 1))
+                #expect(try GPlayer.deleteAll(db, ids: [2, 3, 42]) == 2)
+                #expect(try GPlayer.fetchCount(db) == 0)
+            }
+        }
+    }
+
+    @Test(arguments: Backend.all) func rowDecodeReusesTheDecodableDecoding(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try makePlayers(writer)
+            try writer.write { db throws in
+                try GPlayer(id: nil, name: "Arthur", score: 10).insert(db)
+                let ranked = try GPlayerWithRank.fetchOne(db, sql: "SELECT *, 1 AS rank FROM player")
+                #expect(ranked?.player == GPlayer(id: 1, name: "Arthur", score: 10))
+                #expect(ranked?.rank == 1)
+                let error = try #require(throws: RowDecodingError.self) {
+                    try GPlayerWithRank.fetchOne(db, sql: "SELECT id, 1 AS rank FROM player")
+                }
+                #expect("\(error)".contains("name"))
+            }
         }
     }
 }

@@ -28,29 +28,31 @@ private struct ComposedRecord: Codable, FetchableRecord, TableRecord {
 
 @Suite("Record decoding fast path")
 struct RecordFastPathTests {
-    @Test func decodableRecordsUseTheStatementPath() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: "CREATE TABLE fast (id INTEGER PRIMARY KEY, name TEXT, score REAL); INSERT INTO fast VALUES (1, 'a', 1.5), (2, NULL, 2)")
-            #expect(try FastRecord.fetchAll(db) == [FastRecord(id: 1, name: "a", score: 1.5), FastRecord(id: 2, name: nil, score: 2)])
-            #expect(DefaultRowInitializerProbe.usesDefault(FastRecord.self) == true)
-            #expect(try SlowRecord.fetchAll(db).map(\.id) == [1, 2])
-            #expect(DefaultRowInitializerProbe.usesDefault(SlowRecord.self) == false)
-            #expect(try ComposedRecord.fetchAll(db).map(\.inner.id) == [1, 2])
-            #expect(DefaultRowInitializerProbe.usesDefault(ComposedRecord.self) == false)
+    // SQLite only: prepared statements, an SQLite-only API.
+    @Test(arguments: Backend.sqlite) func decodableRecordsUseTheStatementPath(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE fast (id INTEGER PRIMARY KEY, name TEXT, score REAL); INSERT INTO fast VALUES (1, 'a', 1.5), (2, NULL, 2)")
+                #expect(try FastRecord.fetchAll(db) == [FastRecord(id: 1, name: "a", score: 1.5), FastRecord(id: 2, name: nil, score: 2)])
+                #expect(DefaultRowInitializerProbe.usesDefault(FastRecord.self) == true)
+                #expect(try SlowRecord.fetchAll(db).map(\.id) == [1, 2])
+                #expect(DefaultRowInitializerProbe.usesDefault(SlowRecord.self) == false)
+                #expect(try ComposedRecord.fetchAll(db).map(\.inner.id) == [1, 2])
+                #expect(DefaultRowInitializerProbe.usesDefault(ComposedRecord.self) == false)
 
-            // The layout is resolved once and kept on the cached statement.
-            let statement = try db.cachedStatement(sql: "SELECT score, id, name FROM fast")
-            _ = try FastRecord.fetchAll(statement)
-            let box = try #require(statement.recordReaders[ObjectIdentifier(FastRecord.self)] as? ReaderBox<FastRecord>)
-            let layout = try #require(box.layout)
-            #expect(layout.keys == ["id", "name", "score"])
-            #expect(layout.indexes == [1, 2, 0])
-            #expect(try FastRecord.fetchAll(statement).map(\.score) == [1.5, 2])
-            #expect(layout.keys.count == 3)
-            // The reader (decoder and layout) is reused by the next fetch on the statement.
-            _ = try FastRecord.fetchOne(statement)
-            #expect((statement.recordReaders[ObjectIdentifier(FastRecord.self)] as? ReaderBox<FastRecord>) === box)
+                // The layout is resolved once and kept on the cached statement.
+                let statement = try db.cachedStatement(sql: "SELECT score, id, name FROM fast")
+                _ = try FastRecord.fetchAll(statement)
+                let box = try #require(statement.recordReaders[ObjectIdentifier(FastRecord.self)] as? ReaderBox<FastRecord>)
+                let layout = try #require(box.layout)
+                #expect(layout.keys == ["id", "name", "score"])
+                #expect(layout.indexes == [1, 2, 0])
+                #expect(try FastRecord.fetchAll(statement).map(\.score) == [1.5, 2])
+                #expect(layout.keys.count == 3)
+                // The reader (decoder and layout) is reused by the next fetch on the statement.
+                _ = try FastRecord.fetchOne(statement)
+                #expect((statement.recordReaders[ObjectIdentifier(FastRecord.self)] as? ReaderBox<FastRecord>) === box)
+            }
         }
     }
 }

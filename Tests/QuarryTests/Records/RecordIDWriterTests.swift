@@ -34,33 +34,39 @@ import Testing
         try db.execute(sql: "INSERT INTO t (t_id) VALUES (41)")
     }
 
-    @Test func structsGetTheRowIDInTheRightProperty() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db throws in
-            try makeTable(db)
-            var record = OptionalInt64(teamID: 7, id: nil, other: nil)
-            try record.insert(db)
-            #expect(record.id == 42 && record.teamID == 7 && record.other == nil)
-            var small = OptionalInt(id: nil, other: 3)
-            try small.insert(db)
-            #expect(small.id == 43 && small.other == 3)
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func structsGetTheRowIDInTheRightProperty(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try makeTable(db)
+                var record = OptionalInt64(teamID: 7, id: nil, other: nil)
+                try record.insert(db)
+                #expect(record.id == 42 && record.teamID == 7 && record.other == nil)
+                var small = OptionalInt(id: nil, other: 3)
+                try small.insert(db)
+                #expect(small.id == 43 && small.other == 3)
+            }
+            // The fast path found a slot for both types.
+            var probe = OptionalInt64(teamID: 1, id: nil, other: 2)
+            #expect(RecordIDWriter.write(99, into: &probe, column: "t_id"))
+            #expect(probe.id == 99 && probe.teamID == 1 && probe.other == 2)
+            #expect(!RecordIDWriter.write(99, into: &probe, column: "missing"))
         }
-        // The fast path found a slot for both types.
-        var probe = OptionalInt64(teamID: 1, id: nil, other: 2)
-        #expect(RecordIDWriter.write(99, into: &probe, column: "t_id"))
-        #expect(probe.id == 99 && probe.teamID == 1 && probe.other == 2)
-        #expect(!RecordIDWriter.write(99, into: &probe, column: "missing"))
     }
 
-    @Test func classesFallBackToDecoding() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db throws in
-            try makeTable(db)
-            var record = ClassRecord()
-            #expect(!RecordIDWriter.write(1, into: &record, column: "t_id"))
-            try record.insert(db)
-            // A class record is decoded again into a new instance.
-            #expect(record.id == 42 && record.other == 5)
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func classesFallBackToDecoding(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try makeTable(db)
+                var record = ClassRecord()
+                #expect(!RecordIDWriter.write(1, into: &record, column: "t_id"))
+                try record.insert(db)
+                // A class record is decoded again into a new instance.
+                #expect(record.id == 42 && record.other == 5)
+            }
         }
     }
 }

@@ -274,166 +274,185 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
         try request.select(QueryExpression<R, Int64>("id")).order(QueryExpression<R, Int64>("id")).fetchAll(db)
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func enumWithoutCaseIterable(_ kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db in
-            try db.execute(sql: "CREATE TABLE enumPlayer (id INTEGER PRIMARY KEY, name TEXT NOT NULL, status TEXT NOT NULL)")
-            var a = EnumPlayer(id: nil, name: "a", status: .active)
-            var b = EnumPlayer(id: nil, name: "b", status: .banned)
-            try a.insert(db)
-            try b.insert(db)
-            // The issue's example: one enum without CaseIterable used to break every key path.
-            #expect(try EnumPlayer.filter(\.name == "a").fetchCount(db) == 1)
-            #expect(try ids(EnumPlayer.filter(\.status == .banned), db) == [2])
-            #expect(try ids(EnumPlayer.filter(\.id == 1), db) == [1])
-            try expectSQL(EnumPlayer.filter(\.status == .banned), db, "SELECT * FROM \"enumPlayer\" WHERE \"status\" = ?", ["banned"])
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite)
+    func enumWithoutCaseIterable(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE enumPlayer (id INTEGER PRIMARY KEY, name TEXT NOT NULL, status TEXT NOT NULL)")
+                var a = EnumPlayer(id: nil, name: "a", status: .active)
+                var b = EnumPlayer(id: nil, name: "b", status: .banned)
+                try a.insert(db)
+                try b.insert(db)
+                // The issue's example: one enum without CaseIterable used to break every key path.
+                #expect(try EnumPlayer.filter(\.name == "a").fetchCount(db) == 1)
+                #expect(try ids(EnumPlayer.filter(\.status == .banned), db) == [2])
+                #expect(try ids(EnumPlayer.filter(\.id == 1), db) == [1])
+                try expectSQL(EnumPlayer.filter(\.status == .banned), db, "SELECT * FROM \"enumPlayer\" WHERE \"status\" = ?", ["banned"])
+            }
         }
     }
 
-    @Test func manyEnumShapes() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE manyEnums (id INTEGER PRIMARY KEY, status, level, kind, optionalStatus, optionalLevel, only,
-                    figure, kinds, address, byName)
-                """)
-            var a = ManyEnums(
-                id: nil, status: .active, level: .low, kind: .home, optionalStatus: nil, optionalLevel: .top, only: .only,
-                figure: .circle(radius: 1), kinds: [.home], address: ShapeAddress(city: "Oslo", kind: .home), byName: ["x": .home])
-            var b = ManyEnums(
-                id: nil, status: .suspended, level: .high, kind: .work, optionalStatus: .banned, optionalLevel: nil, only: .only,
-                figure: .square(side: 2), kinds: [.work, .home], address: ShapeAddress(city: "Rome", kind: .work),
-                byName: ["y": .work])
-            try a.insert(db)
-            try b.insert(db)
-            #expect(try ids(ManyEnums.filter(\.status == .suspended), db) == [2])
-            #expect(try ids(ManyEnums.filter(\.level == .high), db) == [2])
-            #expect(try ids(ManyEnums.filter(\.kind == .work), db) == [2])
-            #expect(try ids(ManyEnums.filter(\.optionalStatus == .banned), db) == [2])
-            #expect(try ids(ManyEnums.filter(\.optionalLevel == nil), db) == [2])
-            #expect(try ids(ManyEnums.filter(\.only == .only), db) == [1, 2])
-            #expect(try ids(ManyEnums.filter(\.figure == .square(side: 2)), db) == [2])
-            #expect(try ids(ManyEnums.filter(\.kinds == [.work, .home]), db) == [2])
-            #expect(try ids(ManyEnums.filter(\.address == b.address), db) == [2])
-            #expect(try ids(ManyEnums.filter(\.byName == ["y": .work]), db) == [2])
-            // A path into a nested JSON value reads the JSON member.
-            #expect(try ids(ManyEnums.filter(\.address.kind == .work), db) == [2])
-            #expect(try ids(ManyEnums.filter(\.address.city == "Oslo"), db) == [1])
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func manyEnumShapes(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE manyEnums (id INTEGER PRIMARY KEY, status, level, kind, optionalStatus, optionalLevel, only,
+                        figure, kinds, address, byName)
+                    """)
+                var a = ManyEnums(
+                    id: nil, status: .active, level: .low, kind: .home, optionalStatus: nil, optionalLevel: .top, only: .only,
+                    figure: .circle(radius: 1), kinds: [.home], address: ShapeAddress(city: "Oslo", kind: .home), byName: ["x": .home])
+                var b = ManyEnums(
+                    id: nil, status: .suspended, level: .high, kind: .work, optionalStatus: .banned, optionalLevel: nil, only: .only,
+                    figure: .square(side: 2), kinds: [.work, .home], address: ShapeAddress(city: "Rome", kind: .work),
+                    byName: ["y": .work])
+                try a.insert(db)
+                try b.insert(db)
+                #expect(try ids(ManyEnums.filter(\.status == .suspended), db) == [2])
+                #expect(try ids(ManyEnums.filter(\.level == .high), db) == [2])
+                #expect(try ids(ManyEnums.filter(\.kind == .work), db) == [2])
+                #expect(try ids(ManyEnums.filter(\.optionalStatus == .banned), db) == [2])
+                #expect(try ids(ManyEnums.filter(\.optionalLevel == nil), db) == [2])
+                #expect(try ids(ManyEnums.filter(\.only == .only), db) == [1, 2])
+                #expect(try ids(ManyEnums.filter(\.figure == .square(side: 2)), db) == [2])
+                #expect(try ids(ManyEnums.filter(\.kinds == [.work, .home]), db) == [2])
+                #expect(try ids(ManyEnums.filter(\.address == b.address), db) == [2])
+                #expect(try ids(ManyEnums.filter(\.byName == ["y": .work]), db) == [2])
+                // A path into a nested JSON value reads the JSON member.
+                #expect(try ids(ManyEnums.filter(\.address.kind == .work), db) == [2])
+                #expect(try ids(ManyEnums.filter(\.address.city == "Oslo"), db) == [1])
+            }
         }
     }
 
-    @Test func validatedTypesURLsDecimalsAndPropertyWrappers() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: "CREATE TABLE validated (id INTEGER PRIMARY KEY, email, count, website, day, backup, url, price, label)")
-            var a = try Validated(
-                id: nil, email: Email("a@x.org"), count: PositiveInt(3), website: Website("https://a.org"), day: Day("2024-01-02"),
-                backup: nil, url: URL(string: "https://a.org/1")!, price: Decimal(string: "9.99")!, label: "first")
-            var b = try Validated(
-                id: nil, email: Email("b@x.org"), count: PositiveInt(5), website: Website("https://b.org"), day: Day("2025-03-04"),
-                backup: Email("c@x.org"), url: URL(string: "https://b.org/2")!, price: Decimal(string: "19.99")!, label: "second")
-            try a.insert(db)
-            try b.insert(db)
-            #expect(try ids(Validated.filter(\.email == b.email), db) == [2])
-            #expect(try ids(Validated.filter(\.count == b.count), db) == [2])
-            #expect(try ids(Validated.filter(\.website == b.website), db) == [2])
-            #expect(try ids(Validated.filter(\.day == b.day), db) == [2])
-            #expect(try ids(Validated.filter(\.backup == b.backup), db) == [2])
-            #expect(try ids(Validated.filter(\.url == b.url), db) == [2])
-            #expect(try ids(Validated.filter(\.price == b.price), db) == [2])
-            #expect(try ids(Validated.filter(\.label == "second"), db) == [2])
-            #expect(try Validated.fetchAll(db).map(\.label) == ["first", "second"])
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func validatedTypesURLsDecimalsAndPropertyWrappers(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE validated (id INTEGER PRIMARY KEY, email, count, website, day, backup, url, price, label)")
+                var a = try Validated(
+                    id: nil, email: Email("a@x.org"), count: PositiveInt(3), website: Website("https://a.org"), day: Day("2024-01-02"),
+                    backup: nil, url: URL(string: "https://a.org/1")!, price: Decimal(string: "9.99")!, label: "first")
+                var b = try Validated(
+                    id: nil, email: Email("b@x.org"), count: PositiveInt(5), website: Website("https://b.org"), day: Day("2025-03-04"),
+                    backup: Email("c@x.org"), url: URL(string: "https://b.org/2")!, price: Decimal(string: "19.99")!, label: "second")
+                try a.insert(db)
+                try b.insert(db)
+                #expect(try ids(Validated.filter(\.email == b.email), db) == [2])
+                #expect(try ids(Validated.filter(\.count == b.count), db) == [2])
+                #expect(try ids(Validated.filter(\.website == b.website), db) == [2])
+                #expect(try ids(Validated.filter(\.day == b.day), db) == [2])
+                #expect(try ids(Validated.filter(\.backup == b.backup), db) == [2])
+                #expect(try ids(Validated.filter(\.url == b.url), db) == [2])
+                #expect(try ids(Validated.filter(\.price == b.price), db) == [2])
+                #expect(try ids(Validated.filter(\.label == "second"), db) == [2])
+                #expect(try Validated.fetchAll(db).map(\.label) == ["first", "second"])
+            }
         }
     }
 
-    @Test func invariantsCheckedInInitFromDecoder() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: "CREATE TABLE checked (id INTEGER PRIMARY KEY, score, start, \"end\")")
-            var a = Checked(id: nil, score: 1, start: 1, end: 5)
-            var b = Checked(id: nil, score: 7, start: 2, end: 9)
-            try a.insert(db)
-            try b.insert(db)
-            #expect(try ids(Checked.filter(\.score == 7), db) == [2])
-            #expect(try ids(Checked.filter(\.start == 2), db) == [2])
-            #expect(try ids(Checked.filter(\.end == 9), db) == [2])
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func invariantsCheckedInInitFromDecoder(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE checked (id INTEGER PRIMARY KEY, score, start, \"end\")")
+                var a = Checked(id: nil, score: 1, start: 1, end: 5)
+                var b = Checked(id: nil, score: 7, start: 2, end: 9)
+                try a.insert(db)
+                try b.insert(db)
+                #expect(try ids(Checked.filter(\.score == 7), db) == [2])
+                #expect(try ids(Checked.filter(\.start == 2), db) == [2])
+                #expect(try ids(Checked.filter(\.end == 9), db) == [2])
+            }
         }
     }
 
-    @Test func renamedKeysAndSnakeCaseOnEnums() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE renamedEnum (id INTEGER PRIMARY KEY, state, tier);
-                CREATE TABLE snakeEnum (id INTEGER PRIMARY KEY, account_status, home_kind);
-                """)
-            var a = RenamedEnum(id: nil, status: .active, level: .low)
-            var b = RenamedEnum(id: nil, status: .banned, level: .top)
-            try a.insert(db)
-            try b.insert(db)
-            try expectSQL(RenamedEnum.filter(\.status == .banned), db, "SELECT * FROM \"renamedEnum\" WHERE \"state\" = ?", ["banned"])
-            #expect(try ids(RenamedEnum.filter(\.status == .banned), db) == [2])
-            #expect(try ids(RenamedEnum.filter(\.level == .top), db) == [2])
-            var c = SnakeEnum(id: nil, accountStatus: .active, homeKind: nil)
-            var d = SnakeEnum(id: nil, accountStatus: .suspended, homeKind: .work)
-            try c.insert(db)
-            try d.insert(db)
-            try expectSQL(
-                SnakeEnum.filter(\.accountStatus == .suspended), db,
-                "SELECT * FROM \"snakeEnum\" WHERE \"account_status\" = ?", ["suspended"])
-            #expect(try ids(SnakeEnum.filter(\.accountStatus == .suspended), db) == [2])
-            #expect(try ids(SnakeEnum.filter(\.homeKind == .work), db) == [2])
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func renamedKeysAndSnakeCaseOnEnums(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE renamedEnum (id INTEGER PRIMARY KEY, state, tier);
+                    CREATE TABLE snakeEnum (id INTEGER PRIMARY KEY, account_status, home_kind);
+                    """)
+                var a = RenamedEnum(id: nil, status: .active, level: .low)
+                var b = RenamedEnum(id: nil, status: .banned, level: .top)
+                try a.insert(db)
+                try b.insert(db)
+                try expectSQL(RenamedEnum.filter(\.status == .banned), db, "SELECT * FROM \"renamedEnum\" WHERE \"state\" = ?", ["banned"])
+                #expect(try ids(RenamedEnum.filter(\.status == .banned), db) == [2])
+                #expect(try ids(RenamedEnum.filter(\.level == .top), db) == [2])
+                var c = SnakeEnum(id: nil, accountStatus: .active, homeKind: nil)
+                var d = SnakeEnum(id: nil, accountStatus: .suspended, homeKind: .work)
+                try c.insert(db)
+                try d.insert(db)
+                try expectSQL(
+                    SnakeEnum.filter(\.accountStatus == .suspended), db,
+                    "SELECT * FROM \"snakeEnum\" WHERE \"account_status\" = ?", ["suspended"])
+                #expect(try ids(SnakeEnum.filter(\.accountStatus == .suspended), db) == [2])
+                #expect(try ids(SnakeEnum.filter(\.homeKind == .work), db) == [2])
+            }
         }
     }
 
-    @Test func classRecordWithEnum() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: "CREATE TABLE classWithEnum (id INTEGER PRIMARY KEY, status, title)")
-            var a = ClassWithEnum(id: nil, status: .active, title: "a")
-            var b = ClassWithEnum(id: nil, status: .banned, title: "b")
-            try a.insert(db)
-            try b.insert(db)
-            #expect(try ids(ClassWithEnum.filter(\.status == .banned), db) == [2])
-            #expect(try ids(ClassWithEnum.filter(\.title == "b"), db) == [2])
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func classRecordWithEnum(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE classWithEnum (id INTEGER PRIMARY KEY, status, title)")
+                var a = ClassWithEnum(id: nil, status: .active, title: "a")
+                var b = ClassWithEnum(id: nil, status: .banned, title: "b")
+                try a.insert(db)
+                try b.insert(db)
+                #expect(try ids(ClassWithEnum.filter(\.status == .banned), db) == [2])
+                #expect(try ids(ClassWithEnum.filter(\.title == "b"), db) == [2])
+            }
         }
     }
 
     /// No probe value passes ISBN's rule: the key paths come from the stored
     /// properties and CodingKeys, and only the uncoded property is refused.
-    @Test(arguments: WriterKind.allCases)
-    func recordThatRefusesEveryProbeValue(_ kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db in
-            try db.execute(sql: "CREATE TABLE book (id INTEGER PRIMARY KEY, isbn_13 TEXT, title TEXT, status TEXT)")
-            var a = Book(id: nil, isbn: ISBN("9780000000001"), title: "A", status: .active)
-            var b = Book(id: nil, isbn: ISBN("9780000000002"), title: "B", status: .banned)
-            try a.insert(db)
-            try b.insert(db)
-            #expect(a.id == 1 && b.id == 2)
-            try expectSQL(
-                Book.filter(\.isbn == b.isbn), db, "SELECT * FROM \"book\" WHERE \"isbn_13\" = ?", ["9780000000002"])
-            #expect(try ids(Book.filter(\.isbn == b.isbn), db) == [2])
-            #expect(try ids(Book.filter(\.title == "B"), db) == [2])
-            #expect(try ids(Book.filter(\.status == .banned), db) == [2])
-            #expect(try ids(Book.filter(\.id == 2), db) == [2])
-            let error = try #require(throws: KeyPathColumnError.self) { _ = try Book.filter(\.cache == 0).fetchAll(db) }
-            #expect(error.description.contains("\\Book.cache does not name a column of Book"))
-            #expect(error.description.contains("at the coding key \"isbn_13\""))
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+    @Test(arguments: Backend.sqlite)
+    func recordThatRefusesEveryProbeValue(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE book (id INTEGER PRIMARY KEY, isbn_13 TEXT, title TEXT, status TEXT)")
+                var a = Book(id: nil, isbn: ISBN("9780000000001"), title: "A", status: .active)
+                var b = Book(id: nil, isbn: ISBN("9780000000002"), title: "B", status: .banned)
+                try a.insert(db)
+                try b.insert(db)
+                #expect(a.id == 1 && b.id == 2)
+                try expectSQL(
+                    Book.filter(\.isbn == b.isbn), db, "SELECT * FROM \"book\" WHERE \"isbn_13\" = ?", ["9780000000002"])
+                #expect(try ids(Book.filter(\.isbn == b.isbn), db) == [2])
+                #expect(try ids(Book.filter(\.title == "B"), db) == [2])
+                #expect(try ids(Book.filter(\.status == .banned), db) == [2])
+                #expect(try ids(Book.filter(\.id == 2), db) == [2])
+                let error = try #require(throws: KeyPathColumnError.self) { _ = try Book.filter(\.cache == 0).fetchAll(db) }
+                #expect(error.description.contains("\\Book.cache does not name a column of Book"))
+                #expect(error.description.contains("at the coding key \"isbn_13\""))
+            }
         }
     }
 
-    @Test func classThatRefusesEveryProbeValueExplainsWhy() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.read { db in
-            let error = try #require(throws: KeyPathColumnError.self) { _ = try ClassBook.filter(\.id == 1).fetchAll(db) }
-            #expect(error.description.contains("at the coding key \"isbn\""))
-            #expect(error.description.contains("not an ISBN-13"))
-            #expect(error.description.contains("key paths of a class cannot be resolved from its stored properties"))
-            #expect(error.description.contains("Column(\"name\")"))
+    @Test(arguments: Backend.all) func classThatRefusesEveryProbeValueExplainsWhy(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.read { db in
+                let error = try #require(throws: KeyPathColumnError.self) { _ = try ClassBook.filter(\.id == 1).fetchAll(db) }
+                #expect(error.description.contains("at the coding key \"isbn\""))
+                #expect(error.description.contains("not an ISBN-13"))
+                #expect(error.description.contains("key paths of a class cannot be resolved from its stored properties"))
+                #expect(error.description.contains("Column(\"name\")"))
+            }
         }
     }
 
@@ -450,43 +469,46 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
         }
     }
 
-    @Test func fortyPropertyRecord() throws {
-        let dbQueue = try DatabaseQueue()
-        let columns = (1...39).map { "p\($0)" }.joined(separator: ", ")
-        func make(_ n: Int) throws -> Forty {
-            try Forty(
-                id: nil, p1: n, p2: "s\(n)", p3: Double(n) + 0.5, p4: n == 2, p5: n == 2 ? .banned : .active,
-                p6: n == 2 ? nil : n, p7: "o\(n)", p8: Date(timeIntervalSince1970: Double(n * 1000)),
-                p9: UUID(uuid: (UInt8(n), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), p10: Decimal(n * 10),
-                p11: n == 2 ? .high : .low, p12: [n], p13: ShapeAddress(city: "c\(n)", kind: n == 2 ? .work : .home), p14: Int64(n),
-                p15: Int32(n), p16: UInt8(n), p17: Float(n), p18: Data([UInt8(n)]), p19: URL(string: "https://x.org/\(n)")!,
-                p20: n == 2 ? .work : nil, p21: n * 2, p22: "t\(n)", p23: Double(n) * 3, p24: n != 2, p25: n == 2 ? .suspended : .active,
-                p26: n * 4, p27: n == 2 ? "z" : nil, p28: Date(timeIntervalSince1970: Double(n * 2000)),
-                p29: UUID(uuid: (0, UInt8(n), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), p30: Decimal(n * 100),
-                p31: n == 2 ? .top : .low, p32: ["\(n)"], p33: Email("\(n)@x.org"), p34: Int16(n), p35: UInt32(n),
-                p36: PositiveInt(n), p37: Website("https://\(n).org"), p38: Day("200\(n)-01-01"),
-                p39: n == 2 ? .square(side: 2) : .none)
-        }
-        try dbQueue.write { db in
-            try db.execute(sql: "CREATE TABLE forty (id INTEGER PRIMARY KEY, \(columns))")
-            var a = try make(1)
-            var b = try make(2)
-            try a.insert(db)
-            try b.insert(db)
-            let checks: [QueryRequest<Forty, Forty>] = [
-                Forty.filter(\.p1 == b.p1), Forty.filter(\.p2 == b.p2), Forty.filter(\.p3 == b.p3), Forty.filter(\.p4 == b.p4),
-                Forty.filter(\.p5 == b.p5), Forty.filter(\.p6 == b.p6), Forty.filter(\.p7 == b.p7), Forty.filter(\.p8 == b.p8),
-                Forty.filter(\.p9 == b.p9), Forty.filter(\.p10 == b.p10), Forty.filter(\.p11 == b.p11), Forty.filter(\.p12 == b.p12),
-                Forty.filter(\.p13 == b.p13), Forty.filter(\.p14 == b.p14), Forty.filter(\.p15 == b.p15), Forty.filter(\.p16 == b.p16),
-                Forty.filter(\.p17 == b.p17), Forty.filter(\.p18 == b.p18), Forty.filter(\.p19 == b.p19), Forty.filter(\.p20 == b.p20),
-                Forty.filter(\.p21 == b.p21), Forty.filter(\.p22 == b.p22), Forty.filter(\.p23 == b.p23), Forty.filter(\.p24 == b.p24),
-                Forty.filter(\.p25 == b.p25), Forty.filter(\.p26 == b.p26), Forty.filter(\.p27 == b.p27), Forty.filter(\.p28 == b.p28),
-                Forty.filter(\.p29 == b.p29), Forty.filter(\.p30 == b.p30), Forty.filter(\.p31 == b.p31), Forty.filter(\.p32 == b.p32),
-                Forty.filter(\.p33 == b.p33), Forty.filter(\.p34 == b.p34), Forty.filter(\.p35 == b.p35), Forty.filter(\.p36 == b.p36),
-                Forty.filter(\.p37 == b.p37), Forty.filter(\.p38 == b.p38), Forty.filter(\.p39 == b.p39),
-            ]
-            for (index, request) in checks.enumerated() {
-                #expect(try ids(request, db) == [2], "p\(index + 1)")
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func fortyPropertyRecord(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            let columns = (1...39).map { "p\($0)" }.joined(separator: ", ")
+            func make(_ n: Int) throws -> Forty {
+                try Forty(
+                    id: nil, p1: n, p2: "s\(n)", p3: Double(n) + 0.5, p4: n == 2, p5: n == 2 ? .banned : .active,
+                    p6: n == 2 ? nil : n, p7: "o\(n)", p8: Date(timeIntervalSince1970: Double(n * 1000)),
+                    p9: UUID(uuid: (UInt8(n), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), p10: Decimal(n * 10),
+                    p11: n == 2 ? .high : .low, p12: [n], p13: ShapeAddress(city: "c\(n)", kind: n == 2 ? .work : .home), p14: Int64(n),
+                    p15: Int32(n), p16: UInt8(n), p17: Float(n), p18: Data([UInt8(n)]), p19: URL(string: "https://x.org/\(n)")!,
+                    p20: n == 2 ? .work : nil, p21: n * 2, p22: "t\(n)", p23: Double(n) * 3, p24: n != 2, p25: n == 2 ? .suspended : .active,
+                    p26: n * 4, p27: n == 2 ? "z" : nil, p28: Date(timeIntervalSince1970: Double(n * 2000)),
+                    p29: UUID(uuid: (0, UInt8(n), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), p30: Decimal(n * 100),
+                    p31: n == 2 ? .top : .low, p32: ["\(n)"], p33: Email("\(n)@x.org"), p34: Int16(n), p35: UInt32(n),
+                    p36: PositiveInt(n), p37: Website("https://\(n).org"), p38: Day("200\(n)-01-01"),
+                    p39: n == 2 ? .square(side: 2) : .none)
+            }
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE forty (id INTEGER PRIMARY KEY, \(columns))")
+                var a = try make(1)
+                var b = try make(2)
+                try a.insert(db)
+                try b.insert(db)
+                let checks: [QueryRequest<Forty, Forty>] = [
+                    Forty.filter(\.p1 == b.p1), Forty.filter(\.p2 == b.p2), Forty.filter(\.p3 == b.p3), Forty.filter(\.p4 == b.p4),
+                    Forty.filter(\.p5 == b.p5), Forty.filter(\.p6 == b.p6), Forty.filter(\.p7 == b.p7), Forty.filter(\.p8 == b.p8),
+                    Forty.filter(\.p9 == b.p9), Forty.filter(\.p10 == b.p10), Forty.filter(\.p11 == b.p11), Forty.filter(\.p12 == b.p12),
+                    Forty.filter(\.p13 == b.p13), Forty.filter(\.p14 == b.p14), Forty.filter(\.p15 == b.p15), Forty.filter(\.p16 == b.p16),
+                    Forty.filter(\.p17 == b.p17), Forty.filter(\.p18 == b.p18), Forty.filter(\.p19 == b.p19), Forty.filter(\.p20 == b.p20),
+                    Forty.filter(\.p21 == b.p21), Forty.filter(\.p22 == b.p22), Forty.filter(\.p23 == b.p23), Forty.filter(\.p24 == b.p24),
+                    Forty.filter(\.p25 == b.p25), Forty.filter(\.p26 == b.p26), Forty.filter(\.p27 == b.p27), Forty.filter(\.p28 == b.p28),
+                    Forty.filter(\.p29 == b.p29), Forty.filter(\.p30 == b.p30), Forty.filter(\.p31 == b.p31), Forty.filter(\.p32 == b.p32),
+                    Forty.filter(\.p33 == b.p33), Forty.filter(\.p34 == b.p34), Forty.filter(\.p35 == b.p35), Forty.filter(\.p36 == b.p36),
+                    Forty.filter(\.p37 == b.p37), Forty.filter(\.p38 == b.p38), Forty.filter(\.p39 == b.p39),
+                ]
+                for (index, request) in checks.enumerated() {
+                    #expect(try ids(request, db) == [2], "p\(index + 1)")
+                }
             }
         }
     }

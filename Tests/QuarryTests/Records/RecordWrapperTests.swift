@@ -56,56 +56,60 @@ struct StampWrapper: Decodable, FetchableRecord, TableRecord {
 }
 
 @Suite struct RecordWrapperTests {
-    @Test(arguments: WriterKind.allCases)
-    func wrappersAroundRecordsFetchAndResolveKeyPaths(_ kind: WriterKind) throws {
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db in try makeQueryFixtures(db) }
-        try writer.read { db in
-            let ranked = try RankedPlayer.order(\.player.score.self).fetchAll(db)
-            #expect(ranked.map(\.player.name) == ["Eve_%", "Dora", "Arthur", "Cheng", "Barbara"])
-            // Key paths through the wrapped record name its columns.
-            let top = RankedPlayer.filter(\.player.score > 150).order(\.player.score)
-            try expectSQL(top, db, "SELECT * FROM \"player\" WHERE \"score\" > ? ORDER BY \"score\"", [150])
-            #expect(try top.fetchAll(db).map(\.player.name) == ["Cheng", "Barbara"])
-            #expect(try RankedPlayer.filter(\.player.teamID == nil).fetchCount(db) == 2)
-            // Raw SQL and init(row:) too.
-            let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM player WHERE id = 1"))
-            #expect(try RankedPlayer(row: row).player.name == "Arthur")
-            #expect(try RankedPlayer.fetchOne(db, sql: "SELECT * FROM player WHERE id = ?", arguments: [2])?.player.name == "Barbara")
+    @Test(arguments: Backend.all)
+    func wrappersAroundRecordsFetchAndResolveKeyPaths(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in try makeQueryFixtures(db) }
+            try writer.read { db in
+                let ranked = try RankedPlayer.order(\.player.score.self).fetchAll(db)
+                #expect(ranked.map(\.player.name) == ["Eve_%", "Dora", "Arthur", "Cheng", "Barbara"])
+                // Key paths through the wrapped record name its columns.
+                let top = RankedPlayer.filter(\.player.score > 150).order(\.player.score)
+                try expectSQL(top, db, "SELECT * FROM \"player\" WHERE \"score\" > ? ORDER BY \"score\"", [150])
+                #expect(try top.fetchAll(db).map(\.player.name) == ["Cheng", "Barbara"])
+                #expect(try RankedPlayer.filter(\.player.teamID == nil).fetchCount(db) == 2)
+                // Raw SQL and init(row:) too.
+                let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM player WHERE id = 1"))
+                #expect(try RankedPlayer(row: row).player.name == "Arthur")
+                #expect(try RankedPlayer.fetchOne(db, sql: "SELECT * FROM player WHERE id = ?", arguments: [2])?.player.name == "Barbara")
 
-            let lines = try ScorelineRecord.filter(\.line.score >= 175).order(\.line.name).fetchAll(db)
-            #expect(lines.map(\.line) == [Scoreline(name: "Barbara", score: 250), Scoreline(name: "Cheng", score: 175)])
+                let lines = try ScorelineRecord.filter(\.line.score >= 175).order(\.line.name).fetchAll(db)
+                #expect(lines.map(\.line) == [Scoreline(name: "Barbara", score: 250), Scoreline(name: "Cheng", score: 175)])
 
-            let names = try PlayerName.fetchAll(db, sql: "SELECT name, score FROM player ORDER BY id")
-            #expect(names.map(\.name) == ["Arthur", "Barbara", "Cheng", "Dora", "Eve_%"])
+                let names = try PlayerName.fetchAll(db, sql: "SELECT name, score FROM player ORDER BY id")
+                #expect(names.map(\.name) == ["Arthur", "Barbara", "Cheng", "Dora", "Eve_%"])
+            }
         }
     }
 
-    @Test func wrappedRecordKeepsItsOwnStrategies() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: "CREATE TABLE stamp (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)")
-            var stamp = Stamp(id: nil, at: Date(timeIntervalSince1970: 1_700_000_000.5))
-            try stamp.insert(db)
-            let wrapped = try #require(try StampWrapper.fetchOne(db))
-            #expect(wrapped.stamp.at == stamp.at)
-            #expect(try StampWrapper.filter(\.stamp.at == stamp.at).fetchCount(db) == 1)
+    // SQLite only: milliseconds in an INTEGER column, 32-bit on PostgreSQL.
+
+    @Test(arguments: Backend.sqlite) func wrappedRecordKeepsItsOwnStrategies(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: "CREATE TABLE stamp (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)")
+                var stamp = Stamp(id: nil, at: Date(timeIntervalSince1970: 1_700_000_000.5))
+                try stamp.insert(db)
+                let wrapped = try #require(try StampWrapper.fetchOne(db))
+                #expect(wrapped.stamp.at == stamp.at)
+                #expect(try StampWrapper.filter(\.stamp.at == stamp.at).fetchCount(db) == 1)
+            }
         }
     }
 
-    @Test func wrapperErrorsNameTheColumn() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.read { db in
-            // NULL in the first column of a single-value wrapper.
-            let error = try #require(throws: RowDecodingError.self) { _ = try PlayerName.fetchAll(db, sql: "SELECT NULL AS name") }
-            #expect(error.column == "name")
-            #expect(error.recordType == "PlayerName")
-            // A wrapped record whose columns are missing.
-            let missing = try #require(throws: RowDecodingError.self) { _ = try RankedPlayer.fetchAll(db, sql: "SELECT 1 AS id") }
-            #expect(missing.column == "name")
-            // No column at all.
-            #expect(throws: RowDecodingError.self) { _ = try PlayerName(row: Row(columnNames: [], databaseValues: [])) }
+    @Test(arguments: Backend.all) func wrapperErrorsNameTheColumn(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.read { db in
+                // NULL in the first column of a single-value wrapper.
+                let error = try #require(throws: RowDecodingError.self) { _ = try PlayerName.fetchAll(db, sql: "SELECT NULL AS name") }
+                #expect(error.column == "name")
+                #expect(error.recordType == "PlayerName")
+                // A wrapped record whose columns are missing.
+                let missing = try #require(throws: RowDecodingError.self) { _ = try RankedPlayer.fetchAll(db, sql: "SELECT 1 AS id") }
+                #expect(missing.column == "name")
+                // No column at all.
+                #expect(throws: RowDecodingError.self) { _ = try PlayerName(row: Row(columnNames: [], databaseValues: [])) }
+            }
         }
     }
 }

@@ -43,46 +43,52 @@ struct WrapperRecord: Codable, FetchableRecord, PersistableRecord, Equatable {
         uint32: Wrapped(32), uint64: Wrapped(64), date: Wrapped(Date(timeIntervalSince1970: 1_000_000)),
         uuid: Wrapped(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), decimal: Wrapped(Decimal(string: "12.5") ?? 0))
 
-    @Test func wrappersAreStoredAsTheirValueAndReadBack() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db throws in
-            try db.execute(sql: """
-                CREATE TABLE wrapperRecord (id INTEGER PRIMARY KEY, flag, real, float, int8, int16, int32, int64,
-                    uint, uint8, uint16, uint32, uint64, date, uuid, decimal)
-                """)
-            var record = Self.sample
-            try record.insert(db)
-            #expect(record.id == 1)
-            let stored = try #require(try Row.fetchOne(db, sql: "SELECT * FROM wrapperRecord"))
-            #expect(try stored["flag"] == DatabaseValue.integer(1))
-            #expect(try stored["real"] == DatabaseValue.real(1.5))
-            #expect(try stored["int8"] == DatabaseValue.integer(-8))
-            #expect(try stored["uint64"] == DatabaseValue.integer(64))
-            #expect(try stored["date"] == DatabaseValue.text("1970-01-12 13:46:40.000"))
-            #expect(try stored["decimal"] == DatabaseValue.text("12.5"))
-            #expect(try WrapperRecord.fetchOne(db) == record)
-            // The same values bind in filters.
-            #expect(try WrapperRecord.filter(\.int16 == Wrapped(-16)).fetchCount(db) == 1)
-            #expect(try WrapperRecord.filter(\.uint32 == Wrapped(33)).fetchCount(db) == 0)
-            #expect(try WrapperRecord.filter(\.date == Wrapped(Date(timeIntervalSince1970: 1_000_000))).fetchCount(db) == 1)
-            #expect(try WrapperRecord.filter(\.uuid == Self.sample.uuid).fetchCount(db) == 1)
-            #expect(try WrapperRecord.filter(\.flag == Wrapped(true) && \.float == Wrapped(0.25)).fetchCount(db) == 1)
-            let uints: [Wrapped<UInt>] = try WrapperRecord.select(\.uint).fetchAll(db)
-            #expect(uints == [Wrapped(1)])
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func wrappersAreStoredAsTheirValueAndReadBack(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try db.execute(sql: """
+                    CREATE TABLE wrapperRecord (id INTEGER PRIMARY KEY, flag, real, float, int8, int16, int32, int64,
+                        uint, uint8, uint16, uint32, uint64, date, uuid, decimal)
+                    """)
+                var record = Self.sample
+                try record.insert(db)
+                #expect(record.id == 1)
+                let stored = try #require(try Row.fetchOne(db, sql: "SELECT * FROM wrapperRecord"))
+                #expect(try stored["flag"] == DatabaseValue.integer(1))
+                #expect(try stored["real"] == DatabaseValue.real(1.5))
+                #expect(try stored["int8"] == DatabaseValue.integer(-8))
+                #expect(try stored["uint64"] == DatabaseValue.integer(64))
+                #expect(try stored["date"] == DatabaseValue.text("1970-01-12 13:46:40.000"))
+                #expect(try stored["decimal"] == DatabaseValue.text("12.5"))
+                #expect(try WrapperRecord.fetchOne(db) == record)
+                // The same values bind in filters.
+                #expect(try WrapperRecord.filter(\.int16 == Wrapped(-16)).fetchCount(db) == 1)
+                #expect(try WrapperRecord.filter(\.uint32 == Wrapped(33)).fetchCount(db) == 0)
+                #expect(try WrapperRecord.filter(\.date == Wrapped(Date(timeIntervalSince1970: 1_000_000))).fetchCount(db) == 1)
+                #expect(try WrapperRecord.filter(\.uuid == Self.sample.uuid).fetchCount(db) == 1)
+                #expect(try WrapperRecord.filter(\.flag == Wrapped(true) && \.float == Wrapped(0.25)).fetchCount(db) == 1)
+                let uints: [Wrapped<UInt>] = try WrapperRecord.select(\.uint).fetchAll(db)
+                #expect(uints == [Wrapped(1)])
+            }
         }
     }
 
-    @Test func wrappedUInt64AboveInt64MaxThrows() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db throws in
-            try db.execute(sql: """
-                CREATE TABLE wrapperRecord (id INTEGER PRIMARY KEY, flag, real, float, int8, int16, int32, int64,
-                    uint, uint8, uint16, uint32, uint64, date, uuid, decimal)
-                """)
-            var record = Self.sample
-            record.uint64 = Wrapped(UInt64.max)
-            #expect(throws: (any Error).self) { try record.insert(db) }
-            #expect(try WrapperRecord.fetchCount(db) == 0)
+    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
+
+    @Test(arguments: Backend.sqlite) func wrappedUInt64AboveInt64MaxThrows(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try db.execute(sql: """
+                    CREATE TABLE wrapperRecord (id INTEGER PRIMARY KEY, flag, real, float, int8, int16, int32, int64,
+                        uint, uint8, uint16, uint32, uint64, date, uuid, decimal)
+                    """)
+                var record = Self.sample
+                record.uint64 = Wrapped(UInt64.max)
+                #expect(throws: (any Error).self) { try record.insert(db) }
+                #expect(try WrapperRecord.fetchCount(db) == 0)
+            }
         }
     }
 }
