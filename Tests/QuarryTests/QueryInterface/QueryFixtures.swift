@@ -75,11 +75,13 @@ func makeQueryFixtures(_ db: Database) throws {
 /// On PostgreSQL, moves the identity sequence of each table past the largest
 /// id, so that inserts without id after fixtures with explicit ids do not
 /// collide (SQLite needs nothing: a new rowid is one more than the largest).
-func moveIdentitySequences(_ db: Database, tables: [String]) throws {
+func moveIdentitySequences(_ db: Database, tables: [String], column: String = "id") throws {
     guard db.isPostgreSQL else { return }
     for table in tables {
+        // pg_get_serial_sequence reads the table as an SQL name (quoted, for its
+        // case), the column as written.
         try db.execute(
-            sql: "SELECT setval(pg_get_serial_sequence(?, 'id'), (SELECT max(id) FROM \(table.quotedDatabaseIdentifier)))::text",
-            arguments: [table])
+            sql: "SELECT setval(pg_get_serial_sequence(?, ?), (SELECT max(\(column.quotedDatabaseIdentifier)) FROM \(table.quotedDatabaseIdentifier)))::text",
+            arguments: [table.quotedDatabaseIdentifier, column])
     }
 }

@@ -20,13 +20,15 @@ struct ContainerReader: Codable, FetchableRecord, MutablePersistableRecord {
 }
 
 @Suite(.serialized) struct DidInsertContainerTests {
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-    @Test(arguments: Backend.sqlite)
+    @Test(arguments: Backend.all)
     func containerHoldsTheNewRowID(_ backend: Backend) throws {
         try backend.withWriter { writer in
             ContainerReader.seen = []
             try writer.write { db in
-                try db.execute(sql: "CREATE TABLE containerReader (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")
+                try db.create(table: "containerReader") { t in
+                    t.primaryKey("id", .integer)
+                    t.column("name", .text).notNull().unique()
+                }
                 var first = ContainerReader(id: nil, name: "a")
                 try first.insert(db)
                 #expect(first.id == 1)

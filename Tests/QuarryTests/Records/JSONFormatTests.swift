@@ -44,15 +44,18 @@ struct ISOAddressPlayer: Codable, FetchableRecord, PersistableRecord, Equatable 
 
 @Suite struct JSONFormatTests {
     static let since = Date(timeIntervalSince1970: 1_700_000_000.123)
-    static let schema = "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, visits TEXT NOT NULL, tags TEXT NOT NULL)"
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
-    @Test(arguments: Backend.sqlite)
+    /// The table, with the schema DSL: JSON is stored as text on both backends.
+    static func createSchema(_ db: Database) throws {
+        try db.create(table: "player") { t in
+            t.primaryKey("id", .integer)
+            for column in ["name", "address", "visits", "tags"] { t.column(column, .text).notNull() }
+        }
+    }
+    @Test(arguments: Backend.all)
     func nestedValuesAreWrittenInGRDBsFormat(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: Self.schema)
+                try Self.createSchema(db)
                 var player = JSONPlayer(
                     id: nil, name: "Arthur", address: JSONAddress(city: "Oslo", since: Self.since),
                     visits: [Self.since, Self.since.addingTimeInterval(60)], tags: ["b": Data([0, 1, 2, 255])])
@@ -71,7 +74,7 @@ struct ISOAddressPlayer: Codable, FetchableRecord, PersistableRecord, Equatable 
     func jsonWrittenByGRDBReadsBackUnchanged(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: Self.schema)
+                try Self.createSchema(db)
                 try db.execute(sql: """
                     INSERT INTO player (id, name, address, visits, tags)
                     VALUES (1, 'Arthur', '{"city":"Oslo","since":1700000000123}', '[1700000000123,1700000060123]', '{"b":"AAEC\\/w=="}')
@@ -123,14 +126,11 @@ struct ISOAddressPlayer: Codable, FetchableRecord, PersistableRecord, Equatable 
             #expect(try Event.filter(\.happenedAt > happenedAt).fetchCount(db) == 1)
         }
     }
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
-    @Test(arguments: Backend.sqlite)
+    @Test(arguments: Backend.all)
     func recordsChooseTheirJSONCodersPerColumn(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: Self.schema)
+                try Self.createSchema(db)
                 var player = ISOAddressPlayer(
                     id: nil, name: "Arthur", address: JSONAddress(city: "Oslo", since: Date(timeIntervalSince1970: 1_700_000_000)),
                     visits: [Date(timeIntervalSince1970: 1_700_000_000)], tags: [:])
@@ -148,13 +148,10 @@ struct ISOAddressPlayer: Codable, FetchableRecord, PersistableRecord, Equatable 
             }
         }
     }
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
-    @Test(arguments: Backend.sqlite) func jsonInAnotherFormatThrowsNamingTheColumn(_ backend: Backend) throws {
+    @Test(arguments: Backend.all) func jsonInAnotherFormatThrowsNamingTheColumn(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: Self.schema)
+                try Self.createSchema(db)
                 // A nested date as text, where the decoder expects milliseconds:
                 // refused, with the column named.
                 try db.execute(sql: """

@@ -159,7 +159,6 @@ private struct GPlayerWithRank: FetchableRecord {
     }
 
     // SQLite only: goes on in a transaction after a failed statement, which PostgreSQL aborts.
-
     @Test(arguments: Backend.sqlite) func letInsertFailureThrows(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try makePlayers(writer)

@@ -28,7 +28,6 @@ struct RecordDecodingErrorTests {
     }
 
     // SQLite only: untyped columns holding mismatched values.
-
     @Test(arguments: Backend.sqliteWithMemory)
     func errorsNameRecordColumnAndValue(storage: Backend) throws {
         let directory = try TemporaryDirectory()

@@ -67,7 +67,6 @@ struct RecordPersistenceTests {
     }
 
     // SQLite only: SQLite's rowid choice (one more than the largest); PostgresRecordTests covers identity columns.
-
     @Test(arguments: Backend.sqliteWithMemory)
     func insertWritesBackTheID(storage: Backend) throws {
         try withPlayers(storage) { db in
@@ -233,7 +232,6 @@ struct RecordPersistenceTests {
     }
 
     // SQLite only: INSERT OR REPLACE, OR FAIL, OR ROLLBACK and UPDATE OR IGNORE.
-
     @Test(arguments: Backend.sqliteWithMemory)
     func conflictPolicies(storage: Backend) throws {
         try withPlayers(storage) { db in
@@ -272,7 +270,6 @@ struct RecordPersistenceTests {
     }
 
     // SQLite only: SQLite's upsert without conflict target catches every unique key.
-
     @Test(arguments: Backend.sqliteWithMemory)
     func upsert(storage: Backend) throws {
         try withPlayers(storage) { db in
@@ -296,7 +293,6 @@ struct RecordPersistenceTests {
     }
 
     // SQLite only: raw SQLite DDL (INTEGER PRIMARY KEY as the rowid).
-
     @Test(arguments: Backend.sqliteWithMemory)
     func callbacks(storage: Backend) throws {
         let directory = try TemporaryDirectory()
@@ -324,7 +320,6 @@ struct RecordPersistenceTests {
     }
 
     // SQLite only: WITHOUT ROWID tables and the hidden rowid.
-
     @Test(arguments: Backend.sqliteWithMemory)
     func compositeAndHiddenPrimaryKeys(storage: Backend) throws {
         struct Membership: Codable, FetchableRecord, PersistableRecord, Equatable {

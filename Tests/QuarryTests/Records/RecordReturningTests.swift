@@ -48,7 +48,6 @@ struct RecordReturningTests {
     }
 
     // SQLite only: virtual generated columns.
-
     @Test(arguments: Backend.sqliteWithMemory)
     func insertAndFetchWithoutTriggersUsesOneStatement(storage: Backend) throws {
         try withTable(storage, triggers: false) { db in
@@ -62,7 +61,6 @@ struct RecordReturningTests {
     }
 
     // SQLite only: virtual generated columns and SQLite triggers.
-
     @Test(arguments: Backend.sqliteWithMemory)
     func insertAndFetchWithTriggersRereads(storage: Backend) throws {
         try withTable(storage, triggers: true) { db in
@@ -78,7 +76,6 @@ struct RecordReturningTests {
     }
 
     // SQLite only: virtual generated columns and SQLite triggers.
-
     @Test(arguments: Backend.sqliteWithMemory, [false, true])
     func everyVariantReturnsStoredValues(storage: Backend, triggers: Bool) throws {
         try withTable(storage, triggers: triggers) { db in
@@ -122,7 +119,6 @@ struct RecordReturningTests {
     }
 
     // SQLite only: virtual generated columns and SQLite triggers.
-
     @Test(arguments: Backend.sqliteWithMemory, [false, true])
     func chosenSelection(storage: Backend, triggers: Bool) throws {
         try withTable(storage, triggers: triggers) { db in
@@ -149,7 +145,6 @@ struct RecordReturningTests {
     }
 
     // SQLite only: virtual generated columns.
-
     @Test(arguments: Backend.sqliteWithMemory)
     func insertAndFetchIgnoredThrows(storage: Backend) throws {
         try withTable(storage, triggers: false) { db in

@@ -114,7 +114,6 @@ struct RecordRoundTripTests {
     }
 
     // SQLite only: untyped columns, which store each Swift type as SQLite does.
-
     @Test(arguments: Backend.sqliteWithMemory)
     func cursorAndStatementForms(storage: Backend) throws {
         let directory = try TemporaryDirectory()
@@ -202,7 +201,6 @@ struct RecordStrategyTests {
     }
 
     // SQLite only: raw SQLite DDL (INTEGER PRIMARY KEY as the rowid).
-
     @Test(arguments: Backend.sqliteWithMemory)
     func snakeCaseAndMillisecondsAndLowercaseUUID(storage: Backend) throws {
         let directory = try TemporaryDirectory()
@@ -233,7 +231,6 @@ struct RecordStrategyTests {
     }
 
     // SQLite only: untyped columns.
-
     @Test(arguments: Backend.sqliteWithMemory)
     func iso8601AndSecondsDates(storage: Backend) throws {
         let directory = try TemporaryDirectory()
@@ -348,7 +345,6 @@ struct HandWrittenRecordTests {
     }
 
     // SQLite only: raw SQLite DDL (INTEGER PRIMARY KEY as the rowid).
-
     @Test(arguments: Backend.sqliteWithMemory)
     func handWrittenInitRowOfDecodableRecordIsUsed(storage: Backend) throws {
         let directory = try TemporaryDirectory()

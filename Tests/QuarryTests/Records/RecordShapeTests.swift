@@ -273,14 +273,15 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
     private func ids<R: TableRecord & Decodable>(_ request: QueryRequest<R, R>, _ db: Database) throws -> [Int64] {
         try request.select(QueryExpression<R, Int64>("id")).order(QueryExpression<R, Int64>("id")).fetchAll(db)
     }
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
-    @Test(arguments: Backend.sqlite)
+    @Test(arguments: Backend.all)
     func enumWithoutCaseIterable(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: "CREATE TABLE enumPlayer (id INTEGER PRIMARY KEY, name TEXT NOT NULL, status TEXT NOT NULL)")
+                try db.create(table: "enumPlayer") { t in
+                    t.primaryKey("id", .integer)
+                    t.column("name", .text).notNull()
+                    t.column("status", .text).notNull()
+                }
                 var a = EnumPlayer(id: nil, name: "a", status: .active)
                 var b = EnumPlayer(id: nil, name: "b", status: .banned)
                 try a.insert(db)
@@ -295,7 +296,6 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
     }
 
     // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
     @Test(arguments: Backend.sqlite) func manyEnumShapes(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
@@ -330,7 +330,6 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
     }
 
     // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
     @Test(arguments: Backend.sqlite) func validatedTypesURLsDecimalsAndPropertyWrappers(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
@@ -357,7 +356,6 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
     }
 
     // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
     @Test(arguments: Backend.sqlite) func invariantsCheckedInInitFromDecoder(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
@@ -374,7 +372,6 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
     }
 
     // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
     @Test(arguments: Backend.sqlite) func renamedKeysAndSnakeCaseOnEnums(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
@@ -403,7 +400,6 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
     }
 
     // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
     @Test(arguments: Backend.sqlite) func classRecordWithEnum(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
@@ -420,12 +416,14 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
 
     /// No probe value passes ISBN's rule: the key paths come from the stored
     /// properties and CodingKeys, and only the uncoded property is refused.
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-    @Test(arguments: Backend.sqlite)
+    @Test(arguments: Backend.all)
     func recordThatRefusesEveryProbeValue(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: "CREATE TABLE book (id INTEGER PRIMARY KEY, isbn_13 TEXT, title TEXT, status TEXT)")
+                try db.create(table: "book") { t in
+                    t.primaryKey("id", .integer)
+                    for column in ["isbn_13", "title", "status"] { t.column(column, .text) }
+                }
                 var a = Book(id: nil, isbn: ISBN("9780000000001"), title: "A", status: .active)
                 var b = Book(id: nil, isbn: ISBN("9780000000002"), title: "B", status: .banned)
                 try a.insert(db)
@@ -470,7 +468,6 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
     }
 
     // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
     @Test(arguments: Backend.sqlite) func fortyPropertyRecord(_ backend: Backend) throws {
         try backend.withWriter { writer in
             let columns = (1...39).map { "p\($0)" }.joined(separator: ", ")

@@ -83,7 +83,6 @@ struct StampWrapper: Decodable, FetchableRecord, TableRecord {
     }
 
     // SQLite only: milliseconds in an INTEGER column, 32-bit on PostgreSQL.
-
     @Test(arguments: Backend.sqlite) func wrappedRecordKeepsItsOwnStrategies(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in

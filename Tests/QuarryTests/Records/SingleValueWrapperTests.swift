@@ -44,7 +44,6 @@ struct WrapperRecord: Codable, FetchableRecord, PersistableRecord, Equatable {
         uuid: Wrapped(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), decimal: Wrapped(Decimal(string: "12.5") ?? 0))
 
     // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
     @Test(arguments: Backend.sqlite) func wrappersAreStoredAsTheirValueAndReadBack(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db throws in
@@ -76,7 +75,6 @@ struct WrapperRecord: Codable, FetchableRecord, PersistableRecord, Equatable {
     }
 
     // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-
     @Test(arguments: Backend.sqlite) func wrappedUInt64AboveInt64MaxThrows(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db throws in
