@@ -17,20 +17,25 @@ struct Ticket: Codable, FetchableRecord, PersistableRecord, Equatable {
 }
 
 @Suite struct QueryValueCodingTests {
-    func withTickets(_ body: (Database) throws -> Void) throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db throws in
-            try db.execute(sql: "CREATE TABLE ticket (id INTEGER PRIMARY KEY, status TEXT, tags TEXT, points INTEGER, bonus INTEGER)")
+    func withTickets(_ backend: Backend, _ body: (Database) throws -> Void) throws {
+        try backend.withWriter { writer in try writer.write { db throws in
+            try db.create(table: "ticket") { t in
+                t.primaryKey("id", .integer)
+                t.column("status", .text)
+                t.column("tags", .text)
+                t.column("points", .integer)
+                t.column("bonus", .integer)
+            }
             for (index, status) in [Ticket.Status.open, .closed, .open].enumerated() {
                 var ticket = Ticket(id: nil, status: status, tags: .init(labels: ["t\(index)"]), points: index * 10, bonus: index)
                 try ticket.insert(db)
             }
             try body(db)
-        }
+        } }
     }
 
-    @Test func codableEnumsAndNestedValuesAreBoundAsRecordsStoreThem() throws {
-        try withTickets { db throws in
+    @Test(arguments: Backend.all) func codableEnumsAndNestedValuesAreBoundAsRecordsStoreThem(_ backend: Backend) throws {
+        try withTickets(backend) { db throws in
             try expectSQL(Ticket.filter(\.status == .closed), db, "SELECT * FROM \"ticket\" WHERE \"status\" = ?", ["closed"])
             #expect(try Ticket.filter(\.status == .open).fetchCount(db) == 2)
             #expect(try Ticket.filter([Ticket.Status.closed].contains(\.status)).fetchCount(db) == 1)
@@ -46,8 +51,8 @@ struct Ticket: Codable, FetchableRecord, PersistableRecord, Equatable {
         }
     }
 
-    @Test func everyOperatorForm() throws {
-        try withTickets { db throws in
+    @Test(arguments: Backend.all) func everyOperatorForm(_ backend: Backend) throws {
+        try withTickets(backend) { db throws in
             let points = QueryExpression(\Ticket.points)
             let bonus = QueryExpression(\Ticket.bonus)
             // Comparisons: key path or expression on each side.
