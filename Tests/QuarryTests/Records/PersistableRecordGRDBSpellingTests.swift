@@ -118,14 +118,15 @@ private struct GPlayerWithRank: FetchableRecord {
 }
 
 @Suite(.serialized) struct PersistableRecordGRDBSpellingTests {
-    // SQLite only: SQLite's rowid after explicit ids (a PostgreSQL identity does not move).
-    @Test(arguments: Backend.sqlite)
+    @Test(arguments: Backend.all)
     func letValuesInsertSaveAndUpsert(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try makePlayers(writer)
             try writer.write { db throws in
                 let arthur = GPlayer(id: 1, name: "Arthur", score: 10)
                 try arthur.insert(db)
+                // PostgreSQL's identity does not move past an explicit id: move it.
+                try moveIdentitySequences(db, tables: ["player"])
                 let barbara = GPlayer(id: nil, name: "Barbara", score: 20)
                 try barbara.insert(db)
                 #expect(barbara.id == nil)  // a constant is not changed
@@ -157,19 +158,19 @@ private struct GPlayerWithRank: FetchableRecord {
             }
         }
     }
-
-    // SQLite only: goes on in a transaction after a failed statement, which PostgreSQL aborts.
-    @Test(arguments: Backend.sqlite) func letInsertFailureThrows(_ backend: Backend) throws {
+    @Test(arguments: Backend.all) func letInsertFailureThrows(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try makePlayers(writer)
             try writer.write { db throws in
                 let arthur = GPlayer(id: nil, name: "Arthur", score: 10)
                 try arthur.insert(db)
-                #expect(throws: DatabaseError.self) { try arthur.insert(db) }
+                // In savepoints: after an error, PostgreSQL runs nothing else in
+                // the transaction until it rolls back.
+                #expect(throws: DatabaseError.self) { try db.inSavepoint { try arthur.insert(db); return .commit } }
                 do {
-                    try arthur.insert(db)
+                    try db.inSavepoint { try arthur.insert(db); return .commit }
                 } catch DatabaseError.SQLITE_CONSTRAINT_UNIQUE {
-                    // expected
+                    // expected, on both backends (PostgreSQL's 23505 maps to it)
                 }
                 let missing = GPlayer(id: 42, name: "Nobody", score: 0)
                 #expect(throws: RecordError.self) { try missing.update(db) }
