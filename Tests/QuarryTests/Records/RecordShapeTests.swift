@@ -354,12 +354,13 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
             }
         }
     }
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-    @Test(arguments: Backend.sqlite) func invariantsCheckedInInitFromDecoder(_ backend: Backend) throws {
+    @Test(arguments: Backend.all) func invariantsCheckedInInitFromDecoder(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: "CREATE TABLE checked (id INTEGER PRIMARY KEY, score, start, \"end\")")
+                try db.create(table: "checked") { t in
+                    t.primaryKey("id", .integer)
+                    for column in ["score", "start", "end"] { t.column(column, .integer) }
+                }
                 var a = Checked(id: nil, score: 1, start: 1, end: 5)
                 var b = Checked(id: nil, score: 7, start: 2, end: 9)
                 try a.insert(db)
@@ -370,15 +371,19 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
             }
         }
     }
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-    @Test(arguments: Backend.sqlite) func renamedKeysAndSnakeCaseOnEnums(_ backend: Backend) throws {
+    @Test(arguments: Backend.all) func renamedKeysAndSnakeCaseOnEnums(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE renamedEnum (id INTEGER PRIMARY KEY, state, tier);
-                    CREATE TABLE snakeEnum (id INTEGER PRIMARY KEY, account_status, home_kind);
-                    """)
+                try db.create(table: "renamedEnum") { t in
+                    t.primaryKey("id", .integer)
+                    t.column("state", .text)
+                    t.column("tier", .integer)
+                }
+                try db.create(table: "snakeEnum") { t in
+                    t.primaryKey("id", .integer)
+                    t.column("account_status", .text)
+                    t.column("home_kind", .text)
+                }
                 var a = RenamedEnum(id: nil, status: .active, level: .low)
                 var b = RenamedEnum(id: nil, status: .banned, level: .top)
                 try a.insert(db)
@@ -398,12 +403,14 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
             }
         }
     }
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-    @Test(arguments: Backend.sqlite) func classRecordWithEnum(_ backend: Backend) throws {
+    @Test(arguments: Backend.all) func classRecordWithEnum(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: "CREATE TABLE classWithEnum (id INTEGER PRIMARY KEY, status, title)")
+                try db.create(table: "classWithEnum") { t in
+                    t.primaryKey("id", .integer)
+                    t.column("status", .text)
+                    t.column("title", .text)
+                }
                 var a = ClassWithEnum(id: nil, status: .active, title: "a")
                 var b = ClassWithEnum(id: nil, status: .banned, title: "b")
                 try a.insert(db)
