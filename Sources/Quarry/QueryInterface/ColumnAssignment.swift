@@ -16,7 +16,7 @@ public struct ColumnAssignment<Root>: Sendable {
         } else if case .invalid = column.node {
             // The key path's own error says why it names no column.
             assignment = SQLAssignment(column: "", value: column)
-        } else if case .infix("->>", let json, _) = column.node, case .column(let name, _) = json.node {
+        } else if let name = Self.jsonColumn(of: column) {
             assignment = SQLAssignment(column: "", value: SQLExpression(.invalid(DatabaseError.misuse(
                 "an assignment needs a column on its left side, not a member of the JSON in column \(name): "
                     + "assign the whole value of \(name)"))))
@@ -85,5 +85,22 @@ extension Column {
     /// `Column("score").set(to: excluded[Column("score")])`.
     public func set<Root, Value>(to expression: QueryExpression<Root, Value>) -> ColumnAssignment<Root> {
         ColumnAssignment(sqlExpression, expression.sqlExpression)
+    }
+}
+
+extension ColumnAssignment {
+    /// The column whose JSON member `expression` reads (`"address" ->> '$.city'`,
+    /// possibly typed as a number or a boolean), or nil.
+    static func jsonColumn(of expression: SQLExpression) -> String? {
+        switch expression.node {
+        case .infix("->>", let json, _):
+            if case .column(let name, _) = json.node { return name }
+            return nil
+        case .function(let name, let arguments, _)
+        where name == SQLExpression.jsonNumberFunction || name == SQLExpression.jsonBooleanFunction:
+            return arguments.first.flatMap(jsonColumn(of:))
+        default:
+            return nil
+        }
     }
 }

@@ -90,12 +90,42 @@ extension SQLExpression {
             return .column(try RecordColumns.columnName(for: keyPath))
         } catch {
             if let (column, path) = RecordColumns.jsonPath(for: keyPath) {
-                return SQLExpression(.infix("->>", .column(column), .value(.text(path))))
+                let member = SQLExpression(.infix("->>", .column(column), .value(.text(path))))
+                // SQLite's ->> returns JSON numbers and booleans as SQL numbers;
+                // PostgreSQL's returns text: the member's Swift type says which
+                // cast makes comparisons and ordering the same there (see
+                // SQLGenerationContext.postgreSQLFunction).
+                switch Value.self {
+                case is any JSONBooleanMember.Type: return SQLExpression(.function(SQLExpression.jsonBooleanFunction, [member], distinct: false))
+                case is any JSONNumberMember.Type: return SQLExpression(.function(SQLExpression.jsonNumberFunction, [member], distinct: false))
+                default: return member
+                }
             }
             return SQLExpression(.invalid(error))
         }
     }
 }
+
+/// Swift types stored in JSON as numbers.
+protocol JSONNumberMember {}
+extension Int: JSONNumberMember {}
+extension Int8: JSONNumberMember {}
+extension Int16: JSONNumberMember {}
+extension Int32: JSONNumberMember {}
+extension Int64: JSONNumberMember {}
+extension UInt: JSONNumberMember {}
+extension UInt8: JSONNumberMember {}
+extension UInt16: JSONNumberMember {}
+extension UInt32: JSONNumberMember {}
+extension UInt64: JSONNumberMember {}
+extension Double: JSONNumberMember {}
+extension Float: JSONNumberMember {}
+extension Optional: JSONNumberMember where Wrapped: JSONNumberMember {}
+
+/// Swift types stored in JSON as booleans.
+protocol JSONBooleanMember {}
+extension Bool: JSONBooleanMember {}
+extension Optional: JSONBooleanMember where Wrapped: JSONBooleanMember {}
 
 /// The columns of a record, by key path, for building expressions in closures:
 ///

@@ -335,3 +335,12 @@ public final class TableAlias: Sendable {
         SQLExpression(.column(columnName, .alias(self)))
     }
 }
+
+extension SQLExpression {
+    /// The markers of a JSON member (`"address" ->> '$.zip'`) read as a
+    /// number or a boolean, by its Swift type: SQLGenerationContext writes
+    /// the member itself on SQLite, whose `->>` returns SQL numbers, and casts
+    /// it on PostgreSQL, whose `->>` returns text.
+    static let jsonNumberFunction = "QUARRY_JSON_NUMBER"
+    static let jsonBooleanFunction = "QUARRY_JSON_BOOLEAN"
+}

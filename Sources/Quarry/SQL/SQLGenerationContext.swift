@@ -156,7 +156,56 @@ final class SQLGenerationContext {
             // Flatten chains of the same operator: (a) AND (b) AND (c).
             return try expression.chainOperands(op).map(self.operand).joined(separator: " \(op) ")
         }
+        if op == "->>", db?.isPostgreSQL == true, case .value(.text(let path)) = rhs.node,
+            let elements = Self.postgreSQLJSONPath(path)
+        {
+            // PostgreSQL's ->> takes one key: a path is #>> and an array of keys.
+            return "CAST(" + (try self.operand(lhs)) + " AS JSONB) #>> " + placeholder(.text(elements))
+        }
         return try self.operand(lhs) + " \(op) " + self.operand(rhs)
+    }
+
+    /// The PostgreSQL text array (`{"address","city"}`) of the keys of a JSON
+    /// path as Quarry writes it for SQLite (`$.address.city`, `$."a.b"`), or
+    /// nil for another form of path.
+    static func postgreSQLJSONPath(_ path: String) -> String? {
+        var scalars = path.unicodeScalars[...]
+        guard scalars.first == "$" else { return nil }
+        scalars = scalars.dropFirst()
+        var keys: [String] = []
+        while let dot = scalars.first {
+            guard dot == "." else { return nil }
+            scalars = scalars.dropFirst()
+            var key = String.UnicodeScalarView()
+            if scalars.first == "\"" {
+                // A quoted key: \" and \\ are escapes.
+                scalars = scalars.dropFirst()
+                var closed = false
+                while let scalar = scalars.first {
+                    scalars = scalars.dropFirst()
+                    if scalar == "\\" {
+                        guard let escaped = scalars.first else { return nil }
+                        key.append(escaped)
+                        scalars = scalars.dropFirst()
+                    } else if scalar == "\"" {
+                        closed = true
+                        break
+                    } else {
+                        key.append(scalar)
+                    }
+                }
+                guard closed else { return nil }
+            } else {
+                while let scalar = scalars.first, scalar != "." {
+                    key.append(scalar)
+                    scalars = scalars.dropFirst()
+                }
+            }
+            keys.append(String(key))
+        }
+        guard !keys.isEmpty else { return nil }
+        let quoted = keys.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+        return "{" + quoted.joined(separator: ",") + "}"
     }
 
     @inline(never)
@@ -166,6 +215,10 @@ final class SQLGenerationContext {
             let argumentSQLs = try functionArguments.map(sql)
             if db?.isPostgreSQL == true, let text = Self.postgreSQLFunction(name, argumentSQLs, distinct: distinct) {
                 return text
+            }
+            // A JSON member typed by its Swift type: SQLite reads it as is.
+            if name == SQLExpression.jsonNumberFunction || name == SQLExpression.jsonBooleanFunction, let member = argumentSQLs.first {
+                return member
             }
             return name + "(" + (distinct ? "DISTINCT " : "") + argumentSQLs.joined(separator: ", ") + ")"
         case .aggregateFilter(let aggregate, let condition):
@@ -553,6 +606,9 @@ final class SQLGenerationContext {
         case "JSON_GROUP_OBJECT": return "json_object_agg(" + list + ")"
         case "JSON_OBJECT": return "json_build_object(" + list + ")"
         case "JSON_ARRAY": return "json_build_array(" + list + ")"
+        // A JSON member read as a number or a boolean (QueryExpression.swift).
+        case SQLExpression.jsonNumberFunction: return "CAST(" + list + " AS DOUBLE PRECISION)"
+        case SQLExpression.jsonBooleanFunction: return "CAST(" + list + " AS BOOLEAN)"
         default: return nil
         }
     }

@@ -33,11 +33,16 @@ private struct Client: Codable, FetchableRecord, PersistableRecord, Equatable {
 
 @Suite("Key paths into JSON columns")
 struct JSONKeyPathTests {
-    func withClients(_ kind: WriterKind, _ body: (Database) throws -> Void) throws {
+    func withClients(_ backend: Backend, _ body: (Database) throws -> Void) throws {
         let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
+        let writer = try backend.make(in: directory)
         try writer.write { db throws in
-            try db.execute(sql: "CREATE TABLE client (id INTEGER PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, previous TEXT)")
+            try db.create(table: "client") { t in
+                t.primaryKey("id", .integer)
+                t.column("name", .text).notNull()
+                t.column("address", .text).notNull()
+                t.column("previous", .text)
+            }
             let clients = [
                 Client(name: "Ada", address: PostalAddress(street: "1 Main", city: "Oslo", geo: Geo(lat: 59.9, zip: 150), tags: ["a"])),
                 Client(name: "Bob", address: PostalAddress(street: "2 High", city: "Bergen", geo: Geo(lat: 60.4, zip: 5003), tags: [])),
@@ -48,29 +53,40 @@ struct JSONKeyPathTests {
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func filterOrderAndSelectInsideJSON(kind: WriterKind) throws {
-        try withClients(kind) { db throws in
+    @Test(arguments: Backend.all)
+    func filterOrderAndSelectInsideJSON(_ backend: Backend) throws {
+        try withClients(backend) { db throws in
             let request = Client.filter(\.address.city == "Oslo").order(\.address.geo.zip).select(\.name)
-            try expectSQL(request, db, #"""
-                SELECT "name" FROM "client" WHERE ("address" ->> ?) = ? ORDER BY "address" ->> ?
-                """#, ["$.town", "Oslo", "$.geo.zip"])
-            let expected = try String.fetchAll(db, sql: """
-                SELECT name FROM client WHERE address ->> '$.town' = 'Oslo' ORDER BY address ->> '$.geo.zip'
-                """)
+            // PostgreSQL's ->> takes one key, and returns text: a path is #>>
+            // with an array of keys, and a number is cast for its ordering.
+            if backend.isPostgreSQL {
+                try expectSQL(request, db, #"""
+                    SELECT "name" FROM "client" WHERE (CAST("address" AS JSONB) #>> ?) = ? \#
+                    ORDER BY CAST(CAST("address" AS JSONB) #>> ? AS DOUBLE PRECISION)
+                    """#, [#"{"town"}"#, "Oslo", #"{"geo","zip"}"#])
+            } else {
+                try expectSQL(request, db, #"""
+                    SELECT "name" FROM "client" WHERE ("address" ->> ?) = ? ORDER BY "address" ->> ?
+                    """#, ["$.town", "Oslo", "$.geo.zip"])
+            }
+            let expected = try String.fetchAll(db, sql: backend.isPostgreSQL
+                ? "SELECT name FROM client WHERE address::jsonb #>> '{town}' = 'Oslo' ORDER BY (address::jsonb #>> '{geo,zip}')::numeric"
+                : "SELECT name FROM client WHERE address ->> '$.town' = 'Oslo' ORDER BY address ->> '$.geo.zip'")
             #expect(try request.fetchAll(db) == expected)
             #expect(expected == ["Cy", "Ada"])
             let cities = try Client.select(\.address.city).order(\.id).fetchAll(db)
             #expect(cities == ["Oslo", "Bergen", "Oslo"])
             let latitudes = try Client.filter(\.address.geo.lat > 60).select(\.name).fetchAll(db)
             #expect(latitudes == ["Bob"])
+            // Numbers compare as numbers on both backends (as text, 150 would not be under 1000).
+            #expect(try Client.filter(\.address.geo.zip < 1000).order(\.id).select(\.name).fetchAll(db) == ["Ada", "Cy"])
         }
     }
 
     /// Paths the JSON operator cannot take keep the key path's error.
-    @Test(arguments: WriterKind.allCases)
-    func unsupportedPathsAreRefused(kind: WriterKind) throws {
-        try withClients(kind) { db throws in
+    @Test(arguments: Backend.all)
+    func unsupportedPathsAreRefused(_ backend: Backend) throws {
+        try withClients(backend) { db throws in
             // Through an optional (`?.`): no offset.
             #expect {
                 try Client.filter(\.previous?.city == "Oslo").fetchAll(db)
@@ -88,8 +104,8 @@ struct JSONKeyPathTests {
     }
 
     /// An injection payload compared inside JSON is bound.
-    @Test func injectionPayloadIsBound() throws {
-        try withClients(.queue) { db throws in
+    @Test(arguments: Backend.all) func injectionPayloadIsBound(_ backend: Backend) throws {
+        try withClients(backend) { db throws in
             let payload = "Oslo' OR 1=1 --"
             #expect(try Client.filter(\.address.city == payload).fetchCount(db) == 0)
             #expect(try Client.fetchCount(db) == 3)

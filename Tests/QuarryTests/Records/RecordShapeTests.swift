@@ -294,15 +294,16 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
             }
         }
     }
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-    @Test(arguments: Backend.sqlite) func manyEnumShapes(_ backend: Backend) throws {
+    @Test(arguments: Backend.all) func manyEnumShapes(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE manyEnums (id INTEGER PRIMARY KEY, status, level, kind, optionalStatus, optionalLevel, only,
-                        figure, kinds, address, byName)
-                    """)
+                try db.create(table: "manyEnums") { t in
+                    t.primaryKey("id", .integer)
+                    for column in ["level", "optionalLevel"] { t.column(column, .integer) }
+                    for column in ["status", "kind", "optionalStatus", "only", "figure", "kinds", "address", "byName"] {
+                        t.column(column, .text)
+                    }
+                }
                 var a = ManyEnums(
                     id: nil, status: .active, level: .low, kind: .home, optionalStatus: nil, optionalLevel: .top, only: .only,
                     figure: .circle(radius: 1), kinds: [.home], address: ShapeAddress(city: "Oslo", kind: .home), byName: ["x": .home])
@@ -328,12 +329,14 @@ struct Thirty: Codable, FetchableRecord, TableRecord {
             }
         }
     }
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-    @Test(arguments: Backend.sqlite) func validatedTypesURLsDecimalsAndPropertyWrappers(_ backend: Backend) throws {
+    @Test(arguments: Backend.all) func validatedTypesURLsDecimalsAndPropertyWrappers(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: "CREATE TABLE validated (id INTEGER PRIMARY KEY, email, count, website, day, backup, url, price, label)")
+                try db.create(table: "validated") { t in
+                    t.primaryKey("id", .integer)
+                    t.column("count", .integer)
+                    for column in ["email", "website", "day", "backup", "url", "price", "label"] { t.column(column, .text) }
+                }
                 var a = try Validated(
                     id: nil, email: Email("a@x.org"), count: PositiveInt(3), website: Website("https://a.org"), day: Day("2024-01-02"),
                     backup: nil, url: URL(string: "https://a.org/1")!, price: Decimal(string: "9.99")!, label: "first")

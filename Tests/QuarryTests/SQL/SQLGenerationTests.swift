@@ -26,6 +26,15 @@ import Testing
         #expect(RecordStatementSQL.selectionList(["a", "b"]) == "\"a\", \"b\"")
     }
 
+    @Test func jsonPathsAsPostgreSQLKeyArrays() {
+        #expect(SQLGenerationContext.postgreSQLJSONPath("$.address.city") == #"{"address","city"}"#)
+        #expect(SQLGenerationContext.postgreSQLJSONPath(#"$."a.b".c"#) == #"{"a.b","c"}"#)
+        #expect(SQLGenerationContext.postgreSQLJSONPath(#"$."say \"hi\"""#) == #"{"say \"hi\""}"#)
+        #expect(SQLGenerationContext.postgreSQLJSONPath("$") == nil)
+        #expect(SQLGenerationContext.postgreSQLJSONPath("city") == nil)
+        #expect(SQLGenerationContext.postgreSQLJSONPath(#"$."open"#) == nil)
+    }
+
     @Test func globPatternsAsLikePatterns() {
         #expect(SQLGenerationContext.likePattern(glob: "Ev[*]*") == "Ev*%")
         #expect(SQLGenerationContext.likePattern(glob: "?ora") == "_ora")
