@@ -37,24 +37,31 @@ struct WrapperRecord: Codable, FetchableRecord, PersistableRecord, Equatable {
 }
 
 @Suite struct SingleValueWrapperTests {
+    /// The table, with the schema DSL: the same on SQLite and PostgreSQL.
+    static func createTable(_ db: Database) throws {
+        try db.create(table: "wrapperRecord") { t in
+            t.primaryKey("id", .integer)
+            t.column("flag", .boolean)
+            for column in ["real", "float"] { t.column(column, .double) }
+            for column in ["int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"] { t.column(column, .integer) }
+            for column in ["date", "decimal"] { t.column(column, .text) }
+            t.column("uuid", .blob)
+        }
+    }
+
     static let sample = WrapperRecord(
         id: nil, flag: Wrapped(true), real: Wrapped(1.5), float: Wrapped(0.25), int8: Wrapped(-8), int16: Wrapped(-16),
         int32: Wrapped(-32), int64: Wrapped(-64), uint: Wrapped(1), uint8: Wrapped(8), uint16: Wrapped(16),
         uint32: Wrapped(32), uint64: Wrapped(64), date: Wrapped(Date(timeIntervalSince1970: 1_000_000)),
         uuid: Wrapped(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), decimal: Wrapped(Decimal(string: "12.5") ?? 0))
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-    @Test(arguments: Backend.sqlite) func wrappersAreStoredAsTheirValueAndReadBack(_ backend: Backend) throws {
+    @Test(arguments: Backend.all) func wrappersAreStoredAsTheirValueAndReadBack(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db throws in
-                try db.execute(sql: """
-                    CREATE TABLE wrapperRecord (id INTEGER PRIMARY KEY, flag, real, float, int8, int16, int32, int64,
-                        uint, uint8, uint16, uint32, uint64, date, uuid, decimal)
-                    """)
+                try Self.createTable(db)
                 var record = Self.sample
                 try record.insert(db)
                 #expect(record.id == 1)
-                let stored = try #require(try Row.fetchOne(db, sql: "SELECT * FROM wrapperRecord"))
+                let stored = try #require(try Row.fetchOne(db, sql: #"SELECT * FROM "wrapperRecord""#))
                 #expect(try stored["flag"] == DatabaseValue.integer(1))
                 #expect(try stored["real"] == DatabaseValue.real(1.5))
                 #expect(try stored["int8"] == DatabaseValue.integer(-8))
@@ -73,15 +80,10 @@ struct WrapperRecord: Codable, FetchableRecord, PersistableRecord, Equatable {
             }
         }
     }
-
-    // SQLite only: raw SQLite DDL in the fixture (untyped columns, INTEGER PRIMARY KEY as the rowid); to port.
-    @Test(arguments: Backend.sqlite) func wrappedUInt64AboveInt64MaxThrows(_ backend: Backend) throws {
+    @Test(arguments: Backend.all) func wrappedUInt64AboveInt64MaxThrows(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db throws in
-                try db.execute(sql: """
-                    CREATE TABLE wrapperRecord (id INTEGER PRIMARY KEY, flag, real, float, int8, int16, int32, int64,
-                        uint, uint8, uint16, uint32, uint64, date, uuid, decimal)
-                    """)
+                try Self.createTable(db)
                 var record = Self.sample
                 record.uint64 = Wrapped(UInt64.max)
                 #expect(throws: (any Error).self) { try record.insert(db) }
