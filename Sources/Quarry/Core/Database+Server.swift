@@ -41,9 +41,7 @@ extension Database {
                 statements.isEmpty ? "no statement to fetch from" : "fetching needs exactly one statement; got \(statements.count)",
                 sql: sql)
         }
-        let result = try runOnServer(server, sql: statement.sql, values: statement.values)
-        let layout = RowLayout(columnNames: result.columnNames)
-        return result.rows.map { Row(layout: layout, databaseValues: $0) }
+        return try runOnServer(server, sql: statement.sql, values: statement.values).copiedRows()
     }
 
     /// Runs one statement already written for the server (`$1…$n`), such as
@@ -89,6 +87,14 @@ extension Database {
         case .none: break
         }
         return result
+    }
+}
+
+extension DatabaseServerResult {
+    /// The rows, as Rows that share one layout.
+    func copiedRows() -> [Row] {
+        let layout = RowLayout(columnNames: columnNames)
+        return rows.map { Row(layout: layout, databaseValues: $0) }
     }
 }
 

@@ -168,8 +168,7 @@ extension FetchableRecord where Self: TableRecord {
         guard let values = resolved.values else { return nil }
         let plan = try keyPlan(db, .fetchByKey, resolved.columns) { RecordStatementSQL.select(selectionSQL, from: databaseTableName, keyColumns: $0) }
         guard let statement = plan.statement else {
-            guard let row = try plan.serverRows(values, db).first else { return nil }
-            return try rowReader(columnNames: row.columnNames)(row)
+            return try plan.firstRow(values, db, as: Self.self, idInLastColumn: false)?.fetched
         }
         try plan.bind(values, to: statement)
         let read = reader(for: statement)

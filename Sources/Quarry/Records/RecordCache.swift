@@ -231,9 +231,7 @@ struct StatementPlan {
 
     /// Runs the statement on a server and returns its rows.
     func serverRows(_ values: [DatabaseValue], _ db: Database) throws -> [Row] {
-        let result = try db.executeServerStatement(sql: serverSQL, values: bindings.map { values[$0] })
-        let layout = RowLayout(columnNames: result.columnNames)
-        return result.rows.map { Row(layout: layout, databaseValues: $0) }
+        try db.executeServerStatement(sql: serverSQL, values: bindings.map { values[$0] }).copiedRows()
     }
 
     /// Binds the values and decodes the first row as `T`, or returns nil.
