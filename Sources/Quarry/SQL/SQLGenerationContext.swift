@@ -213,7 +213,7 @@ final class SQLGenerationContext {
         switch expression.node {
         case .function(let name, let functionArguments, let distinct):
             let argumentSQLs = try functionArguments.map(sql)
-            if db?.isPostgreSQL == true, let text = Self.postgreSQLFunction(name, argumentSQLs, distinct: distinct) {
+            if db?.isPostgreSQL == true, let text = Self.postgreSQLFunction(name, argumentSQLs, distinct: distinct, filter: "") {
                 return text
             }
             // A JSON member typed by its Swift type: SQLite reads it as is.
@@ -223,7 +223,14 @@ final class SQLGenerationContext {
             return name + "(" + (distinct ? "DISTINCT " : "") + argumentSQLs.joined(separator: ", ") + ")"
         case .aggregateFilter(let aggregate, let condition):
             // https://www.sqlite.org/lang_aggfunc.html#aggfilter
-            return try sql(aggregate) + " FILTER (WHERE " + sql(condition) + ")"
+            let filter = " FILTER (WHERE " + (try sql(condition)) + ")"
+            // On PostgreSQL, the filter belongs to the aggregate call inside
+            // a translation: `CAST(COALESCE(SUM(x) FILTER (…), 0) AS …)`.
+            if db?.isPostgreSQL == true, case .function(let name, let functionArguments, let distinct) = aggregate.node,
+                let text = Self.postgreSQLFunction(name, try functionArguments.map(sql), distinct: distinct, filter: filter) {
+                return text
+            }
+            return try sql(aggregate) + filter
         default:
             return ""
         }
@@ -589,26 +596,33 @@ final class SQLGenerationContext {
     /// | `instr(a, b)` | `strpos(a, b)` |
     /// | `group_concat(x[, separator])` | `string_agg(CAST(x AS TEXT), separator)` (`','` by default) |
     /// | `json_group_array(x)`, `json_group_object(k, v)` | `json_agg(x)`, `json_object_agg(k, v)` |
-    /// | `json_object(…)`, `json_array(…)` | `json_build_object(…)`, `json_build_array(…)` |
-    private static func postgreSQLFunction(_ name: String, _ arguments: [String], distinct: Bool) -> String? {
+    /// | `json_object(k, v, …)`, `json_array(…)` | `json_build_object(CAST(k AS TEXT), v, …)`, `json_build_array(…)` |
+    ///
+    /// `filter` is an aggregate's ` FILTER (WHERE …)` clause, or empty: it
+    /// goes right after the aggregate call, inside any cast around it.
+    private static func postgreSQLFunction(_ name: String, _ arguments: [String], distinct: Bool, filter: String) -> String? {
         let distinctSQL = distinct ? "DISTINCT " : ""
         let list = distinctSQL + arguments.joined(separator: ", ")
         switch name.uppercased() {
-        case "TOTAL": return "CAST(COALESCE(SUM(" + list + "), 0) AS DOUBLE PRECISION)"
-        case "AVG": return "CAST(AVG(" + list + ") AS DOUBLE PRECISION)"
-        case "IFNULL": return "COALESCE(" + list + ")"
-        case "INSTR": return "strpos(" + list + ")"
+        case "TOTAL": return "CAST(COALESCE(SUM(" + list + ")" + filter + ", 0) AS DOUBLE PRECISION)"
+        case "AVG": return "CAST(AVG(" + list + ")" + filter + " AS DOUBLE PRECISION)"
+        case "IFNULL": return "COALESCE(" + list + ")" + filter
+        case "INSTR": return "strpos(" + list + ")" + filter
         case "GROUP_CONCAT":
             guard let first = arguments.first else { return nil }
             let separator = arguments.count > 1 ? arguments[1] : "','"
-            return "string_agg(" + distinctSQL + "CAST(" + first + " AS TEXT), " + separator + ")"
-        case "JSON_GROUP_ARRAY": return "json_agg(" + list + ")"
-        case "JSON_GROUP_OBJECT": return "json_object_agg(" + list + ")"
-        case "JSON_OBJECT": return "json_build_object(" + list + ")"
-        case "JSON_ARRAY": return "json_build_array(" + list + ")"
+            return "string_agg(" + distinctSQL + "CAST(" + first + " AS TEXT), " + separator + ")" + filter
+        case "JSON_GROUP_ARRAY": return "json_agg(" + list + ")" + filter
+        case "JSON_GROUP_OBJECT": return "json_object_agg(" + list + ")" + filter
+        case "JSON_OBJECT":
+            // Keys are text: a bound key would otherwise have no type the
+            // server can infer ("could not determine data type of parameter").
+            let pairs = arguments.enumerated().map { $0.offset.isMultiple(of: 2) ? "CAST(" + $0.element + " AS TEXT)" : $0.element }
+            return "json_build_object(" + distinctSQL + pairs.joined(separator: ", ") + ")" + filter
+        case "JSON_ARRAY": return "json_build_array(" + list + ")" + filter
         // A JSON member read as a number or a boolean (QueryExpression.swift).
-        case SQLExpression.jsonNumberFunction: return "CAST(" + list + " AS DOUBLE PRECISION)"
-        case SQLExpression.jsonBooleanFunction: return "CAST(" + list + " AS BOOLEAN)"
+        case SQLExpression.jsonNumberFunction: return "CAST(" + list + " AS DOUBLE PRECISION)" + filter
+        case SQLExpression.jsonBooleanFunction: return "CAST(" + list + " AS BOOLEAN)" + filter
         default: return nil
         }
     }

@@ -74,12 +74,10 @@ struct EmployeeWithManager: Decodable, FetchableRecord {
 
 @Suite("Query interface on Chinook")
 struct ChinookQueryTests {
-    func withChinook(_ body: (Database) throws -> Void) throws {
-        try inChinook(.queue, body)
-    }
 
-    @Test func fiveArtistsWithTheMostAlbums() throws {
-        try withChinook { db in
+    @Test(arguments: Backend.all)
+    func fiveArtistsWithTheMostAlbums(backend: Backend) throws {
+        try backend.inChinook { db in
             let albums = TableAlias()
             let albumCount: QueryExpression<Artist, Int> = count(albums[\Album.albumId])
             let request = Artist.joining(required: Artist.albums.aliased(albums))
@@ -90,15 +88,16 @@ struct ChinookQueryTests {
             let fetched = try request.fetchAll(db).map { "\($0.0 ?? "?"): \($0.1)" }
             let expected = try Row.fetchAll(db, sql: """
                 SELECT ar.Name, COUNT(al.AlbumId) AS c FROM Artist ar JOIN Album al ON al.ArtistId = ar.ArtistId
-                GROUP BY ar.ArtistId ORDER BY c DESC, ar.Name LIMIT 5
+                GROUP BY ar.ArtistId, ar.Name ORDER BY c DESC, ar.Name LIMIT 5
                 """).map { "\(try $0[0] as String): \(try $0[1] as Int)" }
             #expect(fetched == expected)
             #expect(fetched.first == "Iron Maiden: 21")
         }
     }
 
-    @Test func tracksOfAGenreWithAlbumAndArtist() throws {
-        try withChinook { db in
+    @Test(arguments: Backend.all)
+    func tracksOfAGenreWithAlbumAndArtist(backend: Backend) throws {
+        try backend.inChinook { db in
             let request = Track.joining(required: Track.genre.filter(\.name == "Bossa Nova"))
                 .including(required: Track.album.including(required: Album.artist))
                 .order(\.trackId)
@@ -115,23 +114,25 @@ struct ChinookQueryTests {
         }
     }
 
-    @Test func customerInvoiceTotalsWithHaving() throws {
-        try withChinook { db in
+    @Test(arguments: Backend.all)
+    func customerInvoiceTotalsWithHaving(backend: Backend) throws {
+        try backend.inChinook { db in
             let request = Invoice.select { ($0.customerId, total($0.total)) }
                 .group(QueryExpression<Invoice, Int64>(\.customerId))
                 .having(total(\Invoice.total) > 45)
                 .order(\.customerId)
             let fetched = try request.fetchAll(db).map { "\($0.0): \(String(format: "%.2f", $0.1))" }
             let expected = try Row.fetchAll(db, sql: """
-                SELECT CustomerId, TOTAL(Total) FROM Invoice GROUP BY CustomerId HAVING TOTAL(Total) > 45 ORDER BY CustomerId
+                SELECT CustomerId, SUM(Total) FROM Invoice GROUP BY CustomerId HAVING SUM(Total) > 45 ORDER BY CustomerId
                 """).map { "\(try $0[0] as Int64): \(String(format: "%.2f", try $0[1] as Double))" }
             #expect(fetched == expected)
             #expect(fetched.count == 5)
         }
     }
 
-    @Test func employeesWithTheirManager() throws {
-        try withChinook { db in
+    @Test(arguments: Backend.all)
+    func employeesWithTheirManager(backend: Backend) throws {
+        try backend.inChinook { db in
             let fetched = try Employee.including(optional: Employee.manager).order(\.employeeId)
                 .asRequest(of: EmployeeWithManager.self).fetchAll(db)
                 .map { "\($0.employee.lastName) -> \($0.manager?.lastName ?? "-")" }
@@ -144,8 +145,9 @@ struct ChinookQueryTests {
         }
     }
 
-    @Test func playlistsContainingATrack() throws {
-        try withChinook { db in
+    @Test(arguments: Backend.all)
+    func playlistsContainingATrack(backend: Backend) throws {
+        try backend.inChinook { db in
             let request = Playlist.joining(required: Playlist.tracks.filter(\.trackId == 3403)).order(\.playlistId)
             let fetched = try request.fetchAll(db).map(\.name)
             let expected = try Optional<String>.fetchAll(db, sql: """
@@ -157,12 +159,13 @@ struct ChinookQueryTests {
         }
     }
 
-    @Test func invoicesWithTheirLinesInTwoQueries() throws {
+    @Test(arguments: Backend.all)
+    func invoicesWithTheirLinesInTwoQueries(backend: Backend) throws {
         struct InvoiceWithLines: Decodable, FetchableRecord {
             var invoice: Invoice
             var invoiceLines: [InvoiceLine]
         }
-        try withChinook { db in
+        try backend.inChinook { db in
             let invoices = try Invoice.including(all: Invoice.invoiceLines).filter(\.customerId == 2)
                 .order(\.invoiceId).asRequest(of: InvoiceWithLines.self).fetchAll(db)
             #expect(invoices.count == 7)

@@ -62,17 +62,14 @@ struct DecimalInvoice: Codable, FetchableRecord, TableRecord {
 struct PlaylistTrack: Codable, FetchableRecord, PersistableRecord, Equatable {
     var playlistId: Int64
     var trackId: Int64
+    static let databaseTableName = "PlaylistTrack"
 }
 
 @Suite("Records on Chinook")
 struct ChinookRecordTests {
-    func withChinook(_ kind: WriterKind, _ body: (Database) throws -> Void) throws {
-        try inChinook(kind, writing: true, body)
-    }
-
-    @Test(arguments: WriterKind.allCases)
-    func countsMatchTheCLI(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+    @Test(arguments: Backend.all)
+    func countsMatchTheCLI(backend: Backend) throws {
+        try backend.inChinook(writing: true) { db in
             // sqlite3 chinook.sqlite "select count(*) from Artist" → 275
             #expect(try Artist.fetchAll(db).count == 275)
             #expect(try Artist.fetchCount(db) == 275)
@@ -92,9 +89,9 @@ struct ChinookRecordTests {
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func valuesMatchTheCLI(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+    @Test(arguments: Backend.all)
+    func valuesMatchTheCLI(backend: Backend) throws {
+        try backend.inChinook(writing: true) { db in
             // "select * from Artist where ArtistId=1" → 1|AC/DC
             #expect(try Artist.fetchOne(db, key: 1) == Artist(artistId: 1, name: "AC/DC"))
             // "select * from Album where AlbumId=1" → 1|For Those About To Rock We Salute You|1
@@ -121,9 +118,9 @@ struct ChinookRecordTests {
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func invoicesAsDoubleAndDecimalWithTextDates(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+    @Test(arguments: Backend.all)
+    func invoicesAsDoubleAndDecimalWithTextDates(backend: Backend) throws {
+        try backend.inChinook(writing: true) { db in
             // "select InvoiceId, CustomerId, InvoiceDate, Total, typeof(Total), typeof(InvoiceDate) from Invoice
             //  where InvoiceId in (1, 98)" → 1|2|2021-01-01 00:00:00|1.98|real|text, 98|1|2022-03-11 00:00:00|3.98|real|text
             let first = try #require(try Invoice.fetchOne(db, key: 1))
@@ -147,14 +144,14 @@ struct ChinookRecordTests {
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func playlistTrackCompositeKey(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+    @Test(arguments: Backend.all)
+    func playlistTrackCompositeKey(backend: Backend) throws {
+        try backend.inChinook(writing: true) { db in
             // "select PlaylistId from PlaylistTrack where TrackId = 3402 order by 1" → 1, 8, 9
             #expect(try PlaylistTrack.fetchOne(db, key: ["PlaylistId": 1, "TrackId": 3402]) == PlaylistTrack(playlistId: 1, trackId: 3402))
             #expect(try PlaylistTrack.fetchOne(db, key: ["PlaylistId": 2, "TrackId": 3402]) == nil)
             #expect(try PlaylistTrack.exists(db, key: ["playlistid": 9, "trackid": 3402]))
-            #expect(throws: RecordError.notUniqueKey(databaseTableName: "playlistTrack", columns: ["TrackId"])) {
+            #expect(throws: RecordError.notUniqueKey(databaseTableName: "PlaylistTrack", columns: ["TrackId"])) {
                 _ = try PlaylistTrack.fetchOne(db, key: ["TrackId": 3402])
             }
             // "select count(*) from PlaylistTrack where TrackId = 1" → 3
@@ -168,9 +165,9 @@ struct ChinookRecordTests {
         }
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func writesToChinook(kind: WriterKind) throws {
-        try withChinook(kind) { db in
+    @Test(arguments: Backend.all)
+    func writesToChinook(backend: Backend) throws {
+        try backend.inChinook(writing: true) { db in
             // "select max(ArtistId) from Artist" → 275, so the next id is 276.
             var artist = Artist(artistId: nil, name: "Björk")
             try artist.insert(db)

@@ -66,109 +66,139 @@ enum KPMedia: Codable, TableRecord, FetchableRecord {
 }
 
 @Suite struct RecordColumnsTests {
-    let dbQueue: DatabaseQueue
-
-    init() throws {
-        dbQueue = try DatabaseQueue()
-    }
-
-    func column<Root: Decodable & TableRecord, Value>(_ keyPath: KeyPath<Root, Value>) throws -> String {
-        try dbQueue.read { db throws in
+    /// The column `keyPath` selects, as the backend of `writer` writes it.
+    func column<Root: Decodable & TableRecord, Value>(
+        _ writer: any DatabaseReader, _ keyPath: KeyPath<Root, Value>
+    ) throws -> String {
+        try writer.read { db throws in
             let sql = try Root.select(keyPath).sql(db).sql
             return String(sql.dropFirst("SELECT ".count).prefix { $0 != " " })
         }
     }
 
-    @Test func everyStoredPropertyMapsToItsCodingKey() throws {
-        #expect(try column(\KPEverything.id) == "\"id\"")
-        #expect(try column(\KPEverything.name) == "\"name\"")
-        #expect(try column(\KPEverything.nickname) == "\"nickname\"")
-        #expect(try column(\KPEverything.active) == "\"active\"")
-        #expect(try column(\KPEverything.verified) == "\"verified\"")
-        #expect(try column(\KPEverything.admin) == "\"admin\"")
-        #expect(try column(\KPEverything.ratio) == "\"ratio\"")
-        #expect(try column(\KPEverything.small) == "\"small\"")
-        #expect(try column(\KPEverything.big) == "\"big\"")
-        #expect(try column(\KPEverything.date) == "\"date\"")
-        #expect(try column(\KPEverything.uuid) == "\"uuid\"")
-        #expect(try column(\KPEverything.url) == "\"url\"")
-        #expect(try column(\KPEverything.price) == "\"price\"")
-        #expect(try column(\KPEverything.data) == "\"data\"")
-        #expect(try column(\KPEverything.mood) == "\"mood\"")
-        #expect(try column(\KPEverything.level) == "\"level\"")
-        #expect(try column(\KPEverything.address) == "\"address\"")
-        #expect(try column(\KPEverything.tags) == "\"tags\"")
-        #expect(try column(\KPEverything.scores) == "\"scores\"")
-        #expect(try column(\KPEverything.teamID) == "\"team_id\"")
+    @Test(arguments: Backend.all)
+    func everyStoredPropertyMapsToItsCodingKey(backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            #expect(try column(writer, \KPEverything.id) == "\"id\"")
+            #expect(try column(writer, \KPEverything.name) == "\"name\"")
+            #expect(try column(writer, \KPEverything.nickname) == "\"nickname\"")
+            #expect(try column(writer, \KPEverything.active) == "\"active\"")
+            #expect(try column(writer, \KPEverything.verified) == "\"verified\"")
+            #expect(try column(writer, \KPEverything.admin) == "\"admin\"")
+            #expect(try column(writer, \KPEverything.ratio) == "\"ratio\"")
+            #expect(try column(writer, \KPEverything.small) == "\"small\"")
+            #expect(try column(writer, \KPEverything.big) == "\"big\"")
+            #expect(try column(writer, \KPEverything.date) == "\"date\"")
+            #expect(try column(writer, \KPEverything.uuid) == "\"uuid\"")
+            #expect(try column(writer, \KPEverything.url) == "\"url\"")
+            #expect(try column(writer, \KPEverything.price) == "\"price\"")
+            #expect(try column(writer, \KPEverything.data) == "\"data\"")
+            #expect(try column(writer, \KPEverything.mood) == "\"mood\"")
+            #expect(try column(writer, \KPEverything.level) == "\"level\"")
+            #expect(try column(writer, \KPEverything.address) == "\"address\"")
+            #expect(try column(writer, \KPEverything.tags) == "\"tags\"")
+            #expect(try column(writer, \KPEverything.scores) == "\"scores\"")
+            #expect(try column(writer, \KPEverything.teamID) == "\"team_id\"")
+        }
     }
 
-    @Test func computedPropertiesAreRefused() throws {
-        let error = try #require(throws: KeyPathColumnError.self) { try column(\KPEverything.doubled) }
-        #expect(error.description == "\\KPEverything.<computed property of type Int64> does not name a column of KPEverything: it is a computed property")
-        #expect(throws: KeyPathColumnError.self) { try column(\KPEverything.same) }
+    @Test(arguments: Backend.all)
+    func computedPropertiesAreRefused(backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            let error = try #require(throws: KeyPathColumnError.self) { try column(writer, \KPEverything.doubled) }
+            #expect(error.description == "\\KPEverything.<computed property of type Int64> does not name a column of KPEverything: it is a computed property")
+            #expect(throws: KeyPathColumnError.self) { try column(writer, \KPEverything.same) }
+        }
     }
 
-    @Test func pathsIntoNestedValuesReadJSONAndUncodedPropertiesAreRefused() throws {
-        // A path into a nested struct reads its JSON member (JSONKeyPathTests).
-        #expect(try column(\KPEverything.address.city) == "\"address\"")
-        let sql = try dbQueue.read { db throws in try KPEverything.select(\.address.city).sql(db) }
-        #expect(sql.sql == #"SELECT "address" ->> ? FROM "kPEverything""# || sql.sql.contains(#""address" ->> ?"#))
-        #expect(throws: KeyPathColumnError.self) { try column(\KPEverything.notStored) }
+    @Test(arguments: Backend.all)
+    func pathsIntoNestedValuesReadJSONAndUncodedPropertiesAreRefused(backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            // A path into a nested struct reads its JSON member (JSONKeyPathTests).
+            let sql = try writer.read { db throws in try KPEverything.select(\.address.city).sql(db) }
+            if backend.isPostgreSQL {
+                #expect(sql.sql == #"SELECT CAST("address" AS JSONB) #>> ? FROM "kpEverything""#)
+                #expect(sql.arguments == [#"{"city"}"#])
+            } else {
+                #expect(try column(writer, \KPEverything.address.city) == "\"address\"")
+                #expect(sql.sql == #"SELECT "address" ->> ? FROM "kpEverything""#)
+                #expect(sql.arguments == ["$.city"])
+            }
+            #expect(throws: KeyPathColumnError.self) { try column(writer, \KPEverything.notStored) }
+        }
     }
 
     /// Column groups are flattened by the probe: each member is a key of
     /// the record, so twin groups of the same type still resolve apart.
-    @Test func columnGroupMembersResolveToTheirOwnColumns() throws {
-        #expect(try column(\KPGrouped.home.city) == "\"home_city\"")
-        #expect(try column(\KPGrouped.work?.city) == "\"work_city\"")
-        #expect(try column(\KPGrouped.home.inner.y) == "\"home_inner_y\"")
-        #expect(try column(\KPGrouped.work?.inner.x) == "\"work_inner_x\"")
-        let group = try #require(throws: KeyPathColumnError.self) { try column(\KPGrouped.work) }
-        #expect(group.reason.contains("it is a column group (KPGroup)"))
-        let computed = try #require(throws: KeyPathColumnError.self) { try column(\KPGrouped.work?.shout) }
-        #expect(computed.reason == "it is a computed property")
+    @Test(arguments: Backend.all)
+    func columnGroupMembersResolveToTheirOwnColumns(backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            #expect(try column(writer, \KPGrouped.home.city) == "\"home_city\"")
+            #expect(try column(writer, \KPGrouped.work?.city) == "\"work_city\"")
+            #expect(try column(writer, \KPGrouped.home.inner.y) == "\"home_inner_y\"")
+            #expect(try column(writer, \KPGrouped.work?.inner.x) == "\"work_inner_x\"")
+            let group = try #require(throws: KeyPathColumnError.self) { try column(writer, \KPGrouped.work) }
+            #expect(group.reason.contains("it is a column group (KPGroup)"))
+            let computed = try #require(throws: KeyPathColumnError.self) { try column(writer, \KPGrouped.work?.shout) }
+            #expect(computed.reason == "it is a computed property")
+        }
     }
 
     /// An enum record has no stored property: every key path is refused,
     /// with the way to filter it instead.
-    @Test func enumRecordKeyPathsAreRefused() throws {
-        let error = try #require(throws: KeyPathColumnError.self) { try column(\KPMedia.text) }
-        #expect(error.description.hasPrefix("\\KPMedia.<computed property of type Optional<String>> does not name a column of KPMedia: KPMedia is an enum record"))
-        #expect(error.reason.contains("filter(case:_:)"))
+    @Test(arguments: Backend.all)
+    func enumRecordKeyPathsAreRefused(backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            let error = try #require(throws: KeyPathColumnError.self) { try column(writer, \KPMedia.text) }
+            #expect(error.description.hasPrefix("\\KPMedia.<computed property of type Optional<String>> does not name a column of KPMedia: KPMedia is an enum record"))
+            #expect(error.reason.contains("filter(case:_:)"))
+        }
     }
 
-    @Test func singleCaseEnumsResolveByTypeButTwinsAreAmbiguous() throws {
-        // Only one property has this type, so its value need not vary.
-        #expect(try column(\KPEverything.only) == "\"only\"")
-        let error = try #require(throws: KeyPathColumnError.self) { try column(\Twins.first) }
-        #expect(error.description == "\\Twins.first does not name a column of Twins: it matches several columns (\"first\", \"second\"): their values cannot be told apart")
+    @Test(arguments: Backend.all)
+    func singleCaseEnumsResolveByTypeButTwinsAreAmbiguous(backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            // Only one property has this type, so its value need not vary.
+            #expect(try column(writer, \KPEverything.only) == "\"only\"")
+            let error = try #require(throws: KeyPathColumnError.self) { try column(writer, \Twins.first) }
+            #expect(error.description == "\\Twins.first does not name a column of Twins: it matches several columns (\"first\", \"second\"): their values cannot be told apart")
+        }
     }
 
-    @Test func classesGenericsAndCustomDecodingOrder() throws {
-        try dbQueue.read { db throws in
-            #expect(try ClassRecordTable.select(\.title).sql(db).sql == "SELECT \"title\" FROM \"classRecordTable\"")
-            #expect(try BoxTable<[String]>.select(\.content).sql(db).sql == "SELECT \"content\" FROM \"boxTable\"")
-            #expect(try ReorderedTable.select(\.a, \.b).sql(db).sql == "SELECT \"col_a\", \"col_b\" FROM \"reorderedTable\"")
-            #expect(try SnakeTable.select(\.playerName, \.teamID).sql(db).sql == "SELECT \"player_name\", \"team_id\" FROM \"snakeTable\"")
+    @Test(arguments: Backend.all)
+    func classesGenericsAndCustomDecodingOrder(backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            try writer.read { db throws in
+                #expect(try ClassRecordTable.select(\.title).sql(db).sql == "SELECT \"title\" FROM \"classRecordTable\"")
+                #expect(try BoxTable<[String]>.select(\.content).sql(db).sql == "SELECT \"content\" FROM \"boxTable\"")
+                #expect(try ReorderedTable.select(\.a, \.b).sql(db).sql == "SELECT \"col_a\", \"col_b\" FROM \"reorderedTable\"")
+                #expect(try SnakeTable.select(\.playerName, \.teamID).sql(db).sql == "SELECT \"player_name\", \"team_id\" FROM \"snakeTable\"")
+            }
         }
     }
 
     /// Enumerations need no CaseIterable: the probe makes their cases from
     /// the type's metadata.
-    @Test func stringEnumsThatAreNotCaseIterableResolve() throws {
-        let sql = try dbQueue.read { db in try StringEnumTable.select(\.id).filter(\.status == .closed).sql(db) }
-        #expect(sql.sql == "SELECT \"id\" FROM \"stringEnumTable\" WHERE \"status\" = ?")
-        #expect(sql.arguments == ["closed"])
+    @Test(arguments: Backend.all)
+    func stringEnumsThatAreNotCaseIterableResolve(backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            let sql = try writer.read { db in try StringEnumTable.select(\.id).filter(\.status == .closed).sql(db) }
+            #expect(sql.sql == "SELECT \"id\" FROM \"stringEnumTable\" WHERE \"status\" = ?")
+            #expect(sql.arguments == ["closed"])
+        }
     }
 
-    @Test func concurrentFirstUseIsSafe() async throws {
-        let results = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<32 {
-                group.addTask { try self.column(\ConcurrentRecord.third) }
+    @Test(arguments: Backend.all)
+    func concurrentFirstUseIsSafe(backend: Backend) async throws {
+        try await backend.withWriter { writer async throws in
+            let results = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<32 {
+                    group.addTask { try self.column(writer, \ConcurrentRecord.third) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            #expect(results == Array(repeating: "\"third_column\"", count: 32))
         }
-        #expect(results == Array(repeating: "\"third_column\"", count: 32))
     }
 }
 
@@ -259,22 +289,23 @@ struct HandDecoded: Codable, TableRecord {
 }
 
 @Suite struct RecordColumnsNestedTests {
-    @Test func recursiveTypesAndNestedContainersAreProbed() throws {
-        // A recursive type stored as one JSON column resolves: the probe stops at a fixed depth.
-        struct Forest: Codable, TableRecord { var id: Int64; var root: ProbeNode }
-        let forestQueue = try DatabaseQueue()
-        try forestQueue.read { db throws in
-            #expect(try Forest.select(\.root).sql(db).sql == "SELECT \"root\" FROM \"forest\"")
-        }
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.read { db throws in
-            #expect(try HandDecoded.select(\.id).sql(db).sql == "SELECT \"id\" FROM \"handDecoded\"")
-            // Values read through nested containers or a super decoder are
-            // built by init(from:) itself: the probe cannot tie them to one
-            // column, and refuses them rather than guess.
-            #expect(throws: KeyPathColumnError.self) { try HandDecoded.select(\.x).sql(db) }
-            #expect(throws: KeyPathColumnError.self) { try HandDecoded.select(\.list).sql(db) }
-            #expect(throws: KeyPathColumnError.self) { try HandDecoded.select(\.tree).sql(db) }
+    @Test(arguments: Backend.all)
+    func recursiveTypesAndNestedContainersAreProbed(backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            // A recursive type stored as one JSON column resolves: the probe stops at a fixed depth.
+            struct Forest: Codable, TableRecord { var id: Int64; var root: ProbeNode }
+            try writer.read { db throws in
+                #expect(try Forest.select(\.root).sql(db).sql == "SELECT \"root\" FROM \"forest\"")
+            }
+            try writer.read { db throws in
+                #expect(try HandDecoded.select(\.id).sql(db).sql == "SELECT \"id\" FROM \"handDecoded\"")
+                // Values read through nested containers or a super decoder are
+                // built by init(from:) itself: the probe cannot tie them to one
+                // column, and refuses them rather than guess.
+                #expect(throws: KeyPathColumnError.self) { try HandDecoded.select(\.x).sql(db) }
+                #expect(throws: KeyPathColumnError.self) { try HandDecoded.select(\.list).sql(db) }
+                #expect(throws: KeyPathColumnError.self) { try HandDecoded.select(\.tree).sql(db) }
+            }
         }
     }
 }
