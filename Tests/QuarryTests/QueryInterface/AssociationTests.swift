@@ -149,7 +149,8 @@ private struct PlayerWithMisnamedTeam: Decodable, FetchableRecord {
         }
     }
 
-    @Test func foreignKeysAreDiscoveredFromTheSchema() throws {
+    @Test(arguments: Backend.all)
+    func foreignKeysAreDiscoveredFromTheSchema(_ backend: Backend) throws {
         struct Book: Codable, FetchableRecord, TableRecord {
             var id: Int64
             var title: String
@@ -165,23 +166,24 @@ private struct PlayerWithMisnamedTeam: Decodable, FetchableRecord {
             var author: Author
             var books: [Book]
         }
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT);
-                CREATE TABLE book (id INTEGER PRIMARY KEY, title TEXT, authorId INTEGER REFERENCES author);
-                INSERT INTO author VALUES (1, 'Ann'), (2, 'Bob');
-                INSERT INTO book VALUES (1, 'A1', 1), (2, 'A2', 1), (3, 'B1', 2);
-                """)
-        }
-        try dbQueue.read { db throws in
-            try expectSQL(
-                Book.joining(required: Book.author.filter(\.name == "Bob")), db,
-                "SELECT \"book\".* FROM \"book\" JOIN \"author\" ON \"author\".\"id\" = \"book\".\"authorId\" AND (\"author\".\"name\" = ?)",
-                ["Bob"])
-            #expect(try Book.joining(required: Book.author.filter(\.name == "Bob")).fetchAll(db).map(\.title) == ["B1"])
-            let authors = try Author.including(all: Author.books).order(\.id).asRequest(of: AuthorWithBooks.self).fetchAll(db)
-            #expect(authors.map { $0.books.map(\.title) } == [["A1", "A2"], ["B1"]])
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT);
+                    CREATE TABLE book (id INTEGER PRIMARY KEY, title TEXT, "authorId" INTEGER REFERENCES author);
+                    INSERT INTO author VALUES (1, 'Ann'), (2, 'Bob');
+                    INSERT INTO book VALUES (1, 'A1', 1), (2, 'A2', 1), (3, 'B1', 2);
+                    """)
+            }
+            try writer.read { db throws in
+                try expectSQL(
+                    Book.joining(required: Book.author.filter(\.name == "Bob")), db,
+                    "SELECT \"book\".* FROM \"book\" JOIN \"author\" ON \"author\".\"id\" = \"book\".\"authorId\" AND (\"author\".\"name\" = ?)",
+                    ["Bob"])
+                #expect(try Book.joining(required: Book.author.filter(\.name == "Bob")).fetchAll(db).map(\.title) == ["B1"])
+                let authors = try Author.including(all: Author.books).order(\.id).asRequest(of: AuthorWithBooks.self).fetchAll(db)
+                #expect(authors.map { $0.books.map(\.title) } == [["A1", "A2"], ["B1"]])
+            }
         }
     }
 
@@ -202,7 +204,8 @@ private struct PlayerWithMisnamedTeam: Decodable, FetchableRecord {
         }
     }
 
-    @Test func hasManyThroughAndSelfJoin() throws {
+    @Test(arguments: Backend.all)
+    func hasManyThroughAndSelfJoin(_ backend: Backend) throws {
         struct Person: Codable, FetchableRecord, TableRecord, Equatable {
             var id: Int64
             var name: String
@@ -228,35 +231,36 @@ private struct PlayerWithMisnamedTeam: Decodable, FetchableRecord {
             var person: Person
             var clubs: [Club]
         }
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE person (id INTEGER PRIMARY KEY, name TEXT, managerId INTEGER REFERENCES person(id));
-                CREATE TABLE club (id INTEGER PRIMARY KEY, name TEXT);
-                CREATE TABLE membership (personId INTEGER REFERENCES person(id), clubId INTEGER REFERENCES club(id));
-                INSERT INTO person VALUES (1, 'Boss', NULL), (2, 'Ann', 1), (3, 'Bob', 1);
-                INSERT INTO club VALUES (1, 'Chess'), (2, 'Golf');
-                INSERT INTO membership VALUES (2, 1), (2, 2), (3, 2);
-                """)
-        }
-        try dbQueue.read { db throws in
-            let withManager = Person.including(optional: Person.manager).order(\.id).asRequest(of: PersonWithManager.self)
-            try expectSQL(
-                withManager, db,
-                "SELECT \"person\".*, \"manager\".* FROM \"person\" LEFT JOIN \"person\" \"manager\" ON \"manager\".\"id\" = \"person\".\"managerId\" ORDER BY \"person\".\"id\"")
-            let people = try withManager.fetchAll(db)
-            #expect(people.map(\.person.name) == ["Boss", "Ann", "Bob"])
-            #expect(people.map { $0.manager?.name } == [nil, "Boss", "Boss"])
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE person (id INTEGER PRIMARY KEY, name TEXT, "managerId" INTEGER REFERENCES person(id));
+                    CREATE TABLE club (id INTEGER PRIMARY KEY, name TEXT);
+                    CREATE TABLE membership ("personId" INTEGER REFERENCES person(id), "clubId" INTEGER REFERENCES club(id));
+                    INSERT INTO person VALUES (1, 'Boss', NULL), (2, 'Ann', 1), (3, 'Bob', 1);
+                    INSERT INTO club VALUES (1, 'Chess'), (2, 'Golf');
+                    INSERT INTO membership VALUES (2, 1), (2, 2), (3, 2);
+                    """)
+            }
+            try writer.read { db throws in
+                let withManager = Person.including(optional: Person.manager).order(\.id).asRequest(of: PersonWithManager.self)
+                try expectSQL(
+                    withManager, db,
+                    "SELECT \"person\".*, \"manager\".* FROM \"person\" LEFT JOIN \"person\" \"manager\" ON \"manager\".\"id\" = \"person\".\"managerId\" ORDER BY \"person\".\"id\"")
+                let people = try withManager.fetchAll(db)
+                #expect(people.map(\.person.name) == ["Boss", "Ann", "Bob"])
+                #expect(people.map { $0.manager?.name } == [nil, "Boss", "Boss"])
 
-            let golfers = Person.joining(required: Person.clubs.filter(\.name == "Golf")).order(\.id)
-            try expectSQL(
-                golfers, db,
-                "SELECT \"person\".* FROM \"person\" JOIN \"membership\" \"memberships\" ON \"memberships\".\"personId\" = \"person\".\"id\" JOIN \"club\" \"clubs\" ON \"clubs\".\"id\" = \"memberships\".\"clubId\" AND (\"clubs\".\"name\" = ?) ORDER BY \"person\".\"id\"",
-                ["Golf"])
-            #expect(try golfers.fetchAll(db).map(\.name) == ["Ann", "Bob"])
+                let golfers = Person.joining(required: Person.clubs.filter(\.name == "Golf")).order(\.id)
+                try expectSQL(
+                    golfers, db,
+                    "SELECT \"person\".* FROM \"person\" JOIN \"membership\" \"memberships\" ON \"memberships\".\"personId\" = \"person\".\"id\" JOIN \"club\" \"clubs\" ON \"clubs\".\"id\" = \"memberships\".\"clubId\" AND (\"clubs\".\"name\" = ?) ORDER BY \"person\".\"id\"",
+                    ["Golf"])
+                #expect(try golfers.fetchAll(db).map(\.name) == ["Ann", "Bob"])
 
-            let withClubs = try Person.including(all: Person.clubs.order(\.name)).order(\.id).asRequest(of: PersonWithClubs.self).fetchAll(db)
-            #expect(withClubs.map { $0.clubs.map(\.name) } == [[], ["Chess", "Golf"], ["Golf"]])
+                let withClubs = try Person.including(all: Person.clubs.order(\.name)).order(\.id).asRequest(of: PersonWithClubs.self).fetchAll(db)
+                #expect(withClubs.map { $0.clubs.map(\.name) } == [[], ["Chess", "Golf"], ["Golf"]])
+            }
         }
     }
 }
