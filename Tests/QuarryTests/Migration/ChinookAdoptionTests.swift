@@ -25,7 +25,7 @@ import Testing
         }
         migrator.registerMigration("addTrackRating") { db in
             try db.alter(table: "Track") { t in
-                t.add(column: "Rating", .integer).notNull().defaults(to: 0).check(sql: "Rating BETWEEN 0 AND 5")
+                t.add(column: "Rating", .integer).notNull().defaults(to: 0).check(sql: #""Rating" BETWEEN 0 AND 5"#)
             }
             try db.create(index: "Track_on_Rating", on: "Track", columns: ["Rating"])
         }
@@ -70,13 +70,16 @@ import Testing
         }
     }
 
-    @Test func theSameMigratorCreatesANewDatabase() throws {
-        let dbQueue = try DatabaseQueue()
-        let migrator = chinookMigrator()
-        try migrator.migrate(dbQueue)
-        try dbQueue.read { db throws in
-            #expect(try db.columns(in: "Track").map(\.name) == ["TrackId", "Name", "GenreId", "Rating"])
-            #expect(try db.foreignKeys(on: "Track").map(\.destinationTable) == ["Genre"])
+    @Test(arguments: Backend.all)
+    func theSameMigratorCreatesANewDatabase(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            let migrator = chinookMigrator()
+            try migrator.migrate(writer)
+            try writer.read { db throws in
+                #expect(try db.columns(in: "Track").map(\.name) == ["TrackId", "Name", "GenreId", "Rating"])
+                #expect(try db.foreignKeys(on: "Track").map(\.destinationTable) == ["Genre"])
+                #expect(try migrator.appliedMigrations(db) == ["chinookBaseline", "addTrackRating"])
+            }
         }
     }
 }

@@ -196,13 +196,14 @@ import Testing
         }
     }
 
-    @Test func logsEachAppliedMigrationWithItsDuration() throws {
+    @Test(arguments: Backend.all) func logsEachAppliedMigrationWithItsDuration(_ backend: Backend) throws {
         let recorder = MigratorLogRecorder()
         var migrator = loggingMigrator(["first", "second"])
         migrator.logger = recorder.logger
-        let dbQueue = try DatabaseQueue()
-        try migrator.migrate(dbQueue)
-        try migrator.migrate(dbQueue)  // nothing applied: nothing logged
+        try backend.withWriter { writer in
+            try migrator.migrate(writer)
+            try migrator.migrate(writer)  // nothing applied: nothing logged
+        }
         let entries = recorder.entries
         #expect(entries.count == 2)
         #expect(entries.map(\.level) == [.info, .info])

@@ -56,19 +56,25 @@ import Testing
         }
     }
 
-    @Test func immediateMigrationFailsAtTheStatement() throws {
-        let dbQueue = try DatabaseQueue()
-        var migrator = baseMigrator()
-        migrator.registerMigration("badInsert", foreignKeyChecks: .immediate) { db in
-            try db.execute(sql: "INSERT INTO book (title, author_id) VALUES ('Nobody', 99)")
+    /// PostgreSQL checks foreign keys at each statement too.
+    @Test(arguments: Backend.all)
+    func immediateMigrationFailsAtTheStatement(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            var migrator = baseMigrator()
+            migrator.registerMigration("badInsert", foreignKeyChecks: .immediate) { db in
+                try db.execute(sql: "INSERT INTO book (title, author_id) VALUES ('Nobody', 99)")
+            }
+            let error = #expect(throws: MigrationError.self) { try migrator.migrate(writer) }
+            guard case .migrationFailed("badInsert", let underlying as DatabaseError)? = error else {
+                Issue.record("unexpected error \(String(describing: error))")
+                return
+            }
+            #expect(underlying.isForeignKeyViolation)
+            try writer.read { db throws in
+                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM book") == 3)
+                #expect(try migrator.appliedMigrations(db) == ["createLibrary"])
+            }
         }
-        let error = #expect(throws: MigrationError.self) { try migrator.migrate(dbQueue) }
-        guard case .migrationFailed("badInsert", let underlying as DatabaseError)? = error else {
-            Issue.record("unexpected error \(String(describing: error))")
-            return
-        }
-        #expect(underlying.isForeignKeyViolation)
-        try dbQueue.read { db throws in #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM book") == 3) }
     }
 
     @Test func preexistingViolationFailsAnImmediateMigration() throws {
