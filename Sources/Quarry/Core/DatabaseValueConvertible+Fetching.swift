@@ -11,7 +11,7 @@ extension DatabaseValueConvertible {
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> StatementCursor<Self> {
         if db.server != nil {
-            return try StatementCursor(serverRows: db.serverRows(sql: sql, arguments: arguments)) { try $0[0] as Self }
+            return try StatementCursor(serverRows: db.serverRows(sql: sql, arguments: arguments), decode: RowDecodingError.naming(sql) { try $0[0] as Self })
         }
         return try StatementCursor(statement: db.cachedStatement(sql: sql), arguments: arguments) { statement in
             try statement.decode(Self.self, at: 0)
@@ -29,7 +29,7 @@ extension DatabaseValueConvertible {
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> [Self] {
-        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).map { try $0[0] as Self } }
+        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).map(RowDecodingError.naming(sql) { try $0[0] as Self }) }
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)
         var values: [Self] = []
@@ -46,7 +46,7 @@ extension DatabaseValueConvertible {
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> Self? {
-        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).first.flatMap { try $0[0] as Self? } }
+        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).first.flatMap(RowDecodingError.naming(sql) { try $0[0] as Self? }) }
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)
         return try statement.firstRow { try statement.decodeIfPresent(Self.self, at: 0) } ?? nil
@@ -58,7 +58,7 @@ extension DatabaseValueConvertible where Self: Hashable {
     public static func fetchSet(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> Set<Self> {
-        if db.server != nil { return try Set(db.serverRows(sql: sql, arguments: arguments).map { try $0[0] as Self }) }
+        if db.server != nil { return try Set(db.serverRows(sql: sql, arguments: arguments).map(RowDecodingError.naming(sql) { try $0[0] as Self })) }
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)
         var values: Set<Self> = []
@@ -76,7 +76,7 @@ extension Optional where Wrapped: DatabaseValueConvertible {
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> [Wrapped?] {
-        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).map { try $0[0] as Wrapped? } }
+        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).map(RowDecodingError.naming(sql) { try $0[0] as Wrapped? }) }
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)
         var values: [Wrapped?] = []
@@ -89,7 +89,7 @@ extension Optional where Wrapped: DatabaseValueConvertible {
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> StatementCursor<Wrapped?> {
         if db.server != nil {
-            return try StatementCursor(serverRows: db.serverRows(sql: sql, arguments: arguments)) { try $0[0] as Wrapped? }
+            return try StatementCursor(serverRows: db.serverRows(sql: sql, arguments: arguments), decode: RowDecodingError.naming(sql) { try $0[0] as Wrapped? })
         }
         return try StatementCursor(statement: db.cachedStatement(sql: sql), arguments: arguments) { statement in
             try statement.decodeIfPresent(Wrapped.self, at: 0)

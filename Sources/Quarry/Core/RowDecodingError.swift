@@ -77,3 +77,19 @@ public struct RowDecodingError: Error, Sendable, CustomStringConvertible {
         return text
     }
 }
+
+extension RowDecodingError {
+    /// `decode`, whose decoding errors name `sql` when they do not name a
+    /// statement yet: rows a database server returned are decoded apart
+    /// from their statement.
+    static func naming<Value>(_ sql: String, _ decode: @escaping (Row) throws -> Value) -> (Row) throws -> Value {
+        { row in
+            do {
+                return try decode(row)
+            } catch var error as RowDecodingError where error.sql == nil {
+                error.sql = sql
+                throw error
+            }
+        }
+    }
+}

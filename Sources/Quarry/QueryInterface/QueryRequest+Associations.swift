@@ -122,7 +122,7 @@ extension QueryRequest {
         guard let table = query.tableName else {
             throw DatabaseError.misuse("including(all:) needs a request on a table")
         }
-        let (rows, layout) = try copiedRows(db, query: query)
+        let (rows, layout, _) = try copiedRows(db, query: query)
         // No parent, nothing to prefetch (and a server tells no column names
         // for an empty result).
         guard let columnNames = rows.first?.columnNames else { return [] }
@@ -197,7 +197,7 @@ extension QueryRequest {
         query.joins = [prefetch.join]
         query.filter = filter
 
-        let (rows, layout) = try copiedRows(db, query: query)
+        let (rows, layout, _) = try copiedRows(db, query: query)
         guard let scope = layout.scopes.first else { return [:] }
         let cache = ScopeCache()
         var children: [DatabaseValue: [ScopedRow]] = [:]

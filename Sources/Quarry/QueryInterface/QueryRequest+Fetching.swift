@@ -43,29 +43,31 @@ extension QueryRequest {
         return GeneratedSQL(sql: sql, arguments: StatementArguments(databaseValues: context.arguments))
     }
 
-    /// The rows of `query`, copied, and their layout: from a statement, or
-    /// from a database server, which returns them whole.
-    func copiedRows(_ db: Database, query: SQLSelectQuery) throws -> ([Row], SelectionLayout) {
+    /// The rows of `query`, copied, their layout and the SQL that selected
+    /// them: from a statement, or from a database server, which returns
+    /// them whole.
+    func copiedRows(_ db: Database, query: SQLSelectQuery) throws -> (rows: [Row], layout: SelectionLayout, sql: String) {
         if db.server != nil {
             let context = SQLGenerationContext(db: db)
             let sql = try context.selectSQL(query)
             let layout = try context.selectionLayout(of: query)
-            return (try db.serverRows(sql: sql, arguments: StatementArguments(databaseValues: context.arguments)), layout)
+            return (try db.serverRows(sql: sql, arguments: StatementArguments(databaseValues: context.arguments)), layout, sql)
         }
         let (statement, layout) = try statement(db, query: query)
         let rowLayout = RowLayout(columnNames: statement.columnNames)
         var rows: [Row] = []
         try statement.forEachRow { rows.append(Row(statement: statement, layout: rowLayout)) }
-        return (rows, layout)
+        return (rows, layout, statement.sql)
     }
 
     /// The rows of `query` on a database server, and the function that
     /// decodes each: as a copied row, with the scopes of its included
     /// associations.
     func serverRows(_ db: Database, query: SQLSelectQuery) throws -> ([Row], (Row) throws -> Result) {
-        let (rows, layout) = try copiedRows(db, query: query)
+        let (rows, layout, sql) = try copiedRows(db, query: query)
         let mainCount = layout.mainColumnCount ?? rows.first?.count ?? 0
-        return (rows, decoder.rowDecoder(layout: layout, mainCount: mainCount, recordType: Root.self, tableName: query.tableName))
+        let decode = decoder.rowDecoder(layout: layout, mainCount: mainCount, recordType: Root.self, tableName: query.tableName)
+        return (rows, RowDecodingError.naming(sql, decode))
     }
 
     /// The results of `query` on a database server.
@@ -136,7 +138,7 @@ extension QueryRequest {
     /// ```
     public func fetchCount(_ db: Database) throws -> Int {
         if db.server != nil {
-            let (rows, _) = try copiedRows(db, query: countQuery(try effectiveQuery(db)))
+            let rows = try copiedRows(db, query: countQuery(try effectiveQuery(db))).rows
             return try rows.first.map { try $0[0] as Int } ?? 0
         }
         let (statement, _) = try statement(db, query: countQuery(try effectiveQuery(db)))

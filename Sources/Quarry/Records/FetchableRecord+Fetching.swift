@@ -42,7 +42,7 @@ extension FetchableRecord {
     ) throws -> StatementCursor<Self> {
         if db.server != nil {
             let rows = try db.serverRows(sql: sql, arguments: arguments)
-            return StatementCursor(serverRows: rows, decode: rowReader(columnNames: rows.first?.columnNames ?? []))
+            return StatementCursor(serverRows: rows, decode: RowDecodingError.naming(sql, rowReader(columnNames: rows.first?.columnNames ?? [])))
         }
         return try fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
     }
@@ -57,7 +57,7 @@ extension FetchableRecord {
     ) throws -> [Self] {
         if db.server != nil {
             let rows = try db.serverRows(sql: sql, arguments: arguments)
-            let read = rowReader(columnNames: rows.first?.columnNames ?? [])
+            let read = RowDecodingError.naming(sql, rowReader(columnNames: rows.first?.columnNames ?? []))
             return try rows.map(read)
         }
         return try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
@@ -69,7 +69,7 @@ extension FetchableRecord {
     ) throws -> Self? {
         if db.server != nil {
             guard let row = try db.serverRows(sql: sql, arguments: arguments).first else { return nil }
-            return try rowReader(columnNames: row.columnNames)(row)
+            return try RowDecodingError.naming(sql, rowReader(columnNames: row.columnNames))(row)
         }
         return try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
     }

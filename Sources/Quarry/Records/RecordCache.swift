@@ -243,9 +243,9 @@ struct StatementPlan {
     ) throws -> (fetched: T, id: Int64)? {
         guard let statement else {
             guard let row = try serverRows(values, db).first else { return nil }
-            guard idInLastColumn else { return (try T.rowReader(columnNames: row.columnNames)(row), 0) }
+            guard idInLastColumn else { return (try RowDecodingError.naming(serverSQL, T.rowReader(columnNames: row.columnNames))(row), 0) }
             let names = Array(row.columnNames.dropLast())
-            let fetched = try T.rowReader(columnNames: names)(
+            let fetched = try RowDecodingError.naming(serverSQL, T.rowReader(columnNames: names))(
                 Row(layout: RowLayout(columnNames: names), databaseValues: Array(row.databaseValues.dropLast())))
             return (fetched, try Self.id(row.databaseValues.last ?? .null, serverSQL))
         }

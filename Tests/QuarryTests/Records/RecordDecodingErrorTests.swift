@@ -27,14 +27,16 @@ struct RecordDecodingErrorTests {
         }
     }
 
-    // SQLite only: untyped columns holding mismatched values.
-    @Test(arguments: Backend.sqliteWithMemory)
+    /// SQLite's `score` column is untyped; PostgreSQL's becomes text for
+    /// the value that does not convert.
+    @Test(arguments: Backend.allWithMemory)
     func errorsNameRecordColumnAndValue(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
             try db.execute(sql: """
-                CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT, score, address TEXT, mood TEXT, level INTEGER);
+                CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT, score \(storage.isPostgreSQL ? "BIGINT" : ""), \
+                address TEXT, mood TEXT, level INTEGER);
                 INSERT INTO player VALUES (1, 'ok', 10, '{"street":"s"}', 'happy', 1);
                 """)
             #expect(try ErrPlayer.fetchOne(db, key: 1)?.address == Address(street: "s", zip: nil))
@@ -47,10 +49,12 @@ struct RecordDecodingErrorTests {
             #expect(message { _ = try ErrPlayer.fetchAll(db) }
                 == #"cannot decode String for ErrPlayer from column "name": found NULL — in `SELECT * FROM "player"`"#)
             // A value that does not convert.
+            if storage.isPostgreSQL { try db.execute(sql: "ALTER TABLE player ALTER COLUMN score TYPE TEXT") }
             try db.execute(sql: "UPDATE player SET name = 'n', score = 'abc'")
             #expect(message { _ = try ErrPlayer.fetchOne(db, key: 1) }
-                == #"cannot decode Int for ErrPlayer from column "score": found text 'abc' — in `SELECT * FROM "player" WHERE "id" = ?`"#)
+                == #"cannot decode Int for ErrPlayer from column "score": found text 'abc' — in `SELECT * FROM "player" WHERE "id" = \#(storage.isPostgreSQL ? "$1" : "?")`"#)
             // Bad JSON.
+            if storage.isPostgreSQL { try db.execute(sql: "ALTER TABLE player ALTER COLUMN score TYPE BIGINT USING 1") }
             try db.execute(sql: "UPDATE player SET score = 1, address = '{oops'")
             let json = message { _ = try ErrPlayer.fetchAll(db) }
             #expect(json?.hasPrefix(#"cannot decode Address for ErrPlayer from column "address": invalid JSON: '{oops' ("#) == true)
@@ -81,7 +85,8 @@ struct RecordDecodingErrorTests {
         }
     }
 
-    @Test func unsupportedShapesThrow() throws {
+    @Test(arguments: Backend.all)
+    func unsupportedShapesThrow(_ backend: Backend) throws {
         struct Unkeyed: Codable, FetchableRecord {
             var value: Int
             init(from decoder: any Decoder) throws {
@@ -89,10 +94,11 @@ struct RecordDecodingErrorTests {
                 value = try container.decode(Int.self)
             }
         }
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.read { db in
-            #expect(message { _ = try Unkeyed.fetchAll(db, sql: "SELECT 1 AS value") }?
-                .contains("records decode with a keyed container; Unkeyed asked for an unkeyed container") == true)
+        try backend.withWriter { writer in
+            try writer.read { db in
+                #expect(message { _ = try Unkeyed.fetchAll(db, sql: "SELECT 1 AS value") }?
+                    .contains("records decode with a keyed container; Unkeyed asked for an unkeyed container") == true)
+            }
         }
     }
 }

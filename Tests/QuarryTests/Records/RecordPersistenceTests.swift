@@ -291,6 +291,28 @@ struct RecordPersistenceTests {
             #expect(fetched == sameID)
         }
     }
+    /// An upsert that conflicts on the primary key updates the row, on both
+    /// backends (PostgreSQL's conflict target is the primary key).
+    @Test(arguments: Backend.allWithMemory)
+    func upsertOnThePrimaryKey(storage: Backend) throws {
+        try withPlayers(storage) { db in
+            var arthur = Player(id: nil, name: "Arthur", email: "a@x", score: 1, teamID: nil)
+            let recorder = SQLRecorder()
+            try recorder.record(db) { try arthur.upsert(db) }
+            #expect(recorder.writes == [storage.isPostgreSQL
+                ? #"INSERT INTO "player" ("name", "email", "score", "teamID") VALUES (?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name", "email" = excluded."email", "score" = excluded."score", "teamID" = excluded."teamID" RETURNING "id""#
+                : #"INSERT INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "name" = excluded."name", "email" = excluded."email", "score" = excluded."score", "teamID" = excluded."teamID" RETURNING rowid"#])
+            #expect(arthur.id == 1)
+            var sameID = Player(id: 1, name: "Second", email: "s@x", score: 3, teamID: nil)
+            try sameID.upsert(db)
+            #expect(sameID.id == 1)
+            #expect(try Player.fetchAll(db) == [sameID])
+            sameID.score = 4
+            #expect(try sameID.upsertAndFetch(db) == sameID)
+            #expect(try Player.fetchAll(db) == [sameID])
+        }
+    }
+
     @Test(arguments: Backend.allWithMemory)
     func callbacks(storage: Backend) throws {
         let directory = try TemporaryDirectory()
@@ -320,24 +342,20 @@ struct RecordPersistenceTests {
         }
     }
 
-    // SQLite only: WITHOUT ROWID tables and the hidden rowid.
-    @Test(arguments: Backend.sqliteWithMemory)
-    func compositeAndHiddenPrimaryKeys(storage: Backend) throws {
+    /// A composite primary key (a WITHOUT ROWID table on SQLite).
+    @Test(arguments: Backend.allWithMemory)
+    func compositePrimaryKeys(storage: Backend) throws {
         struct Membership: Codable, FetchableRecord, PersistableRecord, Equatable {
             var teamID: Int64
             var playerID: Int64
             var role: String
         }
-        struct Note: Codable, FetchableRecord, PersistableRecord, Equatable {
-            var text: String
-        }
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
-            try db.execute(sql: """
-                CREATE TABLE membership (teamID INTEGER, playerID INTEGER, role TEXT, PRIMARY KEY (teamID, playerID)) WITHOUT ROWID;
-                CREATE TABLE note (text TEXT);
-                """)
+            try db.execute(sql: storage.isPostgreSQL
+                ? #"CREATE TABLE membership ("teamID" BIGINT, "playerID" BIGINT, role TEXT, PRIMARY KEY ("teamID", "playerID"))"#
+                : "CREATE TABLE membership (teamID INTEGER, playerID INTEGER, role TEXT, PRIMARY KEY (teamID, playerID)) WITHOUT ROWID")
             var membership = Membership(teamID: 1, playerID: 2, role: "captain")
             try membership.insert(db)
             membership.role = "coach"
@@ -345,15 +363,23 @@ struct RecordPersistenceTests {
             try recorder.record(db) { try membership.update(db) }
             #expect(recorder.writes == [#"UPDATE "membership" SET "role" = ? WHERE "teamID" = ? AND "playerID" = ?"#])
             #expect(try Membership.fetchOne(db, key: ["teamID": 1, "playerID": 2]) == membership)
-            #expect(throws: RecordError.self) { _ = try Membership.fetchOne(db, key: 1) }
-            do {
-                _ = try Membership.fetchOne(db, key: 1)
-            } catch {
-                #expect("\(error)".contains("the primary key has 2 columns (teamID, playerID)"))
-            }
+            let error = try #require(throws: RecordError.self) { _ = try Membership.fetchOne(db, key: 1) }
+            #expect("\(error)".contains("the primary key has 2 columns (teamID, playerID)"))
             #expect(try membership.deleteAndFetch(db) == membership)
             #expect(try Membership.fetchCount(db) == 0)
+        }
+    }
 
+    // SQLite only: the hidden rowid of a table without primary key.
+    @Test(arguments: Backend.sqliteWithMemory)
+    func hiddenRowIDPrimaryKey(storage: Backend) throws {
+        struct Note: Codable, FetchableRecord, PersistableRecord, Equatable {
+            var text: String
+        }
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE note (text TEXT)")
             var note = Note(text: "hello")
             try note.insert(db)
             #expect(try Note.fetchOne(db, key: 1) == note)  // the hidden rowid is the key
