@@ -27,6 +27,21 @@
 // or when the largest rowid is reached (SQLite then picks rowids at random).
 // Those cases run one statement per record. Everything runs in a savepoint:
 // either all records are inserted, or none.
+//
+// On a database server (PostgreSQL) there is no rowid to predict. The
+// statement ends with `RETURNING "id"` (the one-column integer key the server
+// fills; after the selection for insertAllAndFetch), and the returned ids go
+// to the records in order: PostgreSQL returns the rows of a multi-row
+// `INSERT … VALUES` in the order of VALUES. Its documentation does not promise
+// that order in so many words, but the executor inserts the rows of VALUES one
+// by one and returns each as it goes, and Django's `bulk_create` relies on the
+// same behaviour to set the primary keys of the objects it creates on
+// PostgreSQL. This is an assumption: the number of returned rows is checked,
+// their order cannot be. A statement holds at most 65,535 bound values
+// (PostgreSQL's protocol counts them in 16 bits). `ON CONFLICT DO NOTHING`
+// (`.ignore`) returns no row for a skipped record, which would shift the ids:
+// it runs one statement per record, as do tables with triggers (a BEFORE
+// trigger may skip a row too, and RETURNING misses what AFTER triggers change).
 
 import CSQLite
 
@@ -51,10 +66,12 @@ extension MutablePersistableRecord {
     ///
     /// Each statement holds as many rows as SQLite's limit on bound values
     /// allows (<https://www.sqlite.org/limits.html#max_variable_number>), up to
-    /// 1,000. As ``insert(_:onConflict:)`` does, a `NULL` for a column with a
-    /// `DEFAULT` leaves the column out so that the default applies; records
-    /// that leave out other columns than the previous record go in another
-    /// statement.
+    /// 1,000; on PostgreSQL, as many as 65,535 bound values allow, up to
+    /// 1,000, and the new ids come back through `RETURNING`, in the records'
+    /// order. As ``insert(_:onConflict:)`` does, a `NULL` for a column with a
+    /// `DEFAULT` leaves the column out so that the default applies (on
+    /// PostgreSQL, a `NULL` id of an identity column too); records that leave
+    /// out other columns than the previous record go in another statement.
     ///
     /// `willSave`, `willInsert`, `didInsert` and `didSave` are called for each
     /// record; `aroundSave` and `aroundInsert` are not, since one statement
@@ -64,7 +81,7 @@ extension MutablePersistableRecord {
     /// With `onConflict: .ignore` or `.replace`, or on a table with triggers,
     /// each record gets its own statement (SQLite could not tell which rowid
     /// went to which record), still in one savepoint. Skipped records are
-    /// left out of the result.
+    /// left out of the result. PostgreSQL has no `.replace`, and throws.
     ///
     /// - parameters:
     ///   - db: the database connection.
@@ -86,15 +103,17 @@ extension MutablePersistableRecord {
         fetch selection: [String]?, as type: T.Type
     ) throws -> (records: [Self], fetched: [T]) {
         let conflict = conflictResolution ?? persistenceConflictPolicy.conflictResolutionForInsert
+        // PostgreSQL has no OR clause: refuse it before any statement.
+        try RecordStatementSQL.checkConflict(conflict, insert: true, dialect: db.sqlDialect)
         var inserted: [Self] = []
         inserted.reserveCapacity(records.underestimatedCount)
         var fetched: [T] = []
         try db.inSavepoint {
             let schema = try schema(db, writing: .insert)
-            // A server has no rowids to predict: one statement per record there.
-            let predictable = conflict != .ignore && conflict != .replace && !schema.hasTriggers && db.server == nil
-            // RETURNING rows are matched to records by rowid.
-            guard predictable, selection == nil || schema.hasRowID else {
+            let predictable = conflict != .ignore && conflict != .replace && !schema.hasTriggers
+            // RETURNING rows are matched to records by rowid on SQLite, by
+            // position on a server (see the top of this file).
+            guard predictable, selection == nil || schema.hasRowID || db.server != nil else {
                 for var record in records {
                     let done = try record.withSaveCallbacks(db) { try $0.performInsert(db, conflict, fetch: selection, as: T.self) }
                     guard let done else { continue }
@@ -137,8 +156,11 @@ extension MutablePersistableRecord where Self: FetchableRecord {
     /// // INSERT INTO "player" ("id", "name") VALUES (?, ?), (?, ?) RETURNING *, rowid
     /// ```
     ///
-    /// On a `WITHOUT ROWID` table, or a table with triggers, each record gets
-    /// its own statement.
+    /// On PostgreSQL the statement returns `RETURNING *, "id"`, the rows in
+    /// the records' order.
+    ///
+    /// On a `WITHOUT ROWID` table (SQLite matches the rows to the records by
+    /// rowid), or a table with triggers, each record gets its own statement.
     ///
     /// - parameters:
     ///   - db: the database connection.
@@ -197,9 +219,21 @@ struct InsertBatch<Record: MutablePersistableRecord> {
             rowIDIndex = index
         }
         let columnCount = written?.count ?? container.columns.count
-        let variableLimit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        let variableLimit = db.server == nil
+            ? Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+            : Self.serverParameterLimit(db.sqlDialect)
         // No column (DEFAULT VALUES): one row per statement.
         rowsPerStatement = columnCount == 0 ? 1 : max(1, min(Record.maxRowsPerStatement, variableLimit / columnCount))
+    }
+
+    /// The most values one statement binds on a server: PostgreSQL's protocol
+    /// counts the parameters of a statement in 16 bits. A server that speaks
+    /// SQLite's SQL (the tests' stand-in) gets SQLite's default limit.
+    static func serverParameterLimit(_ dialect: SQLDialect) -> Int {
+        switch dialect {
+        case .postgreSQL: return 65_535
+        case .sqlite: return 32_766
+        }
     }
 
     /// Runs the pending records' INSERT, then their didInsert and didSave,
@@ -207,6 +241,10 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     mutating func flush<T: FetchableRecord>(_ db: Database, records: inout [Record], fetched: inout [T]) throws {
         guard !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
+        if db.server != nil {
+            try flushOnServer(db, records: &records, fetched: &fetched)
+            return
+        }
         if pending.count > 1, let rowIDs = try predictedRowIDs(db) {
             try insert(pending.indices, db, rowIDs: rowIDs, fetched: &fetched)
             // A WITHOUT ROWID table has no rowid: the records get the last
@@ -221,6 +259,68 @@ struct InsertBatch<Record: MutablePersistableRecord> {
                 try insert(index..<(index + 1), db, rowIDs: nil, fetched: &fetched)
                 finish(index, rowID: db.lastInsertedRowID, records: &records)
             }
+        }
+    }
+
+    /// Runs the pending records' INSERT on a server, with `RETURNING` of the
+    /// selection and of the id column, and gives each record the id of the
+    /// returned row at its position (see the top of this file).
+    private mutating func flushOnServer<T: FetchableRecord>(
+        _ db: Database, records: inout [Record], fetched: inout [T]
+    ) throws {
+        let first = pending[0]
+        let indexes = written ?? Array(first.columns.indices)
+        let columns = indexes.map { first.columns[$0] }
+        let idSQL = schema.rowIDColumn?.quotedDatabaseIdentifier
+        let returning = [selection.map { RecordStatementSQL.selectionList($0) }, idSQL].compactMap { $0 }
+            .joined(separator: ", ")
+        let rowCount = pending.count
+        var key = RecordStatementKey(type: ObjectIdentifier(Record.self), kind: .insertAll, conflict: conflict)
+        key.returning = returning
+        key.extra = String(rowCount)
+        let plan = try db.recordCache.plan(key, columns: columns, db: db) {
+            let sql = RecordStatementSQL.insert(
+                into: Record.databaseTableName, columns: columns, conflict: conflict, upsertUpdating: nil,
+                returning: returning.isEmpty ? nil : returning, rowCount: rowCount, dialect: db.sqlDialect)
+            // One parameter per value: the server rewrite checks the count.
+            return PlanSource(sql: sql, bindings: Array(0..<(columns.isEmpty ? 0 : rowCount * columns.count)))
+        }
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(rowCount * columns.count)
+        for container in pending {
+            if let written {
+                for index in written { values.append(container.databaseValues[index]) }
+            } else {
+                values.append(contentsOf: container.databaseValues)
+            }
+        }
+        let result = try db.executeServerStatement(sql: plan.serverSQL, values: values)
+        guard returning.isEmpty ? result.rowsAffected == rowCount : result.rows.count == rowCount else {
+            throw DatabaseError.misuse(
+                "insertAll of \(Record.self) inserted \(returning.isEmpty ? result.rowsAffected : result.rows.count) rows "
+                    + "of \(rowCount) in \(Record.databaseTableName.quotedDatabaseIdentifier)",
+                sql: plan.serverSQL)
+        }
+        // The selection's columns, without the id after them.
+        var read: ((Row) throws -> T)?
+        var layout: RowLayout?
+        if selection != nil {
+            let names = idSQL == nil ? result.columnNames : Array(result.columnNames.dropLast())
+            read = T.rowReader(columnNames: names)
+            layout = RowLayout(columnNames: names)
+        }
+        for index in 0..<rowCount {
+            // Without RETURNING of an id (a key the server does not fill),
+            // the records get the last inserted rowid, as with `insert`.
+            var rowID = db.lastInsertedRowID
+            if !result.rows.isEmpty {
+                let row = result.rows[index]
+                if let read, let layout {
+                    fetched.append(try read(Row(layout: layout, databaseValues: idSQL == nil ? row : Array(row.dropLast()))))
+                }
+                if idSQL != nil { rowID = try StatementPlan.id(row.last ?? .null, plan.serverSQL) }
+            }
+            finish(index, rowID: rowID, records: &records)
         }
     }
 

@@ -272,7 +272,8 @@ struct StatementPlan {
         return id
     }
 
-    private static func id(_ value: DatabaseValue, _ sql: String) throws -> Int64 {
+    /// The integer id the statement `sql` returned, or a misuse error.
+    static func id(_ value: DatabaseValue, _ sql: String) throws -> Int64 {
         guard case .integer(let id) = value else {
             throw DatabaseError.misuse("the statement returned \(value) as the id of the written row, not an integer", sql: sql)
         }

@@ -123,21 +123,30 @@ struct ServerRecordTests {
         #expect(added.id == 1)
     }
 
-    @Test func insertAllInsertsOneRecordPerStatementInOrder() throws {
+    @Test func insertAllSendsOneMultiRowStatementAndReadsTheIDsInOrder() throws {
         let (db, server) = try makeDatabase()
         let before = server.received.count
         let items = try Item.insertAll(db, [
             Item(id: nil, name: "a", stock: 1), Item(id: 5, name: "b", stock: 2), Item(id: nil, name: "c", stock: 3),
         ])
+        // The ids are read by position: SQLite, behind the stand-in, returns
+        // the rows of VALUES in order, as PostgreSQL does.
         #expect(items.map(\.id) == [1, 5, 6])
         let inserts = server.received[before...].filter { $0.sql.hasPrefix("INSERT") }
-        #expect(inserts.count == 3)
-        let fetched = try Item.insertAllAndFetch(db, [Item(id: nil, name: "d", stock: 4)])
-        #expect(fetched == [Item(id: 7, name: "d", stock: 4, createdAt: "today")])
+        #expect(inserts.map(\.sql) == [
+            #"INSERT INTO "item" ("id", "name", "stock") VALUES ($1, $2, $3), ($4, $5, $6), ($7, $8, $9) RETURNING "id""#,
+        ])
+        #expect(inserts.first?.values == [.null, .text("a"), .integer(1), .integer(5), .text("b"), .integer(2), .null, .text("c"), .integer(3)])
+        let beforeFetch = server.received.count
+        let fetched = try Item.insertAllAndFetch(db, [Item(id: nil, name: "d", stock: 4), Item(id: nil, name: "e", stock: 5)])
+        #expect(fetched == [Item(id: 7, name: "d", stock: 4, createdAt: "today"), Item(id: 8, name: "e", stock: 5, createdAt: "today")])
+        #expect(server.received[beforeFetch...].filter { $0.sql.hasPrefix("INSERT") }.map(\.sql) == [
+            #"INSERT INTO "item" ("id", "name", "stock") VALUES ($1, $2, $3), ($4, $5, $6) RETURNING *, "id""#,
+        ])
         // All or none: a duplicate name undoes the records inserted before it.
         #expect(throws: DatabaseError.self) {
-            try Item.insertAll(db, [Item(id: nil, name: "e", stock: 1), Item(id: nil, name: "a", stock: 1)])
+            try Item.insertAll(db, [Item(id: nil, name: "f", stock: 1), Item(id: nil, name: "a", stock: 1)])
         }
-        #expect(try Item.fetchCount(db) == 4)
+        #expect(try Item.fetchCount(db) == 5)
     }
 }
