@@ -167,14 +167,14 @@ struct ISOAddressPlayer: Codable, FetchableRecord, PersistableRecord, Equatable 
         }
     }
 
-    @Test func nonFiniteNumbersInJSONAreRefused() throws {
+    @Test(arguments: Backend.all)
+    func nonFiniteNumbersInJSONAreRefused(_ backend: Backend) throws {
         struct Measure: Codable { var value: Double }
         struct Sample: Codable, FetchableRecord, PersistableRecord {
             var id: Int64?
             var measure: Measure
         }
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.write { db in
+        try backend.withWriter { writer in try writer.write { db in
             try db.execute(sql: "CREATE TABLE sample (id INTEGER PRIMARY KEY, measure TEXT)")
             var sample = Sample(id: nil, measure: Measure(value: .infinity))
             #expect {
@@ -183,6 +183,6 @@ struct ISOAddressPlayer: Codable, FetchableRecord, PersistableRecord, Equatable 
                 "\(error)".contains("measure") && "\(error)".contains("Sample")
             }
             #expect(try Sample.fetchCount(db) == 0)
-        }
+        } }
     }
 }

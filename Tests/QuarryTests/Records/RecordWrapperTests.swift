@@ -82,11 +82,11 @@ struct StampWrapper: Decodable, FetchableRecord, TableRecord {
         }
     }
 
-    // SQLite only: milliseconds in an INTEGER column, 32-bit on PostgreSQL.
-    @Test(arguments: Backend.sqlite) func wrappedRecordKeepsItsOwnStrategies(_ backend: Backend) throws {
+    /// Milliseconds need a 64-bit column: BIGINT (INTEGER is 32-bit on PostgreSQL).
+    @Test(arguments: Backend.all) func wrappedRecordKeepsItsOwnStrategies(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: "CREATE TABLE stamp (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)")
+                try db.execute(sql: "CREATE TABLE stamp (id INTEGER PRIMARY KEY, at BIGINT NOT NULL)")
                 var stamp = Stamp(id: nil, at: Date(timeIntervalSince1970: 1_700_000_000.5))
                 try stamp.insert(db)
                 let wrapped = try #require(try StampWrapper.fetchOne(db))
