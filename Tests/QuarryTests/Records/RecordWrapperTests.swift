@@ -82,11 +82,14 @@ struct StampWrapper: Decodable, FetchableRecord, TableRecord {
         }
     }
 
-    /// Milliseconds need a 64-bit column: BIGINT (INTEGER is 32-bit on PostgreSQL).
+    /// Milliseconds need a 64-bit column: the schema DSL's `.integer` is BIGINT on PostgreSQL.
     @Test(arguments: Backend.all) func wrappedRecordKeepsItsOwnStrategies(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
-                try db.execute(sql: "CREATE TABLE stamp (id INTEGER PRIMARY KEY, at BIGINT NOT NULL)")
+                try db.create(table: "stamp") { t in
+                    t.autoIncrementedPrimaryKey("id")
+                    t.column("at", .integer).notNull()
+                }
                 var stamp = Stamp(id: nil, at: Date(timeIntervalSince1970: 1_700_000_000.5))
                 try stamp.insert(db)
                 let wrapped = try #require(try StampWrapper.fetchOne(db))
