@@ -128,17 +128,9 @@ extension QueryExpression where Value: DatabaseTextValue {
     /// scalars. Wildcard and NUL characters in `suffix` are literal.
     public func hasSuffix(_ suffix: String) -> QueryExpression<Root, Bool> {
         guard !suffix.isEmpty else { return glob("*") }
-        // GLOB and SQLite's text functions stop at a NUL in the text: compare
-        // the trailing bytes instead: substr(CAST(x AS BLOB), -length(CAST(? AS BLOB))) = CAST(? AS BLOB).
-        func bytes(_ expression: SQLExpression) -> SQLExpression {
-            SQLExpression(.function("CAST", [SQLExpression(.postfix(expression, "AS BLOB"))], distinct: false))
-        }
-        let suffixBytes = bytes(SQLExpression(.value(.text(suffix))))
-        let tail = SQLExpression(.function(
-            "substr",
-            [bytes(sqlExpression), SQLExpression(.prefix("-", SQLExpression(.function("length", [suffixBytes], distinct: false))))],
-            distinct: false))
-        return QueryExpression<Root, Bool>(SQLExpression(.infix("=", tail, suffixBytes)))
+        // Written per dialect: the trailing bytes on SQLite, right() on PostgreSQL.
+        return QueryExpression<Root, Bool>(SQLExpression(.function(
+            SQLExpression.hasSuffixFunction, [sqlExpression, SQLExpression(.value(.text(suffix)))], distinct: false)))
     }
 
     /// Whether the text contains `substring`, case-sensitively, comparing

@@ -343,4 +343,8 @@ extension SQLExpression {
     /// it on PostgreSQL, whose `->>` returns text.
     static let jsonNumberFunction = "QUARRY_JSON_NUMBER"
     static let jsonBooleanFunction = "QUARRY_JSON_BOOLEAN"
+
+    /// The marker of `hasSuffix(text, suffix)`, which each dialect writes
+    /// its own way (`SQLGenerationContext.hasSuffixSQL`).
+    static let hasSuffixFunction = "QUARRY_HAS_SUFFIX"
 }

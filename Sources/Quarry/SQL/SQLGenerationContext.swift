@@ -212,6 +212,9 @@ final class SQLGenerationContext {
     private func functionSQL(_ expression: SQLExpression) throws -> String {
         switch expression.node {
         case .function(let name, let functionArguments, let distinct):
+            if name == SQLExpression.hasSuffixFunction, functionArguments.count == 2 {
+                return try hasSuffixSQL(functionArguments[0], functionArguments[1])
+            }
             let argumentSQLs = try functionArguments.map(sql)
             if db?.isPostgreSQL == true, let text = Self.postgreSQLFunction(name, argumentSQLs, distinct: distinct, filter: "") {
                 return text
@@ -234,6 +237,28 @@ final class SQLGenerationContext {
         default:
             return ""
         }
+    }
+
+    /// `hasSuffix`: the suffix is bound twice, and compared by Unicode
+    /// scalars. SQLite's GLOB and text functions stop at a NUL in the text,
+    /// so SQLite compares the trailing bytes:
+    /// `substr(CAST(x AS BLOB), -length(CAST(? AS BLOB))) = CAST(? AS BLOB)`.
+    /// PostgreSQL text holds no NUL, and its `right` counts characters:
+    /// `right(x, char_length(CAST(? AS TEXT))) = CAST(? AS TEXT)`.
+    private func hasSuffixSQL(_ text: SQLExpression, _ suffix: SQLExpression) throws -> String {
+        if db?.isPostgreSQL == true {
+            let textSQL = try sql(text)
+            let lengthSQL = try sql(suffix)
+            return "right(" + textSQL + ", char_length(CAST(" + lengthSQL + " AS TEXT))) = CAST(" + (try sql(suffix)) + " AS TEXT)"
+        }
+        func bytes(_ expression: SQLExpression) -> SQLExpression {
+            SQLExpression(.function("CAST", [SQLExpression(.postfix(expression, "AS BLOB"))], distinct: false))
+        }
+        let suffixBytes = bytes(suffix)
+        let tail = SQLExpression(.function(
+            "substr", [bytes(text), SQLExpression(.prefix("-", SQLExpression(.function("length", [suffixBytes], distinct: false))))],
+            distinct: false))
+        return try sql(SQLExpression(.infix("=", tail, suffixBytes)))
     }
 
     @inline(never)

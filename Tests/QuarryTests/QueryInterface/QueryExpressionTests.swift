@@ -123,9 +123,8 @@ import Testing
         }
     }
 
-    // SQLite only: its LIKE (case-insensitive for ASCII), GLOB, the byte
-    // comparison of hasSuffix, and NOCASE. textMatchingOnEveryBackend below
-    // runs the portable part on PostgreSQL too.
+    // SQLite only: its LIKE (case-insensitive for ASCII), GLOB and NOCASE.
+    // textMatchingOnEveryBackend below runs the portable part on PostgreSQL too.
     @Test(arguments: Backend.sqlite) func textMatchingEscapesWildcards(_ backend: Backend) throws {
         try backend.withQueryFixtures { writer in
             try writer.read { db throws in
@@ -160,8 +159,21 @@ import Testing
                         [#"Ev*\%%"#])
                     // A GLOB set or range has no LIKE equivalent.
                     #expect(throws: DatabaseError.self) { try QPlayer.filter { $0.name.glob("[AB]*") }.fetchAll(db) }
+                    try expectSQL(
+                        QPlayer.filter { $0.name.hasSuffix("_%") }, db,
+                        #"SELECT * FROM "player" WHERE right("name", char_length(CAST(? AS TEXT))) = CAST(? AS TEXT)"#, ["_%", "_%"])
+                }
+            } else {
+                try writer.read { db throws in
+                    try expectSQL(
+                        QPlayer.filter { $0.name.hasSuffix("_%") }, db,
+                        #"SELECT * FROM "player" WHERE substr(CAST("name" AS BLOB), -length(CAST(? AS BLOB))) = CAST(? AS BLOB)"#, ["_%", "_%"])
                 }
             }
+            #expect(try names(writer, QPlayer.filter { $0.name.hasSuffix("_%") }) == ["Eve_%"])
+            #expect(try names(writer, QPlayer.filter { $0.name.hasSuffix("%") }) == ["Eve_%"])
+            #expect(try names(writer, QPlayer.filter { $0.name.hasSuffix("ra") }) == ["Barbara", "Dora"])
+            #expect(try names(writer, QPlayer.filter { $0.name.hasSuffix("RA") }) == [])
             #expect(try names(writer, QPlayer.filter { $0.name.like("A%") }) == ["Arthur"])
             #expect(try names(writer, QPlayer.filter { $0.name.like("%\\_\\%", escape: "\\") }) == ["Eve_%"])
             #expect(try names(writer, QPlayer.filter { $0.name.hasPrefix("A") }) == ["Arthur"])
