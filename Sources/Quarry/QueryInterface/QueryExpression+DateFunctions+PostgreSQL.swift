@@ -141,13 +141,15 @@ extension SQLExpression {
                 guard let seconds = Double(number), seconds.isFinite else {
                     throw DatabaseError.misuse("the date modifier '\(modifier)' needs a finite number of seconds")
                 }
-                return .postgreSQL(.expression(time), .text(" + make_interval(secs => "), .expression(SQLExpression(.value(.real(seconds)))), .text(")"))
+                return .postgreSQL(
+                    .expression(time), .text(" + make_interval(secs => "), .expression(SQLExpression(.value(.real(seconds)))), .text(")"))
             }
             let parameters = ["minute": "mins", "hour": "hours", "day": "days", "month": "months", "year": "years"]
             if let parameter = parameters[unit] {
                 // make_interval takes 32-bit integers.
                 guard let count = Int32(number) else {
-                    throw DatabaseError.misuse("the date modifier '\(modifier)' needs a whole number of \(unit)s on PostgreSQL")
+                    throw DatabaseError.misuse(
+                        "the date modifier '\(modifier)' needs a whole number of \(unit)s from -2147483648 to 2147483647 on PostgreSQL")
                 }
                 return .postgreSQL(
                     .expression(time), .text(" + make_interval(\(parameter) => "), .expression(SQLExpression(.value(.integer(Int64(count))))),
@@ -183,7 +185,8 @@ extension SQLExpression {
         func flushTemplate() {
             flushLiteral()
             guard !template.isEmpty else { return }
-            pieces.append(.postgreSQL(.text("to_char("), .expression(time), .text(", "), .expression(SQLExpression(.value(.text(template)))), .text(")")))
+            pieces.append(.postgreSQL(
+                .text("to_char("), .expression(time), .text(", "), .expression(SQLExpression(.value(.text(template)))), .text(")")))
             template = ""
             templateEndsWithPattern = false
         }
