@@ -8,6 +8,10 @@
 // under every DatabaseDateEncodingStrategy. Modifiers and formats are always
 // bound as statement arguments.
 //
+// On PostgreSQL, SQLGenerationContext writes the same calls with to_char,
+// extract, make_interval and date_trunc instead
+// (QueryExpression+DateFunctions+PostgreSQL.swift).
+//
 // See https://www.sqlite.org/lang_datefunc.html.
 
 import Foundation
@@ -25,6 +29,18 @@ import Foundation
 /// SQL text. A modifier SQLite refuses (`.weekday(7)`, `.second(.nan)`) makes
 /// the function return `NULL`.
 ///
+/// On PostgreSQL, each modifier is an operation on the time value `t`, its
+/// number bound: `.day(-7)` is `t + make_interval(days => ?)` with the
+/// argument `-7`, and likewise `secs`, `mins`, `hours`, `months` and
+/// `years`; `.startOfDay` is `date_trunc('day', t)`, and `'month'`, `'year'`;
+/// `.weekday(n)` is `t + make_interval(days => (? + 7 - CAST(extract(dow FROM
+/// t) AS INTEGER)) % 7)`. Adding months or years clamps the day to the end of
+/// the month there: a month after 2024-01-31 is 2024-02-29, and a year after
+/// 2024-02-29 is 2025-02-28. `.unixEpoch` reads the number before it with
+/// `to_timestamp`, and must come right after it. `.localTime`, `.utc`, and a
+/// modifier PostgreSQL refuses (`.weekday(7)`, `.second(.nan)`) make the
+/// request throw instead, naming the modifier.
+///
 /// See <https://www.sqlite.org/lang_datefunc.html#modifiers>.
 public enum SQLDateModifier: Sendable, Hashable {
     /// Adds a number of seconds, which may have a fractional part: `'1.5 seconds'`.
@@ -37,7 +53,7 @@ public enum SQLDateModifier: Sendable, Hashable {
     case day(Int)
     /// Adds a number of months: `'1 months'`. SQLite normalizes a day past
     /// the end of the month into the next one: a month after 2024-01-31 is
-    /// 2024-03-02.
+    /// 2024-03-02 (2024-02-29 on PostgreSQL, which clamps it).
     case month(Int)
     /// Adds a number of years: `'-1 years'`.
     case year(Int)
@@ -57,9 +73,10 @@ public enum SQLDateModifier: Sendable, Hashable {
     /// functions already add it, and a second one gives `NULL`.
     case unixEpoch
     /// Converts from UTC to the local time of the machine that runs SQLite:
-    /// `'localtime'`.
+    /// `'localtime'`. SQLite-only: it throws on PostgreSQL.
     case localTime
-    /// Converts from local time to UTC: `'utc'`.
+    /// Converts from local time to UTC: `'utc'`. SQLite-only: it throws on
+    /// PostgreSQL.
     case utc
 
     /// The modifier as SQLite spells it.
@@ -101,6 +118,15 @@ public enum SQLDateModifier: Sendable, Hashable {
 /// The result is `nil` when the column is `NULL`, or holds a value SQLite
 /// does not read as a date.
 ///
+/// On PostgreSQL, Quarry writes `to_char(t, 'YYYY-MM-DD')`, where `t` is the
+/// time value as a `TIMESTAMPTZ`, in UTC like every PostgreSQL connection:
+/// `CAST(x AS TIMESTAMPTZ)` for text and `TIMESTAMPTZ` columns,
+/// `to_timestamp(x)` for seconds since 1970, `to_timestamp(x / 1000.0)`
+/// for milliseconds, and `to_timestamp((x - 2440587.5) * 86400.0)` for a
+/// Julian day given as a number. The modifiers are written as
+/// ``SQLDateModifier`` says. Text that PostgreSQL does not read as a date
+/// makes the statement throw there, instead of giving `nil`.
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -127,6 +153,9 @@ public func date<Root: Decodable, Value>(
 /// stores dates in, like a key path. The result is `nil` when SQLite does
 /// not read the value as a date.
 ///
+/// On PostgreSQL, Quarry writes `to_char(t, 'YYYY-MM-DD')`, where `t` is the
+/// time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -151,6 +180,9 @@ public func date<Root, Value>(
 /// `"now"` or `"2024-05-01 12:00:00"`, or a number (a Julian day, or Unix
 /// time with ``SQLDateModifier/unixEpoch``). The result is `nil` when SQLite
 /// does not read the value as a date.
+///
+/// On PostgreSQL, Quarry writes `to_char(t, 'YYYY-MM-DD')`, where `t` is the
+/// time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
 ///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
@@ -177,6 +209,9 @@ public func date<Root, Value: DatabaseValueConvertible>(
 /// `date(_:_:)`). The result is `nil` when the
 /// column is `NULL` or not a date.
 ///
+/// On PostgreSQL, Quarry writes `to_char(t, 'HH24:MI:SS')`, where `t` is the
+/// time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -199,6 +234,9 @@ public func time<Root: Decodable, Value>(
 /// stores dates in. The result is `nil` when SQLite does not read the value
 /// as a date.
 ///
+/// On PostgreSQL, Quarry writes `to_char(t, 'HH24:MI:SS')`, where `t` is the
+/// time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -220,6 +258,9 @@ public func time<Root, Value>(
 /// The value is bound as an argument, a `Date` in the format `Root` stores
 /// dates in. The result is `nil` when SQLite does not read the value as a
 /// date.
+///
+/// On PostgreSQL, Quarry writes `to_char(t, 'HH24:MI:SS')`, where `t` is the
+/// time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
 ///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
@@ -251,6 +292,9 @@ public func time<Root, Value: DatabaseValueConvertible>(
 /// `date(_:_:)`). The result is `nil` when the
 /// column is `NULL` or not a date.
 ///
+/// On PostgreSQL, Quarry writes `to_char(t, 'YYYY-MM-DD HH24:MI:SS')`, where
+/// `t` is the time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -275,6 +319,9 @@ public func dateTime<Root: Decodable, Value>(
 /// stores dates in. The result is `nil` when SQLite does not read the value
 /// as a date.
 ///
+/// On PostgreSQL, Quarry writes `to_char(t, 'YYYY-MM-DD HH24:MI:SS')`, where
+/// `t` is the time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -298,6 +345,9 @@ public func dateTime<Root, Value>(
 /// The value is bound as an argument, a `Date` in the format `Root` stores
 /// dates in. The result is `nil` when SQLite does not read the value as a
 /// date.
+///
+/// On PostgreSQL, Quarry writes `to_char(t, 'YYYY-MM-DD HH24:MI:SS')`, where
+/// `t` is the time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
 ///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
@@ -325,6 +375,11 @@ public func dateTime<Root, Value: DatabaseValueConvertible>(
 /// `date(_:_:)`). The result is `nil` when the
 /// column is `NULL` or not a date.
 ///
+/// On PostgreSQL, Quarry writes `CAST(round(extract(epoch FROM t) * 1000)
+/// + 210866760000000 AS DOUBLE PRECISION) / 86400000.0`, where `t` is the
+/// time value as a `TIMESTAMPTZ` (see `date(_:_:)`): whole milliseconds, as
+/// SQLite counts them, so that both give the same `Double`.
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -348,6 +403,11 @@ public func julianDay<Root: Decodable, Value>(
 /// stores dates in. The result is `nil` when SQLite does not read the value
 /// as a date.
 ///
+/// On PostgreSQL, Quarry writes `CAST(round(extract(epoch FROM t) * 1000)
+/// + 210866760000000 AS DOUBLE PRECISION) / 86400000.0`, where `t` is the
+/// time value as a `TIMESTAMPTZ` (see `date(_:_:)`): whole milliseconds, as
+/// SQLite counts them, so that both give the same `Double`.
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -370,6 +430,11 @@ public func julianDay<Root, Value>(
 /// The value is bound as an argument, a `Date` in the format `Root` stores
 /// dates in. The result is `nil` when SQLite does not read the value as a
 /// date.
+///
+/// On PostgreSQL, Quarry writes `CAST(round(extract(epoch FROM t) * 1000)
+/// + 210866760000000 AS DOUBLE PRECISION) / 86400000.0`, where `t` is the
+/// time value as a `TIMESTAMPTZ` (see `date(_:_:)`): whole milliseconds, as
+/// SQLite counts them, so that both give the same `Double`.
 ///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
@@ -402,6 +467,13 @@ public func julianDay<Root, Value: DatabaseValueConvertible>(
 /// `date(_:_:)`). The result is `nil` when the
 /// column is `NULL` or not a date.
 ///
+/// On PostgreSQL, Quarry writes `to_char(t, ?)`, where `t` is the time
+/// value as a `TIMESTAMPTZ` (see `date(_:_:)`) and the format becomes a
+/// bound `to_char` template, the text between substitutions quoted in it;
+/// `%w`, `%W` and `%s`, which `to_char` does not write, are computed with
+/// `extract` and joined with `||`. `%J`, and substitutions not listed above,
+/// throw there.
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -426,6 +498,13 @@ public func strftime<Root: Decodable, Value>(
 /// `Date?` is read in the format `Root` stores dates in. The result is `nil`
 /// when SQLite does not read the value as a date.
 ///
+/// On PostgreSQL, Quarry writes `to_char(t, ?)`, where `t` is the time
+/// value as a `TIMESTAMPTZ` (see `date(_:_:)`) and the format becomes a
+/// bound `to_char` template, the text between substitutions quoted in it;
+/// `%w`, `%W` and `%s`, which `to_char` does not write, are computed with
+/// `extract` and joined with `||`. `%J`, and substitutions not listed above,
+/// throw there.
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -449,6 +528,13 @@ public func strftime<Root, Value>(
 /// The format and the value are bound as arguments, a `Date` in the format
 /// `Root` stores dates in. The result is `nil` when SQLite does not read the
 /// value as a date.
+///
+/// On PostgreSQL, Quarry writes `to_char(t, ?)`, where `t` is the time
+/// value as a `TIMESTAMPTZ` (see `date(_:_:)`) and the format becomes a
+/// bound `to_char` template, the text between substitutions quoted in it;
+/// `%w`, `%W` and `%s`, which `to_char` does not write, are computed with
+/// `extract` and joined with `||`. `%J`, and substitutions not listed above,
+/// throw there.
 ///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
@@ -476,6 +562,9 @@ public func strftime<Root, Value: DatabaseValueConvertible>(
 /// `date(_:_:)`); the fraction of a second is
 /// dropped. The result is `nil` when the column is `NULL` or not a date.
 ///
+/// On PostgreSQL, Quarry writes `CAST(floor(extract(epoch FROM t)) AS BIGINT)`,
+/// where `t` is the time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -500,6 +589,9 @@ public func unixEpoch<Root: Decodable, Value>(
 /// stores dates in. The result is `nil` when SQLite does not read the value
 /// as a date.
 ///
+/// On PostgreSQL, Quarry writes `CAST(floor(extract(epoch FROM t)) AS BIGINT)`,
+/// where `t` is the time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
+///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///
 /// - parameters:
@@ -523,6 +615,9 @@ public func unixEpoch<Root, Value>(
 /// The value is bound as an argument, a `Date` in the format `Root` stores
 /// dates in. The result is `nil` when SQLite does not read the value as a
 /// date.
+///
+/// On PostgreSQL, Quarry writes `CAST(floor(extract(epoch FROM t)) AS BIGINT)`,
+/// where `t` is the time value as a `TIMESTAMPTZ` (see `date(_:_:)`).
 ///
 /// See <https://www.sqlite.org/lang_datefunc.html>.
 ///

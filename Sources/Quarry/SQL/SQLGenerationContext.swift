@@ -215,6 +215,9 @@ final class SQLGenerationContext {
             if name == SQLExpression.hasSuffixFunction, functionArguments.count == 2 {
                 return try hasSuffixSQL(functionArguments[0], functionArguments[1])
             }
+            if db?.isPostgreSQL == true, let text = try postgreSQLDateFunctionSQL(name, functionArguments) {
+                return text
+            }
             let argumentSQLs = try functionArguments.map(sql)
             if db?.isPostgreSQL == true, let text = Self.postgreSQLFunction(name, argumentSQLs, distinct: distinct, filter: "") {
                 return text
@@ -259,6 +262,15 @@ final class SQLGenerationContext {
             "substr", [bytes(text), SQLExpression(.prefix("-", SQLExpression(.function("length", [suffixBytes], distinct: false))))],
             distinct: false))
         return try sql(SQLExpression(.infix("=", tail, suffixBytes)))
+    }
+
+    /// On PostgreSQL, the SQL of a call to one of SQLite's date and time
+    /// functions (QueryExpression+DateFunctions+PostgreSQL.swift), or nil
+    /// for another function. Never inlined: see `sql(_:)`.
+    @inline(never)
+    private func postgreSQLDateFunctionSQL(_ name: String, _ functionArguments: [SQLExpression]) throws -> String? {
+        guard let translated = try SQLExpression.postgreSQLDateFunction(name, functionArguments) else { return nil }
+        return try sql(translated)
     }
 
     @inline(never)
@@ -539,9 +551,15 @@ final class SQLGenerationContext {
 
         text += query.isDistinct ? "SELECT DISTINCT " : "SELECT "
         var selected: [String] = []
+        // On PostgreSQL, the selected expressions of a grouped query, for
+        // `positionalSQL(_:selection:)`.
+        var groupedSelection: [SelectedExpression] = []
+        let positionsGroupedExpressions = !query.groupBy.isEmpty && db?.isPostgreSQL == true
         if let selection = query.selection {
             for item in selection {
+                let start = arguments.count
                 var entry = try sql(item.expression)
+                if positionsGroupedExpressions { groupedSelection.append(SelectedExpression(sql: entry, arguments: arguments[start...])) }
                 if let alias = item.alias { entry += " AS " + alias.quotedDatabaseIdentifier }
                 selected.append(entry)
             }
@@ -560,12 +578,12 @@ final class SQLGenerationContext {
             text += " WHERE " + (try sql(filter))
         }
         if !query.groupBy.isEmpty {
-            text += " GROUP BY " + (try query.groupBy.map(sql).joined(separator: ", "))
+            text += " GROUP BY " + (try query.groupBy.map { try positionalSQL($0, selection: groupedSelection) }.joined(separator: ", "))
         }
         if let having = query.having {
             text += " HAVING " + (try sql(having))
         }
-        var orderings = try query.ordering.map(orderingSQL)
+        var orderings = try query.ordering.map { try orderingSQL($0, selection: groupedSelection) }
         for (qualifier, ordering) in joinTexts.orderings {
             currentQualifier = qualifier
             orderings.append(try orderingSQL(ordering))
@@ -670,8 +688,35 @@ final class SQLGenerationContext {
         return text + " "
     }
 
+    /// A selected expression: its SQL and the arguments it generated.
+    struct SelectedExpression {
+        var sql: String
+        var arguments: ArraySlice<DatabaseValue>
+    }
+
+    /// The SQL of a GROUP BY or ORDER BY expression; or, when it has bound
+    /// values and is one of the expressions of `selection` (with the same
+    /// values), its position in the selection: `GROUP BY 1`. PostgreSQL
+    /// sees two parameters as two expressions, and would refuse
+    /// `SELECT to_char("day", $1) … GROUP BY to_char("day", $2)`.
+    /// `selection` is empty (and this is `sql(_:)`) but for grouped queries
+    /// on PostgreSQL.
+    private func positionalSQL(_ expression: SQLExpression, selection: [SelectedExpression]) throws -> String {
+        let start = arguments.count
+        let text = try sql(expression)
+        guard !selection.isEmpty, arguments.count > start else { return text }
+        let generated = arguments[start...]
+        guard let index = selection.firstIndex(where: { $0.sql == text && $0.arguments == generated }) else { return text }
+        arguments.removeSubrange(start...)
+        return String(index + 1)
+    }
+
     func orderingSQL(_ ordering: SQLOrdering) throws -> String {
-        var text = try sql(ordering.expression)
+        try orderingSQL(ordering, selection: [])
+    }
+
+    private func orderingSQL(_ ordering: SQLOrdering, selection: [SelectedExpression]) throws -> String {
+        var text = try positionalSQL(ordering.expression, selection: selection)
         if ordering.isDescending { text += " DESC" }
         if let nulls = ordering.nulls { text += " " + nulls.rawValue }
         return text
