@@ -58,6 +58,28 @@ struct AllTypes: Codable, FetchableRecord, PersistableRecord, Equatable {
             optionalString, optionalInt, optionalDate, optionalAddress, optionalMood)
         """
 
+    /// The same table with typed columns, through the schema DSL: valid on
+    /// SQLite and PostgreSQL (where `.integer` is BIGINT, `.blob` BYTEA,
+    /// `.datetime` TIMESTAMPTZ). JSON values, URLs and decimals are text.
+    static func createTypedTable(_ db: Database) throws {
+        try db.create(table: "allTypes") { t in
+            t.primaryKey("id", .integer)
+            t.column("bool", .boolean)
+            for column in ["int", "int8", "int16", "int32", "uint8", "uint32", "uint64", "level", "optionalInt"] {
+                t.column(column, .integer)
+            }
+            t.column("double", .double)
+            t.column("float", .double)
+            t.column("data", .blob)
+            t.column("uuid", .blob)
+            t.column("date", .datetime)
+            t.column("optionalDate", .datetime)
+            for column in ["string", "url", "decimal", "mood", "address", "tags", "scores", "optionalString", "optionalAddress", "optionalMood"] {
+                t.column(column, .text)
+            }
+        }
+    }
+
     static func sample(nils: Bool) -> AllTypes {
         AllTypes(
             id: nil, bool: true, int: -42, int8: -8, int16: 1600, int32: -32000, uint8: 255, uint32: 4_000_000_000,
@@ -113,31 +135,14 @@ struct RecordRoundTripTests {
         }
     }
 
-    /// Every property type through typed columns, declared with the schema
-    /// DSL: the same table on SQLite and PostgreSQL (where `.integer` is
-    /// BIGINT, `.blob` BYTEA, `.datetime` TIMESTAMPTZ). JSON values, URLs and
-    /// decimals are text.
+    /// Every property type through typed columns (`AllTypes.createTypedTable`),
+    /// the same table on SQLite and PostgreSQL.
     @Test(arguments: Backend.allWithMemory)
     func everyPropertyTypeRoundTripsInTypedColumns(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
-            try db.create(table: "allTypes") { t in
-                t.primaryKey("id", .integer)
-                t.column("bool", .boolean)
-                for column in ["int", "int8", "int16", "int32", "uint8", "uint32", "uint64", "level", "optionalInt"] {
-                    t.column(column, .integer)
-                }
-                t.column("double", .double)
-                t.column("float", .double)
-                t.column("data", .blob)
-                t.column("uuid", .blob)
-                t.column("date", .datetime)
-                t.column("optionalDate", .datetime)
-                for column in ["string", "url", "decimal", "mood", "address", "tags", "scores", "optionalString", "optionalAddress", "optionalMood"] {
-                    t.column(column, .text)
-                }
-            }
+            try AllTypes.createTypedTable(db)
             for nils in [false, true] {
                 var record = AllTypes.sample(nils: nils)
                 try record.insert(db)
@@ -154,9 +159,29 @@ struct RecordRoundTripTests {
         }
     }
 
-    // SQLite only: untyped columns, which store each Swift type as SQLite does.
+    @Test(arguments: Backend.allWithMemory)
+    func cursorForms(storage: Backend) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            try AllTypes.createTypedTable(db)
+            for _ in 0..<3 {
+                var record = AllTypes.sample(nils: false)
+                try record.insert(db)
+            }
+            let cursor = try AllTypes.order(\.id).fetchCursor(db)
+            var ids: [Int64?] = []
+            while let record = try cursor.next() { ids.append(record.id) }
+            #expect(ids == [1, 2, 3])
+            #expect(try AllTypes.fetchOne(db, sql: #"SELECT * FROM "allTypes" ORDER BY id"#)?.id == 1)
+            let descending = try AllTypes.fetchCursor(db, sql: #"SELECT * FROM "allTypes" ORDER BY id DESC"#)
+            #expect(try Array(descending).map(\.id) == [3, 2, 1])
+        }
+    }
+
+    // SQLite only: prepared statements, which a server connection refuses.
     @Test(arguments: Backend.sqliteWithMemory)
-    func cursorAndStatementForms(storage: Backend) throws {
+    func statementForms(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
@@ -165,10 +190,6 @@ struct RecordRoundTripTests {
                 var record = AllTypes.sample(nils: false)
                 try record.insert(db)
             }
-            let cursor = try AllTypes.fetchCursor(db)
-            var ids: [Int64?] = []
-            while let record = try cursor.next() { ids.append(record.id) }
-            #expect(ids == [1, 2, 3])
             let statement = try db.makeStatement(sql: "SELECT * FROM allTypes WHERE id > ?")
             #expect(try AllTypes.fetchAll(statement, arguments: [1]).map(\.id) == [2, 3])
             #expect(try AllTypes.fetchOne(statement, arguments: [2])?.id == 3)
@@ -280,7 +301,39 @@ struct RecordStrategyTests {
         #expect(DatabaseColumnNamingStrategy.custom { $0.uppercased() }.columnName(for: "name") == "NAME")
     }
 
-    // SQLite only: untyped columns.
+    /// On PostgreSQL, where columns are typed, each format gets its own
+    /// table: ISO 8601 dates and uppercase UUIDs in text columns, seconds in
+    /// a DOUBLE PRECISION column and blob UUIDs in BYTEA.
+    @Test(arguments: Backend.allWithMemory)
+    func iso8601AndSecondsDatesInTypedColumns(storage: Backend) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try storage.make(in: directory)
+        try writer.write { db in
+            let uuid = try #require(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+            try db.execute(sql: "CREATE TABLE event (id INTEGER PRIMARY KEY, at TEXT NOT NULL, uid TEXT NOT NULL)")
+            var iso = IsoEvent(id: 1, at: Date(timeIntervalSince1970: 86_400.25), uid: uuid)
+            try iso.insert(db)
+            let isoRow = try #require(try Row.fetchOne(db, sql: "SELECT at, uid FROM event"))
+            #expect(try isoRow[0] as String == "1970-01-02T00:00:00.250Z")
+            #expect(try isoRow[1] as String == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+            #expect(try IsoEvent.fetchOne(db, key: 1) == iso)
+            #expect(try IsoEvent.filter(\.at == iso.at).filter(\.uid == uuid).fetchCount(db) == 1)
+
+            try db.execute(sql: "DROP TABLE event")
+            try db.execute(sql: storage.isPostgreSQL
+                ? "CREATE TABLE event (id INTEGER PRIMARY KEY, at DOUBLE PRECISION NOT NULL, uid BYTEA NOT NULL)"
+                : "CREATE TABLE event (id INTEGER PRIMARY KEY, at REAL NOT NULL, uid BLOB NOT NULL)")
+            var seconds = SecondsEvent(id: 2, at: Date(timeIntervalSince1970: 86_400.25), uid: uuid)
+            try seconds.insert(db)
+            let secondsRow = try #require(try Row.fetchOne(db, sql: "SELECT at, uid FROM event"))
+            #expect(try secondsRow[0] as Double == 86_400.25)
+            #expect(try secondsRow[1] as Data == withUnsafeBytes(of: uuid.uuid) { Data($0) })
+            #expect(try SecondsEvent.fetchOne(db, key: 2) == seconds)
+            #expect(try SecondsEvent.filter(\.at == seconds.at).filter(\.uid == uuid).fetchCount(db) == 1)
+        }
+    }
+
+    // SQLite only: untyped columns, each value stored with the type its format gives.
     @Test(arguments: Backend.sqliteWithMemory)
     func iso8601AndSecondsDates(storage: Backend) throws {
         let directory = try TemporaryDirectory()
