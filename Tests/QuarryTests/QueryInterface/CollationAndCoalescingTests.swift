@@ -80,25 +80,26 @@ struct Fallback: Codable, FetchableRecord, PersistableRecord {
 
     // MARK: ??
 
-    // SQLite only: pins SQLite's IFNULL and compares booleans with integers.
-    @Test(arguments: Backend.sqlite)
+    /// `??` is IFNULL on SQLite, COALESCE on PostgreSQL.
+    @Test(arguments: Backend.all)
     func coalescingBetweenColumnsAndExpressionsIsIFNULL(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in
                 try db.execute(sql: """
-                    CREATE TABLE fallback (id INTEGER PRIMARY KEY, age INTEGER, fallbackAge INTEGER, defaultAge INTEGER NOT NULL,
-                        flagA BOOLEAN, flagB BOOLEAN NOT NULL);
-                    INSERT INTO fallback VALUES (1, 30, NULL, 1, 1, 0), (2, NULL, 20, 2, NULL, 1), (3, NULL, NULL, 40, NULL, 0);
+                    CREATE TABLE fallback (id INTEGER PRIMARY KEY, age INTEGER, "fallbackAge" INTEGER, "defaultAge" INTEGER NOT NULL,
+                        "flagA" BOOLEAN, "flagB" BOOLEAN NOT NULL);
+                    INSERT INTO fallback VALUES (1, 30, NULL, 1, TRUE, FALSE), (2, NULL, 20, 2, NULL, TRUE), (3, NULL, NULL, 40, NULL, FALSE);
                     """)
             }
             try writer.read { db in
+                let ifNull = backend.isPostgreSQL ? "COALESCE" : "IFNULL"
                 func ids(_ request: QueryRequest<Fallback, Fallback>) throws -> [Int64?] { try request.order(\.id).select(\.id).fetchAll(db) }
                 let optionalBoth = Fallback.filter((\.age ?? \.fallbackAge) > 18)
-                try expectSQL(optionalBoth, db, "SELECT * FROM \"fallback\" WHERE IFNULL(\"age\", \"fallbackAge\") > ?", [18])
+                try expectSQL(optionalBoth, db, "SELECT * FROM \"fallback\" WHERE \(ifNull)(\"age\", \"fallbackAge\") > ?", [18])
                 #expect(try ids(optionalBoth) == [1, 2])
 
                 let expressions = Fallback.filter((QueryExpression(\.age) ?? QueryExpression(\.fallbackAge)) > 18)
-                try expectSQL(expressions, db, "SELECT * FROM \"fallback\" WHERE IFNULL(\"age\", \"fallbackAge\") > ?", [18])
+                try expectSQL(expressions, db, "SELECT * FROM \"fallback\" WHERE \(ifNull)(\"age\", \"fallbackAge\") > ?", [18])
                 #expect(try ids(expressions) == [1, 2])
 
                 #expect(try ids(Fallback.filter((\.age ?? QueryExpression(\.fallbackAge)) > 18)) == [1, 2])
@@ -109,12 +110,12 @@ struct Fallback: Codable, FetchableRecord, PersistableRecord {
 
                 let chain = Fallback.filter((\.age ?? \.fallbackAge ?? \.defaultAge) > 18)
                 try expectSQL(
-                    chain, db, "SELECT * FROM \"fallback\" WHERE IFNULL(\"age\", IFNULL(\"fallbackAge\", \"defaultAge\")) > ?", [18])
+                    chain, db, "SELECT * FROM \"fallback\" WHERE \(ifNull)(\"age\", \(ifNull)(\"fallbackAge\", \"defaultAge\")) > ?", [18])
                 #expect(try ids(chain) == [1, 2, 3])
 
                 // Non-optional Swift types: the columns can still be NULL in SQL.
                 let flags = Fallback.filter(\.flagA ?? \.flagB)
-                try expectSQL(flags, db, "SELECT * FROM \"fallback\" WHERE IFNULL(\"flagA\", \"flagB\")")
+                try expectSQL(flags, db, "SELECT * FROM \"fallback\" WHERE \(ifNull)(\"flagA\", \"flagB\")")
                 #expect(try ids(flags) == [1, 2])
 
                 let selected = try Fallback.order(\.id).select(\.age ?? \.fallbackAge).fetchAll(db)

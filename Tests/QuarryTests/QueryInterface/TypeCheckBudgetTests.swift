@@ -51,7 +51,7 @@ struct TypeCheckBudgetTests {
         let r17 = QPlayer.filter((\.score + \.bonus) * 2 / 3 > 80 && \.teamID != nil)
         cases.append((r17, "(score + bonus) * 2 / 3 > 80 AND team_id IS NOT NULL"))
         let r18 = QPlayer.filter(\.score > \.bonus * 10 && \.isActive == true)
-        cases.append((r18, "score > bonus * 10 AND active = 1"))
+        cases.append((r18, "score > bonus * 10 AND active = TRUE"))
         let r19 = QPlayer.filter(\.score + \.bonus * 2 - 5 >= 100 || \.name == "Dora")
         cases.append((r19, "score + bonus * 2 - 5 >= 100 OR name = 'Dora'"))
         let r20 = QPlayer.filter(lower(\.name) == "dora" || upper(\.name) == "EVE_%")
@@ -79,13 +79,10 @@ struct TypeCheckBudgetTests {
         return cases
     }
 
-    @Test(arguments: WriterKind.allCases)
-    func expressionsSelectWhatHandWrittenSQLSelects(kind: WriterKind) throws {
+    @Test(arguments: Backend.all)
+    func expressionsSelectWhatHandWrittenSQLSelects(_ backend: Backend) throws {
         #expect(Self.cases.count == 30)
-        let directory = try TemporaryDirectory()
-        let writer = try kind.make(in: directory)
-        try writer.write { db throws in
-            try makeQueryFixtures(db)
+        try backend.withQueryFixtures { writer in try writer.read { db throws in
             for (index, (request, condition)) in Self.cases.enumerated() {
                 let fetched = try request.order(\.id).fetchAll(db).map(\.id)
                 let expected = try Int64?.fetchAll(db, sql: "SELECT id FROM player WHERE \(condition) ORDER BY id")
@@ -94,6 +91,6 @@ struct TypeCheckBudgetTests {
             // Not all the same answer: the cases select different players.
             let answers = try Set(Self.cases.map { try $0.0.fetchAll(db).map(\.id) })
             #expect(answers.count > 10)
-        }
+        } }
     }
 }

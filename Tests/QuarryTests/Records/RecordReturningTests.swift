@@ -36,6 +36,23 @@ struct Stamped: Codable, FetchableRecord, PersistableRecord, Equatable {
             UPDATE stamped SET audit = 'updated to ' || NEW.score WHERE id = NEW.id;
         END;
         """
+    /// The same triggers on PostgreSQL, whose triggers run functions.
+    static let postgresTrigger = """
+        CREATE FUNCTION stamped_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE stamped SET audit = 'inserted ' || NEW.name WHERE id = NEW.id;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER stamped_audit AFTER INSERT ON stamped FOR EACH ROW EXECUTE FUNCTION stamped_audit();
+        CREATE FUNCTION stamped_audit_update() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE stamped SET audit = 'updated to ' || NEW.score WHERE id = NEW.id;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER stamped_audit_update AFTER UPDATE OF score ON stamped FOR EACH ROW EXECUTE FUNCTION stamped_audit_update();
+        """
 }
 
 @Suite("Record RETURNING")
@@ -45,7 +62,7 @@ struct RecordReturningTests {
         let writer = try storage.make(in: directory)
         try writer.write { db in
             try Stamped.createTable(db)
-            if triggers { try db.execute(sql: Stamped.trigger) }
+            if triggers { try db.execute(sql: storage.isPostgreSQL ? Stamped.postgresTrigger : Stamped.trigger) }
             try body(db)
         }
     }
@@ -64,23 +81,28 @@ struct RecordReturningTests {
         }
     }
 
-    // SQLite only: SQLite triggers, and SQLite's upsert, which catches a conflict on any unique key.
-    @Test(arguments: Backend.sqliteWithMemory)
+    @Test(arguments: Backend.allWithMemory)
     func insertAndFetchWithTriggersRereads(storage: Backend) throws {
         try withTable(storage, triggers: true) { db in
             var record = Stamped(id: nil, name: "a", score: 21)
             let recorder = SQLRecorder()
             let stored = try recorder.record(db) { try record.insertAndFetch(db) }
-            #expect(recorder.writes == [
+            // RETURNING does not see what AFTER triggers write: the row is read
+            // again, by rowid on SQLite, by the returned id on PostgreSQL.
+            #expect(recorder.writes == (storage.isPostgreSQL ? [
+                #"INSERT INTO "stamped" ("name", "score", "audit") VALUES (?, ?, ?) RETURNING "id""#,
+                #"SELECT * FROM "stamped" WHERE "id" = ?"#,
+            ] : [
                 #"INSERT INTO "stamped" ("id", "name", "score", "audit") VALUES (?, ?, ?, ?)"#,
                 #"SELECT * FROM "stamped" WHERE "rowid" = ?"#,
-            ])
+            ]))
             #expect(stored == Stamped(id: 1, name: "a", score: 21, created: "the-default", doubled: 42, audit: "inserted a"))
         }
     }
 
-    // SQLite only: SQLite triggers, and SQLite's upsert, which catches a conflict on any unique key.
-    @Test(arguments: Backend.sqliteWithMemory, [false, true])
+    /// SQLite's upsert catches a conflict on any unique key; PostgreSQL's
+    /// targets the primary key, and a conflict on another key throws.
+    @Test(arguments: Backend.allWithMemory, [false, true])
     func everyVariantReturnsStoredValues(storage: Backend, triggers: Bool) throws {
         try withTable(storage, triggers: triggers) { db in
             var record = Stamped(id: nil, name: "a", score: 1)
@@ -110,6 +132,11 @@ struct RecordReturningTests {
 
             // Upsert that conflicts on the unique name updates row 2.
             var conflicting = Stamped(id: nil, name: "b", score: 8)
+            if storage.isPostgreSQL {
+                let error = try #require(throws: DatabaseError.self) { _ = try conflicting.upsertAndFetch(db) }
+                #expect(error.isUniqueConstraintViolation)
+                return
+            }
             let upsertedAgain = try conflicting.upsertAndFetch(db)
             #expect(conflicting.id == 2)
             #expect(upsertedAgain.id == 2 && upsertedAgain.doubled == 16)
@@ -122,8 +149,9 @@ struct RecordReturningTests {
         }
     }
 
-    // SQLite only: SQLite triggers, and SQLite's upsert, which catches a conflict on any unique key.
-    @Test(arguments: Backend.sqliteWithMemory, [false, true])
+    /// SQLite's upsert catches a conflict on any unique key; PostgreSQL's
+    /// targets the primary key, and a conflict on another key throws.
+    @Test(arguments: Backend.allWithMemory, [false, true])
     func chosenSelection(storage: Backend, triggers: Bool) throws {
         try withTable(storage, triggers: triggers) { db in
             var record = Stamped(id: nil, name: "a", score: 4)
@@ -140,6 +168,14 @@ struct RecordReturningTests {
             #expect(saved.databaseValues == [.integer(9)])
 
             var other = Stamped(id: nil, name: "a", score: 10)
+            if storage.isPostgreSQL {
+                let error = try #require(throws: DatabaseError.self) {
+                    _ = try other.upsertAndFetch(db, selection: ["id", "doubled"], as: Row.self)
+                }
+                #expect(error.isUniqueConstraintViolation)
+                // A failed statement aborts PostgreSQL's transaction: the rest is SQLite's.
+                return
+            }
             let upserted = try other.upsertAndFetch(db, selection: ["id", "doubled"], as: Row.self)
             #expect(upserted.databaseValues == [.integer(1), .integer(20)])
 
