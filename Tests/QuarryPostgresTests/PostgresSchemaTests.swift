@@ -91,6 +91,27 @@ struct PostgresSchemaTests {
         }
     }
 
+    /// A table the server does not have: introspection and associations say
+    /// so with PostgreSQL's SQLSTATE for an undefined table, not as an SQLite error.
+    @Test func missingTablesAreServerErrors() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await pool.read { db in
+                let error = try #require(throws: DatabaseError.self) { _ = try db.columns(in: "nowhere") }
+                #expect(error.sqlState == "42P01")
+                #expect(error.description == "PostgreSQL error 42P01: no such table: nowhere")
+                #expect(!error.isConstraintViolation)
+                struct Orphan: Codable, FetchableRecord, TableRecord {
+                    var id: Int64
+                    static let nowhere = belongsTo(Nowhere.self)
+                }
+                struct Nowhere: Codable, FetchableRecord, TableRecord { var id: Int64 }
+                let joined = try #require(throws: DatabaseError.self) { _ = try Orphan.joining(required: Orphan.nowhere).fetchAll(db) }
+                #expect(joined.sqlState == "42P01")
+                #expect(joined.message == "no such table: nowhere")
+            }
+        }
+    }
+
     @Test func checkAndForeignKeyViolationsThrow() async throws {
         try await PostgresTestServer.withPool { pool in
             try await pool.write { db in try createTables(db) }

@@ -31,7 +31,7 @@ enum SQLSchemaLookup {
         let holder = childHoldsForeignKey ? childTable : parentTable
         let referenced = childHoldsForeignKey ? parentTable : childTable
         guard try db.tableExists(referenced) else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(referenced)")
+            throw db.server == nil ? Database.noSuchTable(referenced) : Database.noSuchServerTable(referenced)
         }
         var keys = try db.foreignKeys(on: holder).filter { $0.destinationTable.asciiLowercased == referenced.asciiLowercased }
         if let foreignKeyColumns {

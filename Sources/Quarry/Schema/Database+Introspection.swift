@@ -212,4 +212,11 @@ extension Database {
     static func noSuchTable(_ table: String) -> DatabaseError {
         DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table)")
     }
+
+    /// The error for a table a database server does not have: it carries
+    /// PostgreSQL's SQLSTATE for an undefined table, 42P01, and does not
+    /// call itself an SQLite error.
+    static func noSuchServerTable(_ table: String) -> DatabaseError {
+        DatabaseError(sqlState: "42P01", message: "no such table: \(table)")
+    }
 }

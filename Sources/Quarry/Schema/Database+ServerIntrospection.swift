@@ -62,7 +62,7 @@ extension Database {
                 ORDER BY a.attnum
                 """,
             arguments: [table])
-        guard !rows.isEmpty else { throw Database.noSuchTable(table) }
+        guard !rows.isEmpty else { throw Database.noSuchServerTable(table) }
         return try rows.map { row in
             ColumnInfo(
                 name: try row["name"], type: try row["type"] ?? "", isNotNull: try row["notnull"],
@@ -88,7 +88,7 @@ extension Database {
     }
 
     func postgresForeignKeys(on table: String) throws -> [ForeignKeyInfo] {
-        guard try postgresRelationExists(table, kinds: "'r', 'p', 'f'") else { throw Database.noSuchTable(table) }
+        guard try postgresRelationExists(table, kinds: "'r', 'p', 'f'") else { throw Database.noSuchServerTable(table) }
         let rows = try Row.fetchAll(
             self,
             sql: """
@@ -135,7 +135,7 @@ extension Database {
     }
 
     func postgresIndexes(on table: String) throws -> [IndexInfo] {
-        guard try postgresRelationExists(table, kinds: "'r', 'p', 'm'") else { throw Database.noSuchTable(table) }
+        guard try postgresRelationExists(table, kinds: "'r', 'p', 'm'") else { throw Database.noSuchServerTable(table) }
         let list = try Row.fetchAll(
             self,
             sql: """
