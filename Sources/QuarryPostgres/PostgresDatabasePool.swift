@@ -73,9 +73,13 @@ public final class PostgresDatabasePool: DatabaseWriter {
     /// Closes the connections. Later accesses throw.
     public func close() { pool.close() }
 
-    /// Does nothing yet: stopping a running PostgreSQL statement needs a
-    /// cancel request, which Quarry does not send yet. Set a
-    /// `statement_timeout` on the server to bound statements.
+    /// Stops the statements that run now on the pool's connections: each
+    /// gets a cancel request (`pg_cancel_backend`, sent on a connection of
+    /// its own), and fails with PostgreSQL's "query canceled" error, SQLSTATE
+    /// `57014`. Returns at once, before the statements stop; statements that
+    /// start later are not affected. Cancelling the task of an async access
+    /// stops its statement the same way, and the access throws
+    /// `CancellationError`.
     public func interrupt() { pool.interrupt() }
 
     /// Runs `block` in a read-only transaction that sees one snapshot.

@@ -1,26 +1,72 @@
 // PostgresServerConnection: a PostgresSession as the server connection of a
 // Quarry `Database` (Quarry's Core/DatabaseServerConnection.swift). Quarry
 // calls it synchronously, from its own threads.
+//
+// Stopping a running statement (`interrupt()`, a cancelled async access):
+// PostgreSQL stops a backend's statement when another connection asks with
+// `pg_cancel_backend(pid)`
+// (https://www.postgresql.org/docs/15/functions-admin.html#FUNCTIONS-ADMIN-SIGNAL).
+// The request goes on a short-lived connection of its own, and is sent only
+// while the statement it targets still runs: the connection holds its lock
+// meanwhile, so that the next statement cannot start under it. A backend
+// that receives the request while it waits for a command ignores it.
 
+import Dispatch
 import Quarry
+import Synchronization
 
 /// The connection of one `Database` of a ``PostgresDatabasePool``.
 final class PostgresServerConnection: DatabaseServerConnection {
     let session: PostgresSession
+    /// The process of the server that serves this connection.
+    let backendPID: Int64
+    private let running = RunningStatement()
     var dialect: SQLDialect { .postgreSQL }
     var serverDescription: String { session.configuration.description }
 
-    init(session: PostgresSession) { self.session = session }
+    init(session: PostgresSession, backendPID: Int64) {
+        self.session = session
+        self.backendPID = backendPID
+    }
 
     /// Connects, blocking the calling thread (on PostgresNIO's event loop,
     /// not on Swift's cooperative pool: see `PostgresSession.connectBlocking`).
     static func connect(to configuration: PostgresConfiguration) throws -> PostgresServerConnection {
-        PostgresServerConnection(session: try PostgresSession.connectBlocking(to: configuration))
+        let session = try PostgresSession.connectBlocking(to: configuration)
+        do {
+            let result = try session.executeBlocking(sql: "SELECT pg_backend_pid()")
+            guard case .integer(let pid)? = result.rows.first?.first else {
+                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "\(configuration) did not tell its backend process id")
+            }
+            return PostgresServerConnection(session: session, backendPID: pid)
+        } catch {
+            Task.detached { try? await session.close() }
+            throw error
+        }
     }
 
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
+        running.start()
+        defer { running.end() }
         let result = try session.executeBlocking(sql: sql, arguments: arguments)
         return DatabaseServerResult(columnNames: result.columnNames, rows: result.rows, rowsAffected: result.rowsAffected)
+    }
+
+    /// Sends `pg_cancel_backend` for the statement running now, from a
+    /// Dispatch thread, and returns at once. Best effort: when no connection
+    /// can be opened for the request, the statement runs on.
+    func cancelRunningStatement() {
+        guard let target = running.current else { return }
+        let configuration = session.configuration
+        let pid = backendPID
+        let running = self.running
+        DispatchQueue.global().async {
+            guard let canceller = try? PostgresSession.connectBlocking(to: configuration) else { return }
+            running.whileRunning(target) {
+                _ = try? canceller.executeBlocking(sql: "SELECT pg_cancel_backend($1)", arguments: [.integer(pid)])
+            }
+            Task.detached { try? await canceller.close() }
+        }
     }
 
     /// Closes the connection without waiting for the server's answer:
@@ -29,5 +75,38 @@ final class PostgresServerConnection: DatabaseServerConnection {
     func close() {
         let session = self.session
         Task.detached { try? await session.close() }
+    }
+}
+
+/// Which statement of a connection runs now, shared with the threads that
+/// send cancel requests for it.
+private final class RunningStatement: Sendable {
+    private struct State {
+        var isRunning = false
+        var generation: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// The statement running now, or nil.
+    var current: UInt64? { state.withLock { $0.isRunning ? $0.generation : nil } }
+
+    /// A statement starts: it waits while a cancel request for the previous one is sent.
+    func start() {
+        state.withLock { state in
+            state.generation &+= 1
+            state.isRunning = true
+        }
+    }
+
+    func end() { state.withLock { $0.isRunning = false } }
+
+    /// Runs `body` if statement `generation` still runs, and keeps the next
+    /// statement from starting until `body` returns.
+    func whileRunning(_ generation: UInt64, _ body: () -> Void) {
+        state.withLock { state in
+            guard state.isRunning, state.generation == generation else { return }
+            body()
+        }
     }
 }

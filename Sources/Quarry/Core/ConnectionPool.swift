@@ -112,6 +112,9 @@ final class ConnectionPool: @unchecked Sendable {
             }
         } onCancel: {
             cancellation.cancel()
+            // SQLite's progress handler sees the flag; a server needs a cancel
+            // request for the statement it runs now.
+            if database.value.server != nil { database.value.interruptRunningStatements() }
         }
     }
 

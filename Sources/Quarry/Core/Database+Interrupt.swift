@@ -110,7 +110,8 @@ extension Database {
         }
         do {
             return try body()
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && cancellation.isCancelled {
+        } catch let error as DatabaseError
+            where (error.resultCode == .SQLITE_INTERRUPT || Self.isServerCancellation(error)) && cancellation.isCancelled {
             // Caught and rethrown by the block as a DatabaseError: still a cancellation.
             throw CancellationError()
         }
@@ -156,6 +157,10 @@ extension Database {
     /// interrupted with ``DatabaseError`` `SQLITE_INTERRUPT`, naming its SQL;
     /// nil for no limit. Starts as ``Configuration/maximumStatementDuration``.
     ///
+    /// On PostgreSQL, it is the server's `statement_timeout`, in whole
+    /// milliseconds, and a statement over it fails with SQLSTATE `57014`. Set
+    /// inside a transaction that rolls back, the server undoes it.
+    ///
     /// ```swift
     /// try dbQueue.read { db in
     ///     db.maximumStatementDuration = .milliseconds(200)
@@ -170,8 +175,23 @@ extension Database {
         }
         set {
             progressMonitor.statementLimit = newValue.map(Database.nanoseconds) ?? 0
+            if server != nil {
+                // The setter cannot throw: a connection that fails this
+                // statement fails the next one too, which then throws.
+                try? setServerStatementTimeout(progressMonitor.statementLimit)
+                return
+            }
             updateProgressHandler()
         }
+    }
+
+    /// On a server, sets its own time limit (PostgreSQL's `statement_timeout`,
+    /// a whole number of milliseconds, rounded up; 0 for none). A statement
+    /// over it fails with the server's "query canceled" error (57014).
+    func setServerStatementTimeout(_ nanoseconds: UInt64) throws {
+        guard let sql = server?.dialect.setStatementTimeout else { return }
+        let milliseconds = nanoseconds == 0 ? 0 : nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 == 0 ? 0 : 1)
+        _ = try executeOnServer(sql: sql, arguments: [String(milliseconds)])
     }
 
     /// A positive duration in nanoseconds (at least 1, so that a zero limit still limits).
@@ -190,6 +210,17 @@ extension Database {
     /// (<https://www.sqlite.org/c3ref/interrupt.html>). Statements started
     /// after every running one has ended are not affected.
     func interruptRunningStatements() {
+        // A server stops its statement on a cancel request.
+        if let server {
+            server.cancelRunningStatement()
+            return
+        }
         sqlite3_interrupt(sqliteConnection)
+    }
+
+    /// Whether `error` is a server's "query canceled" (SQLSTATE 57014): a
+    /// cancel request, or PostgreSQL's `statement_timeout`.
+    static func isServerCancellation(_ error: DatabaseError) -> Bool {
+        error.sqlState == "57014"
     }
 }

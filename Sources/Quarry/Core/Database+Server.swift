@@ -59,6 +59,11 @@ extension Database {
             // SQLite starts a transaction at a savepoint; a server refuses it.
             throw DatabaseError.misuse("a savepoint on a database server must be inside a transaction", sql: sql)
         }
+        // A cancelled async access sends no more statements (on SQLite, the
+        // progress handler stops them). A rollback still runs.
+        if progressMonitor.access?.isCancelled == true, !progressMonitor.isPaused, change != .end {
+            throw CancellationError()
+        }
         // trace(options:_:) reports the statements sent, as the server runs them.
         if traceOptions.contains(.statements) { traceHandler?(.statement(sql: sql)) }
         let start = traceOptions.contains(.profile) ? ContinuousClock.now : nil

@@ -198,6 +198,10 @@ public final class Database {
         // added with `prepareDatabase(_:)`, then the `prepareDatabase`
         // property. The other options configure SQLite.
         do {
+            if let limit = configuration.maximumStatementDuration {
+                progressMonitor.statementLimit = Database.nanoseconds(limit)
+                try setServerStatementTimeout(progressMonitor.statementLimit)
+            }
             for step in configuration.preparationSteps { try step(self) }
             try configuration.prepareDatabase?(self)
         } catch {

@@ -25,6 +25,12 @@ package protocol DatabaseServerConnection: AnyObject {
     /// (`$1…$n`), with `arguments`, and returns its rows.
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult
 
+    /// Asks the server to stop the statement this connection runs now, if
+    /// any, and returns at once (the request travels on its own connection).
+    /// Safe from any thread. A statement that the request reaches stops with
+    /// the server's "query canceled" error.
+    func cancelRunningStatement()
+
     /// Closes the connection; later calls throw.
     func close()
 }

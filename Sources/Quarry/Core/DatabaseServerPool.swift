@@ -39,9 +39,9 @@ package final class DatabaseServerPool: DatabaseWriter {
 
     package func close() { pool.close() }
 
-    /// Does nothing yet on a database server: stopping a server's running
-    /// statement needs the backend's cancel request, not built yet.
-    package func interrupt() {}
+    /// Asks the server to stop the statements the pool's connections run
+    /// now (each connection's `cancelRunningStatement()`).
+    package func interrupt() { pool.interrupt() }
 
     /// Runs `block` in a read-only transaction that sees one snapshot of the
     /// database (as `DatabaseReader.read(_:)` says).
@@ -77,6 +77,17 @@ package final class DatabaseServerPool: DatabaseWriter {
 }
 
 extension SQLDialect {
+    /// The statement that sets the server's time limit of a statement, whose
+    /// one argument is the limit in milliseconds as text (0: no limit); nil
+    /// for SQLite, whose limit is Quarry's progress handler.
+    /// https://www.postgresql.org/docs/15/runtime-config-client.html#GUC-STATEMENT-TIMEOUT
+    var setStatementTimeout: String? {
+        switch self {
+        case .sqlite: return nil
+        case .postgreSQL: return "SELECT set_config('statement_timeout', ?, false)"
+        }
+    }
+
     /// The statement that starts a read-only transaction that sees one
     /// snapshot, as SQLite's read transactions do.
     var beginReadTransaction: String {

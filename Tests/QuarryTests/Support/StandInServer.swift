@@ -25,6 +25,11 @@ final class StandInServer: DatabaseServerConnection {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// The stand-in's statements run to their end: it records the requests.
+    private(set) var cancelRequestCount = 0
+
+    func cancelRunningStatement() { cancelRequestCount += 1 }
+
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
         guard !isClosed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed", sql: sql) }
         received.append((sql, arguments))
