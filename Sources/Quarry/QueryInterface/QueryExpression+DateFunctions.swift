@@ -10,7 +10,7 @@
 //
 // On PostgreSQL, SQLGenerationContext writes the same calls with to_char,
 // extract, make_interval and date_trunc instead
-// (QueryExpression+DateFunctions+PostgreSQL.swift).
+// (SQL/SQLExpression+PostgreSQLDateFunctions.swift).
 //
 // See https://www.sqlite.org/lang_datefunc.html.
 

@@ -265,7 +265,7 @@ final class SQLGenerationContext {
     }
 
     /// On PostgreSQL, the SQL of a call to one of SQLite's date and time
-    /// functions (QueryExpression+DateFunctions+PostgreSQL.swift), or nil
+    /// functions (SQL/SQLExpression+PostgreSQLDateFunctions.swift), or nil
     /// for another function. Never inlined: see `sql(_:)`.
     @inline(never)
     private func postgreSQLDateFunctionSQL(_ name: String, _ functionArguments: [SQLExpression]) throws -> String? {

@@ -1,7 +1,7 @@
-// The PostgreSQL spelling of SQLite's date and time functions
-// (QueryExpression+DateFunctions.swift), written by SQLGenerationContext in
-// place of a call to `date`, `time`, `datetime`, `julianday`, `strftime` or
-// `unixepoch` on a PostgreSQL connection.
+// The PostgreSQL spelling of SQLite's date and time functions (built by
+// QueryInterface/QueryExpression+DateFunctions.swift), written by
+// SQLGenerationContext in place of a call to `date`, `time`, `datetime`,
+// `julianday`, `strftime` or `unixepoch` on a PostgreSQL connection.
 //
 // The translation reads the SQLite call that the query interface builds:
 // `[format,] time value, modifiers...`, every modifier a bound text. So it
