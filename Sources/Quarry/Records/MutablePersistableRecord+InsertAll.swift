@@ -306,7 +306,7 @@ struct InsertBatch<Record: MutablePersistableRecord> {
         var layout: RowLayout?
         if selection != nil {
             let names = idSQL == nil ? result.columnNames : Array(result.columnNames.dropLast())
-            read = T.rowReader(columnNames: names)
+            read = RowDecodingError.naming(plan.serverSQL, T.rowReader(columnNames: names))
             layout = RowLayout(columnNames: names)
         }
         for index in 0..<rowCount {
