@@ -210,7 +210,12 @@ final class ThreadGate: Sendable {
     }
 
     /// Waits for `open`; returns false after `seconds` without it.
-    func wait(seconds: Double = 30) -> Bool {
+    ///
+    /// The default is long because the side that opens the gate is often a
+    /// task, which needs a thread of Swift's cooperative pool to start: in
+    /// CI's sanitizer runs, 2 cores shared by the whole suite, one waited
+    /// 30 s. The timeout only turns a hang into a failure.
+    func wait(seconds: Double = 120) -> Bool {
         semaphore.wait(timeout: .now() + seconds) == .success
     }
 }

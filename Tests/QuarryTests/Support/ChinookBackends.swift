@@ -16,9 +16,9 @@
 // `quarry_chinook_1` (under an advisory lock, so that concurrent test
 // processes load it once), one JSON array per table, then into each test's
 // schema with `INSERT … SELECT`. The first test to use Chinook waits for the
-// load, on a thread of Swift's cooperative pool: it must stay short (it took
-// 27 s under AddressSanitizer when each value was bound on its own, and
-// starved the other tests of threads meanwhile).
+// load, on a thread of Swift's cooperative pool, and so do the other Chinook
+// tests that start meanwhile: the load must stay short. One JSON array per
+// table takes 0.18 s in a debug build, against 0.69 s with every value bound.
 
 import Foundation
 @testable import Quarry
