@@ -83,10 +83,16 @@ extension SQLExpression {
                 .text("CAST(round(extract(epoch FROM "), .expression(time),
                 .text(") * 1000) + 210866760000000 AS DOUBLE PRECISION) / 86400000.0"))
         case "unixepoch":
-            return .postgreSQL(.text("CAST(floor(extract(epoch FROM "), .expression(time), .text(")) AS BIGINT)"))
+            return epochSeconds(time)
         default:
             return try Self.postgreSQLStrftime(format ?? "", time)
         }
+    }
+
+    /// Whole seconds since 1970 of the time value: `unixepoch(…)`, and
+    /// strftime's `%s` as text.
+    private static func epochSeconds(_ time: SQLExpression) -> SQLExpression {
+        .postgreSQL(.text("CAST(floor(extract(epoch FROM "), .expression(time), .text(")) AS BIGINT)"))
     }
 
     /// Whether the expression is a bound integer or real.
@@ -222,7 +228,7 @@ extension SQLExpression {
                     .expression(time), .text(") AS INTEGER) / 7 AS TEXT), 2, '0')")))
             case "s":
                 flushTemplate()
-                pieces.append(.postgreSQL(.text("CAST(CAST(floor(extract(epoch FROM "), .expression(time), .text(")) AS BIGINT) AS TEXT)")))
+                pieces.append(.postgreSQL(.text("CAST("), .expression(epochSeconds(time)), .text(" AS TEXT)")))
             default:
                 throw DatabaseError.misuse(
                     "the strftime substitution %\(specifier) is SQLite-only: PostgreSQL translates %Y %m %d %H %M %S %f %j %w %W %s and %%")
