@@ -144,7 +144,7 @@ struct ValueObservationTests {
             let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM book") ?? -1
             if fetchCount.add(1, ordering: .relaxed).newValue == 2 {
                 // The second fetch holds its snapshot until the test has written again.
-                let result = gate.wait(timeout: .now() + 20)
+                let result = gate.wait(timeout: .now() + 120)
                 gateResult.withLock { $0 = result }
             }
             return count

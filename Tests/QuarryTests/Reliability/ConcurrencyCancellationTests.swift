@@ -32,10 +32,10 @@ import Testing
 
         // The connection went back: reads and writes work, and nothing the
         // cancelled writes would have inserted is there.
-        try await cancelling(after: 20) {
+        try await cancelling(after: 120) {
             try await dbQueue.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
         }
-        let values = try await cancelling(after: 20) {
+        let values = try await cancelling(after: 120) {
             try await dbQueue.read { db in try Int.fetchAll(db, sql: "SELECT v FROM t") }
         }
         #expect(values == [1])
@@ -72,13 +72,13 @@ import Testing
         let readers = configuration.maximumReaderCount
         let inside = DispatchGroup()
         for _ in 0..<readers { inside.enter() }
-        let met = try await cancelling(after: 30) {
+        let met = try await cancelling(after: 150) {
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<readers {
                     group.addTask {
                         try await dbPool.read { _ in
                             inside.leave()
-                            return inside.wait(timeout: .now() + 20) == .success
+                            return inside.wait(timeout: .now() + 120) == .success
                         }
                     }
                 }
@@ -86,7 +86,7 @@ import Testing
             }
         }
         #expect(met == Array(repeating: true, count: readers))
-        let count = try await cancelling(after: 20) {
+        let count = try await cancelling(after: 120) {
             try await dbPool.write { db in
                 try db.execute(sql: "INSERT INTO t VALUES (1)")
                 return try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
@@ -129,7 +129,7 @@ import Testing
             } catch is CancellationError {
                 cancelled += 1
             }
-            let inserted = try await cancelling(after: 20) {
+            let inserted = try await cancelling(after: 120) {
                 try await dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }
             }
             #expect(inserted == served, "round \(round)")

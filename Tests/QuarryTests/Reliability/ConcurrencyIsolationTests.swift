@@ -93,23 +93,23 @@ import Testing
         let readerCount = 3
         let readersAreIn = DispatchSemaphore(value: 0)
         let finishReads = ThreadGate()
+        // Threads started here, not tasks: a task may wait long for a
+        // cooperative thread when the suite runs in parallel (see StartedThread).
         let readers = (0..<readerCount).map { _ in
-            Task {
-                await onNewThread { () -> Result<[Int], any Error> in
-                    Result {
-                        try dbPool.read { db -> [Int] in
-                            let before = [try BankTransfer.fetchCount(db), try Bank.sumInSQL(db)]
-                            readersAreIn.signal()
-                            let released = finishReads.wait()
-                            let after = [try BankTransfer.fetchCount(db), try Bank.sumOfRecords(db)]
-                            return before + after + [released ? 1 : 0]
-                        }
+            StartedThread { () -> Result<[Int], any Error> in
+                Result {
+                    try dbPool.read { db -> [Int] in
+                        let before = [try BankTransfer.fetchCount(db), try Bank.sumInSQL(db)]
+                        readersAreIn.signal()
+                        let released = finishReads.wait()
+                        let after = [try BankTransfer.fetchCount(db), try Bank.sumOfRecords(db)]
+                        return before + after + [released ? 1 : 0]
                     }
                 }
             }
         }
         let allIn = await onNewThread {
-            (0..<readerCount).allSatisfy { _ in readersAreIn.wait(timeout: .now() + 30) == .success }
+            (0..<readerCount).allSatisfy { _ in readersAreIn.wait(timeout: .now() + 120) == .success }
         }
         #expect(allIn)
 

@@ -171,6 +171,38 @@ func onNewThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     }
 }
 
+/// A thread started at once, from the caller's thread, whose result is
+/// awaited later.
+///
+/// Unlike `Task { await onNewThread { … } }`, starting one needs no thread of
+/// Swift's cooperative pool: in CI's sanitizer runs (2 cores, the whole suite
+/// in parallel), long synchronous tests held both cooperative threads for
+/// over 30 s, and a reader task that had not started yet failed a test that
+/// waited for the readers to be inside their reads.
+final class StartedThread<T: Sendable>: @unchecked Sendable {
+    // Written once by the thread before `done` is signalled, read after.
+    private var result: T?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () -> T) {
+        Thread.detachNewThread { [self] in
+            result = body()
+            done.signal()
+        }
+    }
+
+    /// The body's result, once the thread has returned it.
+    var value: T {
+        get async {
+            await onNewThread { [self] in
+                done.wait()
+                done.signal()  // later reads of `value` do not wait
+                return result!
+            }
+        }
+    }
+}
+
 /// How an operation run by ``cancelling(after:_:)`` ended.
 enum TimedOutcome<T: Sendable>: Sendable {
     case finished(T)
