@@ -326,12 +326,12 @@ struct InsertBatch<Record: MutablePersistableRecord> {
 
     /// Calls didInsert and didSave on the record of pending container `index`.
     private mutating func finish(_ index: Int, rowID: Int64, records: inout [Record]) {
-        // Moved out, so that InsertionSuccess writes the rowid into it without a copy.
+        // Moved out: the pending list does not keep a second reference to it.
         let container = pending[index]
         pending[index] = PersistenceContainer()
         let success = InsertionSuccess(rowID: rowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
         records[firstIndex + index].didInsert(success)
-        records[firstIndex + index].didSave(PersistenceSuccess(persistenceContainer: success.persistenceContainer))
+        records[firstIndex + index].didSave(PersistenceSuccess(success))
     }
 
     /// The rowids SQLite will give the pending records, in order (see the top

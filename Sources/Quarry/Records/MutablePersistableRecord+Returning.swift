@@ -58,18 +58,18 @@ extension MutablePersistableRecord {
     /// Not generic over a result type, so that the hot path of `insert` and
     /// `update` asks the runtime for no tuple or optional metadata per record
     /// (the record type is generic there, so nothing is specialized).
-    mutating func withSaveCallbacks(_ db: Database, _ body: (inout Self) throws -> PersistenceContainer?) throws {
+    mutating func withSaveCallbacks(_ db: Database, _ body: (inout Self) throws -> PersistenceSuccess?) throws {
         try willSave(db)
         var called = false
-        var saved: PersistenceContainer?
+        var saved: PersistenceSuccess?
         try aroundSave(db) {
             if called { throw Self.callbackMisuse("aroundSave") }
             called = true
             saved = try body(&self)
-            return PersistenceSuccess(persistenceContainer: saved ?? PersistenceContainer())
+            return saved ?? PersistenceSuccess(persistenceContainer: PersistenceContainer())
         }
         guard called else { throw Self.callbackMisuse("aroundSave") }
-        if let saved { didSave(PersistenceSuccess(persistenceContainer: saved)) }
+        if let saved { didSave(saved) }
     }
 
     /// willSave, aroundSave { body }, didSave, and the value `body` fetched.
@@ -82,10 +82,10 @@ extension MutablePersistableRecord {
     /// benchmark workload 1).
     @inline(__always)
     mutating func withSaveCallbacks<R>(
-        _ db: Database, _ body: (inout Self) throws -> (PersistenceContainer, R)?
+        _ db: Database, _ body: (inout Self) throws -> (PersistenceSuccess, R)?
     ) throws -> R? {
         var result: R?
-        try withSaveCallbacks(db) { (record: inout Self) -> PersistenceContainer? in
+        try withSaveCallbacks(db) { (record: inout Self) -> PersistenceSuccess? in
             guard let done = try body(&record) else { return nil }
             result = done.1
             return done.0
@@ -99,7 +99,7 @@ extension MutablePersistableRecord {
     mutating func performInsert<T: FetchableRecord>(
         _ db: Database, _ conflict: ConflictResolution?, fetch selection: [String]?, as type: T.Type,
         clause: UpsertClause? = nil
-    ) throws -> (container: PersistenceContainer, fetched: T?)? {
+    ) throws -> (saved: PersistenceSuccess, fetched: T?)? {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
         try RecordStatementSQL.checkConflict(conflict, insert: true, dialect: db.sqlDialect)
         try willInsert(db)
@@ -152,7 +152,7 @@ extension MutablePersistableRecord {
                 db, schema, rowID: inserted.rowID, container: inserted.persistenceContainer, selection: selection, as: T.self)
         }
         // didSave sees the inserted values, the new rowid included, as GRDB's does.
-        return (inserted.persistenceContainer, fetched)
+        return (PersistenceSuccess(inserted), fetched)
     }
 
     /// willUpdate, aroundUpdate { UPDATE }, didUpdate, and the fetched value
@@ -161,7 +161,7 @@ extension MutablePersistableRecord {
     func performUpdate<T: FetchableRecord>(
         _ db: Database, columns: Set<String>?, _ conflict: ConflictResolution?, fetch selection: [String]?,
         as type: T.Type
-    ) throws -> (container: PersistenceContainer, fetched: T?) {
+    ) throws -> (saved: PersistenceSuccess, fetched: T?) {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForUpdate
         try RecordStatementSQL.checkConflict(conflict, insert: false, dialect: db.sqlDialect)
         let container = try persistenceContainer(db)
@@ -191,14 +191,14 @@ extension MutablePersistableRecord {
         }
         guard let updated else { throw Self.callbackMisuse("aroundUpdate") }
         didUpdate(updated)
-        return (container, fetched)
+        return (updated, fetched)
     }
 
     /// Update when the primary key is set and found, insert otherwise.
     @inline(__always)
     mutating func performSave<T: FetchableRecord>(
         _ db: Database, _ conflict: ConflictResolution?, fetch selection: [String]?, as type: T.Type
-    ) throws -> (container: PersistenceContainer, fetched: T?)? {
+    ) throws -> (saved: PersistenceSuccess, fetched: T?)? {
         if try hasNonNullPrimaryKey(db) {
             do {
                 return try performUpdate(db, columns: nil, conflict, fetch: selection, as: T.self)
@@ -213,7 +213,7 @@ extension MutablePersistableRecord {
     @inline(__always)
     mutating func performUpsert<T: FetchableRecord>(
         _ db: Database, fetch selection: [String]?, as type: T.Type, clause: UpsertClause? = nil
-    ) throws -> (container: PersistenceContainer, fetched: T?)? {
+    ) throws -> (saved: PersistenceSuccess, fetched: T?)? {
         try willInsert(db)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db, writing: .upsert)
@@ -264,7 +264,7 @@ extension MutablePersistableRecord {
                 db, schema, rowID: schema.hasRowID ? inserted.rowID : nil, container: inserted.persistenceContainer,
                 selection: selection, as: T.self)
         }
-        return (container, fetched)
+        return (PersistenceSuccess(persistenceContainer: container), fetched)
     }
 
     /// willDelete, aroundDelete { DELETE }, didDelete, and the deleted row

@@ -12,24 +12,22 @@ public struct InsertionSuccess {
     public let rowIDColumn: String?
     /// The values that were inserted, with the new rowid in the rowid column
     /// (where the record inserted `NULL`, say), as GRDB gives them.
-    public let persistenceContainer: PersistenceContainer
+    public var persistenceContainer: PersistenceContainer { written.container }
     /// Whether the record inserted another value than the rowid in the rowid
     /// column (`NULL`, usually): the record's id property is then stale.
-    let rowIDWasAssigned: Bool
+    var rowIDWasAssigned: Bool { written.rowIDIndex != nil }
+    let written: WrittenValues
 
-    init(rowID: Int64, rowIDColumn: String?, persistenceContainer: PersistenceContainer) {
+    init(rowID: Int64, rowIDColumn: String?, persistenceContainer container: PersistenceContainer) {
         self.rowID = rowID
         self.rowIDColumn = rowIDColumn
-        var container = persistenceContainer
-        var assigned = false
+        var rowIDIndex: Int?
         if let rowIDColumn, let index = container.index(ofColumn: rowIDColumn),
             container.databaseValues[index] != .integer(rowID)
         {
-            container.databaseValues[index] = .integer(rowID)
-            assigned = true
+            rowIDIndex = index
         }
-        self.persistenceContainer = container
-        self.rowIDWasAssigned = assigned
+        written = WrittenValues(sent: container, rowID: rowID, rowIDIndex: rowIDIndex)
     }
 }
 
@@ -37,7 +35,37 @@ public struct InsertionSuccess {
 /// ``MutablePersistableRecord/didSave(_:)`` receive.
 public struct PersistenceSuccess {
     /// The values that were written.
-    public let persistenceContainer: PersistenceContainer
+    public var persistenceContainer: PersistenceContainer { written.container }
+    let written: WrittenValues
+
+    init(persistenceContainer: PersistenceContainer) {
+        written = WrittenValues(sent: persistenceContainer, rowID: 0, rowIDIndex: nil)
+    }
+
+    /// What didSave sees after an insert: the inserted values, rowid included.
+    init(_ inserted: InsertionSuccess) {
+        written = inserted.written
+    }
+}
+
+/// The values a write sent, and the rowid that an insert puts in place of the
+/// value it sent for the rowid column (`NULL`, usually).
+///
+/// Hot path (every insert): the container with the rowid in it is made only
+/// when a callback reads it. Made eagerly, it copied the values of every
+/// inserted record, whose callbacks rarely look (benchmark workload 1).
+struct WrittenValues {
+    let sent: PersistenceContainer
+    let rowID: Int64
+    /// Where the rowid goes; nil when the sent value is the rowid already.
+    let rowIDIndex: Int?
+
+    var container: PersistenceContainer {
+        guard let rowIDIndex else { return sent }
+        var container = sent
+        container.databaseValues[rowIDIndex] = .integer(rowID)
+        return container
+    }
 }
 
 /// A record that can be written to its table.
