@@ -39,7 +39,7 @@ import Testing
                 readDone.signal()
             }
             // The write transaction stays open until the read has finished.
-            return readDone.wait(timeout: .now() + 10) == .success
+            return readDone.wait(timeout: .now() + 60) == .success
         }
         #expect(readFinishedInsideWrite)
         #expect(seen.value == [1])
@@ -54,14 +54,23 @@ import Testing
         bothInside.enter()
         let results = UncheckedBox<[Bool]>([])
         let lock = NSLock()
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            let metOther = (try? dbPool.read { _ -> Bool in
-                bothInside.leave()
-                // Each read waits until the other one is inside its own read too.
-                return bothInside.wait(timeout: .now() + 10) == .success
-            }) ?? false
-            lock.withLock { results.value.append(metOther) }
+        let bothDone = DispatchGroup()
+        // Two threads of their own: concurrentPerform may run both iterations
+        // on one thread when the others are busy, and the first would then
+        // wait for a read that cannot start.
+        for _ in 0..<2 {
+            bothDone.enter()
+            Thread.detachNewThread {
+                let metOther = (try? dbPool.read { _ -> Bool in
+                    bothInside.leave()
+                    // Each read waits until the other one is inside its own read too.
+                    return bothInside.wait(timeout: .now() + 60) == .success
+                }) ?? false
+                lock.withLock { results.value.append(metOther) }
+                bothDone.leave()
+            }
         }
+        bothDone.wait()
         #expect(results.value == [true, true])
     }
 
@@ -77,7 +86,7 @@ import Testing
                 try? dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
                 writeDone.signal()
             }
-            _ = writeDone.wait(timeout: .now() + 10)
+            _ = writeDone.wait(timeout: .now() + 60)
             let after = try Int.fetchOne(db, sql: "SELECT count(*) FROM t") ?? -1
             return [before, after]
         }

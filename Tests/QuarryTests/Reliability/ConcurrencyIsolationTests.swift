@@ -145,10 +145,11 @@ import Testing
     /// write waited for libdispatch to add threads: this test took 3 s there,
     /// 0.01 s now, on 2 cores.)
     ///
-    /// The timeouts are long (60 s): the test looks for a deadlock, not for
+    /// The timeouts are long (120 s): the test looks for a deadlock, not for
     /// speed. In the full parallel suite on 2 cores, long synchronous tests
     /// can hold the cooperative pool's threads for over 10 s before the
-    /// reader tasks even start, which made a 10 s limit fail now and then.
+    /// reader tasks even start, which made a 10 s limit fail now and then;
+    /// under AddressSanitizer in CI, a task waited over 30 s.
     @Test func asyncWriteRunsWhileAsyncReadsBlockEveryReader() async throws {
         let directory = try TemporaryDirectory()
         var configuration = Configuration()
@@ -164,12 +165,12 @@ import Testing
                 try await dbPool.read { db -> Bool in
                     _ = try BankTransfer.fetchCount(db)
                     readersAreIn.signal()
-                    return finishReads.wait(seconds: 60)
+                    return finishReads.wait()
                 }
             }
         }
         let allIn = await onNewThread {
-            (0..<readerCount).allSatisfy { _ in readersAreIn.wait(timeout: .now() + 60) == .success }
+            (0..<readerCount).allSatisfy { _ in readersAreIn.wait(timeout: .now() + 120) == .success }
         }
         #expect(allIn, "not every async read got to run at once")
 
