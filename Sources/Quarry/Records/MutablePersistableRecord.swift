@@ -15,19 +15,19 @@ public struct InsertionSuccess {
     public var persistenceContainer: PersistenceContainer { written.container }
     /// Whether the record inserted another value than the rowid in the rowid
     /// column (`NULL`, usually): the record's id property is then stale.
-    var rowIDWasAssigned: Bool { written.rowIDIndex != nil }
+    var rowIDWasAssigned: Bool { written.rowID != nil }
     let written: WrittenValues
 
     init(rowID: Int64, rowIDColumn: String?, persistenceContainer container: PersistenceContainer) {
         self.rowID = rowID
         self.rowIDColumn = rowIDColumn
-        var rowIDIndex: Int?
+        var assigned: (index: Int, value: Int64)?
         if let rowIDColumn, let index = container.index(ofColumn: rowIDColumn),
             container.databaseValues[index] != .integer(rowID)
         {
-            rowIDIndex = index
+            assigned = (index, rowID)
         }
-        written = WrittenValues(sent: container, rowID: rowID, rowIDIndex: rowIDIndex)
+        written = WrittenValues(sent: container, rowID: assigned)
     }
 }
 
@@ -39,7 +39,7 @@ public struct PersistenceSuccess {
     let written: WrittenValues
 
     init(persistenceContainer: PersistenceContainer) {
-        written = WrittenValues(sent: persistenceContainer, rowID: 0, rowIDIndex: nil)
+        written = WrittenValues(sent: persistenceContainer, rowID: nil)
     }
 
     /// What didSave sees after an insert: the inserted values, rowid included.
@@ -56,14 +56,14 @@ public struct PersistenceSuccess {
 /// inserted record, whose callbacks rarely look (benchmark workload 1).
 struct WrittenValues {
     let sent: PersistenceContainer
-    let rowID: Int64
-    /// Where the rowid goes; nil when the sent value is the rowid already.
-    let rowIDIndex: Int?
+    /// The new rowid and the index of its column in `sent`; nil when there
+    /// is none to put there (an update), or the sent value is the rowid.
+    let rowID: (index: Int, value: Int64)?
 
     var container: PersistenceContainer {
-        guard let rowIDIndex else { return sent }
+        guard let rowID else { return sent }
         var container = sent
-        container.databaseValues[rowIDIndex] = .integer(rowID)
+        container.databaseValues[rowID.index] = .integer(rowID.value)
         return container
     }
 }
