@@ -46,32 +46,27 @@ import Testing
         #expect(try dbPool.read { db in try Int.fetchAll(db, sql: "SELECT v FROM t ORDER BY v") } == [1, 2])
     }
 
-    @Test func readsRunInParallel() throws {
+    @Test func readsRunInParallel() async throws {
         let directory = try TemporaryDirectory()
         let dbPool = try DatabasePool(path: directory.path())
         let bothInside = DispatchGroup()
         bothInside.enter()
         bothInside.enter()
-        let results = UncheckedBox<[Bool]>([])
-        let lock = NSLock()
-        let bothDone = DispatchGroup()
-        // Two threads of their own: concurrentPerform may run both iterations
-        // on one thread when the others are busy, and the first would then
-        // wait for a read that cannot start.
-        for _ in 0..<2 {
-            bothDone.enter()
-            Thread.detachNewThread {
-                let metOther = (try? dbPool.read { _ -> Bool in
+        // Two threads of their own (StartedThread): concurrentPerform may run
+        // both reads on one thread when the others are busy, and the first
+        // would then wait for a read that cannot start.
+        let readers = (0..<2).map { _ in
+            StartedThread {
+                (try? dbPool.read { _ -> Bool in
                     bothInside.leave()
                     // Each read waits until the other one is inside its own read too.
                     return bothInside.wait(timeout: .now() + 60) == .success
                 }) ?? false
-                lock.withLock { results.value.append(metOther) }
-                bothDone.leave()
             }
         }
-        bothDone.wait()
-        #expect(results.value == [true, true])
+        var results: [Bool] = []
+        for reader in readers { results.append(await reader.value) }
+        #expect(results == [true, true])
     }
 
     @Test func readSnapshotIsStableDuringTheRead() throws {
