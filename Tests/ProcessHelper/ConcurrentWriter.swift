@@ -9,7 +9,7 @@
 // COUNT transfers, each in its own write transaction and logged in `transfer`
 // with origin "helper", and checks in a read after every few transfers that
 // the balances still add up to the total they had at start. After half of
-// them, it waits (up to 60 s) until the other process has logged a transfer,
+// them, it waits (up to 120 s) until the other process has logged a transfer,
 // so that the two processes really write at the same time.
 //
 // On success it prints one line and exits 0:
@@ -92,9 +92,9 @@ private struct ConcurrentWriter {
     }
 
     /// Waits until the other process has logged a transfer: true when it has,
-    /// false after 60 s without one (the transfers go on anyway).
+    /// false after 120 s without one (the transfers go on anyway).
     private func waitForPeer() throws -> Bool {
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             let others = try dbPool.read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM transfer WHERE origin <> ?", arguments: [Self.origin]) ?? 0

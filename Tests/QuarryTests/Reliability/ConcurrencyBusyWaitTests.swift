@@ -22,29 +22,31 @@ import Testing
         let helperTransfers = ProcessInfo.processInfo.environment["QUARRY_LONG_TESTS"] == "1" ? 10_000 : 800
         let helper = try ConcurrentWriterProcess(arguments: ["concurrent-writer", path, "\(helperTransfers)"])
         defer { helper.stop() }
-        let helperStarted = try await cancelling(after: 60) {
-            try await ConcurrencyTwoProcessTests.waitForTransfer(in: dbPool, notFrom: "test", helper: helper)
-        }
-        #expect(helperStarted, "the helper wrote nothing: \(helper.standardError())")
-
-        // Write while the helper runs (its second half waits for our first write).
+        // This side runs on a thread of its own with blocking calls, so that
+        // it writes while the helper runs even when the suite's other tests
+        // hold Swift's cooperative threads (see ConcurrencyTwoProcessTests).
         let log = StressLog()
-        var picker = TransferPicker(seed: 5)
-        var step = 0
-        while helper.isRunning && step < 100_000 {
-            let (from, to, amount) = picker.pick()
-            let style = step
-            do {
-                try await dbPool.write { db in
-                    try Bank.transfer(db, from: from, to: to, amount: amount, origin: "test", style: style)
+        let helperStarted = await StartedThread { () -> Bool in
+            let helperStarted = ConcurrencyTwoProcessTests.waitForTransfer(in: dbPool, notFrom: "test", helper: helper, log: log)
+            // Write while the helper runs (its second half waits for our first write).
+            var picker = TransferPicker(seed: 5)
+            var step = 0
+            while helper.isRunning && step < 100_000 {
+                let (from, to, amount) = picker.pick()
+                do {
+                    try dbPool.write { db in
+                        try Bank.transfer(db, from: from, to: to, amount: amount, origin: "test", style: step)
+                    }
+                    log.add("transfers")
+                } catch {
+                    log.record(error, during: "test transfer \(step)")
+                    break
                 }
-                log.add("transfers")
-            } catch {
-                log.record(error, during: "test transfer \(step)")
-                break
+                step += 1
             }
-            step += 1
-        }
+            return helperStarted
+        }.value
+        #expect(helperStarted, "the helper wrote nothing: \(helper.standardError())")
         if !log.failures.isEmpty {
             helper.stop()  // instead of letting it wait for our writes
         }

@@ -19,34 +19,39 @@ import Testing
         let helper = try ConcurrentWriterProcess(arguments: ["concurrent-writer", path, "\(Self.transfers)"])
         defer { helper.stop() }
 
-        // Start once the helper has written (its first half of transfers is
-        // under way; it waits for one of ours before its second half).
-        let helperStarted = try await cancelling(after: 60) {
-            try await Self.waitForTransfer(in: dbPool, notFrom: "test", helper: helper)
-        }
-        #expect(helperStarted, "the helper wrote nothing: \(helper.standardError())")
-
+        // The test's side runs on a thread of its own, started at once with
+        // blocking calls: under the sanitizers on 2 cores, the suite's other
+        // tests can hold Swift's cooperative threads for a minute, and a task
+        // would then start writing only after the helper had given up waiting
+        // for it (CI saw that: peer-seen=no, one switch of commit order).
         let log = StressLog()
-        var picker = TransferPicker(seed: 99)
-        let started = ContinuousClock.now
-        for step in 0..<Self.transfers {
-            let (from, to, amount) = picker.pick()
-            do {
-                try await dbPool.write { db in
-                    try Bank.transfer(db, from: from, to: to, amount: amount, origin: "test", style: step)
+        let side = StartedThread { () -> (helperStarted: Bool, elapsed: Duration) in
+            // Start once the helper has written (its first half of transfers
+            // is under way; it waits for one of ours before its second half).
+            let helperStarted = Self.waitForTransfer(in: dbPool, notFrom: "test", helper: helper, log: log)
+            var picker = TransferPicker(seed: 99)
+            let started = ContinuousClock.now
+            for step in 0..<Self.transfers {
+                let (from, to, amount) = picker.pick()
+                do {
+                    try dbPool.write { db in
+                        try Bank.transfer(db, from: from, to: to, amount: amount, origin: "test", style: step)
+                    }
+                    log.add("transfers")
+                    if step % 4 == 0 {
+                        ConcurrencyStressTests.blockingReadLoop(
+                            dbPool, reads: 1, bound: LoopBound(iterations: 1, seconds: 60), log: log, name: "test read")
+                    }
+                } catch {
+                    log.record(error, during: "test transfer \(step)")
+                    break
                 }
-                log.add("transfers")
-                if step % 4 == 0 {
-                    await ConcurrencyStressTests.readLoop(
-                        dbPool, reads: 1, bound: LoopBound(iterations: 1, seconds: 60), log: log, name: "test read")
-                }
-            } catch {
-                log.record(error, during: "test transfer \(step)")
-                break
             }
+            return (helperStarted, ContinuousClock.now - started)
         }
+        let (helperStarted, elapsed) = await side.value
+        #expect(helperStarted, "the helper wrote nothing: \(helper.standardError())")
         let status = await helper.waitForExit()
-        let elapsed = ContinuousClock.now - started
         let output = helper.standardOutput()
 
         #expect(status == 0, "helper exit status \(status): \(helper.standardError())")
@@ -90,15 +95,22 @@ import Testing
         #expect(usage.standardError().contains("usage:"))
     }
 
-    /// Polls until a transfer not from `origin` is logged; false if the helper
-    /// exits first.
-    static func waitForTransfer(in dbPool: DatabasePool, notFrom origin: String, helper: ConcurrentWriterProcess) async throws -> Bool {
-        while helper.isRunning {
-            let count = try await dbPool.read { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM transfer WHERE origin <> ?", arguments: [origin]) ?? 0
+    /// Polls, blocking its thread, until a transfer not from `origin` is
+    /// logged: true when one is; false if the helper exits first, or after
+    /// 120 s (a hang guard).
+    static func waitForTransfer(in dbPool: DatabasePool, notFrom origin: String, helper: ConcurrentWriterProcess, log: StressLog) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while helper.isRunning && ContinuousClock.now < deadline {
+            do {
+                let count = try dbPool.read { db in
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM transfer WHERE origin <> ?", arguments: [origin]) ?? 0
+                }
+                if count > 0 { return true }
+            } catch {
+                log.record(error, during: "waiting for the helper's first transfer")
+                return false
             }
-            if count > 0 { return true }
-            try await Task.sleep(for: .milliseconds(2))
+            usleep(2_000)
         }
         return false
     }
