@@ -50,9 +50,12 @@ private final class Collector<Value: Sendable>: Sendable {
     var finished: Bool { state.withLock { $0.finished } }
     func cancel() { task.withLock { $0?.cancel() } }
 
-    /// Waits (polling, up to 20 s) until `condition` holds for the values.
+    /// Waits (polling, up to 120 s: a hang guard, long enough for a
+    /// cooperative pool kept busy by other tests under the sanitizers) until
+    /// `condition` holds for the values.
     func wait(until condition: ([Value]) -> Bool) async -> Bool {
-        for _ in 0..<2000 {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
             if condition(values) { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
@@ -335,9 +338,10 @@ struct ValueObservationTests {
     }
 }
 
-/// Polls `condition` for up to 20 s.
+/// Polls `condition` for up to 120 s (a hang guard, see `wait(until:)`).
 private func waitUntilReleased(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<2000 {
+    let deadline = ContinuousClock.now + .seconds(120)
+    while ContinuousClock.now < deadline {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
