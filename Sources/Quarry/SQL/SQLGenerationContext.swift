@@ -9,6 +9,10 @@
 // parameters in (views, triggers, CHECK constraints): there each value is
 // written by DatabaseValue.sqlLiteral, the one literal renderer, in place of
 // its placeholder.
+//
+// This file holds the state, placeholders, table alias names and
+// expressions; SQLGenerationContext+Select.swift the SELECT statement and its
+// joins; SQLGenerationContext+Writes.swift the batch DELETE and UPDATE.
 
 /// Generates SQL text and its arguments.
 final class SQLGenerationContext {
@@ -18,17 +22,20 @@ final class SQLGenerationContext {
     /// The values for the `?` placeholders generated so far, in order.
     private(set) var arguments: [DatabaseValue] = []
 
+    // The generation state below is internal, not private, only because the
+    // SELECT clauses (SQLGenerationContext+Select.swift) read and set it.
+
     /// Names given to table aliases in this statement.
-    private var aliasNames: [ObjectIdentifier: String] = [:]
-    private var usedNames: Set<String> = []
+    var aliasNames: [ObjectIdentifier: String] = [:]
+    var usedNames: Set<String> = []
 
     /// The name that qualifies `.current` columns, or nil for unqualified columns.
-    private var currentQualifier: String?
+    var currentQualifier: String?
 
     /// The table of the SELECT being generated, and the name that refers to
     /// it (its alias, or the table name): association aggregates correlate
     /// their subqueries with it.
-    private var currentSource: (name: String, table: String)?
+    var currentSource: (name: String, table: String)?
 
     /// How deep `sql(_:)` is in the expression tree being generated.
     private var depth = 0
@@ -60,6 +67,12 @@ final class SQLGenerationContext {
         }
         let literal = value.sqlLiteral
         return literal.hasPrefix("-") ? "(" + literal + ")" : literal
+    }
+
+    /// Forgets the arguments from `start` on: their placeholders were
+    /// replaced by a position in the selection (`GROUP BY 1`).
+    func removeArguments(from start: Int) {
+        arguments.removeSubrange(start...)
     }
 
     // MARK: - Expressions
@@ -239,6 +252,48 @@ final class SQLGenerationContext {
             return try sql(aggregate) + filter
         default:
             return ""
+        }
+    }
+
+    /// The PostgreSQL spelling of an SQLite function whose name or result
+    /// type differs there, or nil when the function is written as on SQLite:
+    ///
+    /// | SQLite | PostgreSQL |
+    /// |---|---|
+    /// | `TOTAL(x)` (a real, 0.0 without rows) | `CAST(COALESCE(SUM(x), 0) AS DOUBLE PRECISION)` |
+    /// | `AVG(x)` (a real) | `CAST(AVG(x) AS DOUBLE PRECISION)` (not `numeric`) |
+    /// | `IFNULL(a, b)` | `COALESCE(a, b)` |
+    /// | `instr(a, b)` | `strpos(a, b)` |
+    /// | `group_concat(x[, separator])` | `string_agg(CAST(x AS TEXT), separator)` (`','` by default) |
+    /// | `json_group_array(x)`, `json_group_object(k, v)` | `json_agg(x)`, `json_object_agg(k, v)` |
+    /// | `json_object(k, v, …)`, `json_array(…)` | `json_build_object(CAST(k AS TEXT), v, …)`, `json_build_array(…)` |
+    ///
+    /// `filter` is an aggregate's ` FILTER (WHERE …)` clause, or empty: it
+    /// goes right after the aggregate call, inside any cast around it.
+    private static func postgreSQLFunction(_ name: String, _ arguments: [String], distinct: Bool, filter: String) -> String? {
+        let distinctSQL = distinct ? "DISTINCT " : ""
+        let list = distinctSQL + arguments.joined(separator: ", ")
+        switch name.uppercased() {
+        case "TOTAL": return "CAST(COALESCE(SUM(" + list + ")" + filter + ", 0) AS DOUBLE PRECISION)"
+        case "AVG": return "CAST(AVG(" + list + ")" + filter + " AS DOUBLE PRECISION)"
+        case "IFNULL": return "COALESCE(" + list + ")" + filter
+        case "INSTR": return "strpos(" + list + ")" + filter
+        case "GROUP_CONCAT":
+            guard let first = arguments.first else { return nil }
+            let separator = arguments.count > 1 ? arguments[1] : "','"
+            return "string_agg(" + distinctSQL + "CAST(" + first + " AS TEXT), " + separator + ")" + filter
+        case "JSON_GROUP_ARRAY": return "json_agg(" + list + ")" + filter
+        case "JSON_GROUP_OBJECT": return "json_object_agg(" + list + ")" + filter
+        case "JSON_OBJECT":
+            // Keys are text: a bound key would otherwise have no type the
+            // server can infer ("could not determine data type of parameter").
+            let pairs = arguments.enumerated().map { $0.offset.isMultiple(of: 2) ? "CAST(" + $0.element + " AS TEXT)" : $0.element }
+            return "json_build_object(" + distinctSQL + pairs.joined(separator: ", ") + ")" + filter
+        case "JSON_ARRAY": return "json_build_array(" + list + ")" + filter
+        // A JSON member read as a number or a boolean (QueryExpression.swift).
+        case SQLExpression.jsonNumberFunction: return "CAST(" + list + " AS DOUBLE PRECISION)" + filter
+        case SQLExpression.jsonBooleanFunction: return "CAST(" + list + " AS BOOLEAN)" + filter
+        default: return nil
         }
     }
 
@@ -486,17 +541,8 @@ final class SQLGenerationContext {
         }
     }
 
-    /// `"alias".*` for each selected join, depth first, in the order their
-    /// columns appear in the result.
-    private func selectedColumns(of joins: [SQLJoin]) -> [String] {
-        joins.flatMap { join -> [String] in
-            let own = join.isSelected ? [register(join.alias, preferred: join.alias.name ?? join.key).quotedDatabaseIdentifier + ".*"] : []
-            return own + selectedColumns(of: join.joins)
-        }
-    }
-
     /// Names the aliases of joins (recursively) before any expression refers to them.
-    private func registerAliases(of joins: [SQLJoin]) {
+    func registerAliases(of joins: [SQLJoin]) {
         for join in joins {
             _ = register(join.alias, preferred: join.alias.name ?? join.key)
             registerAliases(of: join.joins)
@@ -504,7 +550,7 @@ final class SQLGenerationContext {
     }
 
     /// Gives `alias` a name unique in the statement, preferring `preferred`.
-    private func register(_ alias: TableAlias, preferred: String) -> String {
+    func register(_ alias: TableAlias, preferred: String) -> String {
         if let name = aliasNames[ObjectIdentifier(alias)] { return name }
         var name = preferred
         var counter = 1
@@ -515,338 +561,5 @@ final class SQLGenerationContext {
         usedNames.insert(name.asciiLowercased)
         aliasNames[ObjectIdentifier(alias)] = name
         return name
-    }
-
-    // MARK: - SELECT
-
-    /// The SQL of a SELECT statement (or a compound one).
-    func selectSQL(_ query: SQLSelectQuery) throws -> String {
-        let savedQualifier = currentQualifier
-        let savedSource = currentSource
-        defer {
-            currentQualifier = savedQualifier
-            currentSource = savedSource
-        }
-
-        var text = try withClauseSQL(query.commonTableExpressions)
-
-        // A bare compound query is written as is, without a wrapping SELECT.
-        if case .compound(let op, let members) = query.source, query.isBare {
-            return text + (try compoundSQL(op, members))
-        }
-
-        let qualify = !query.joins.isEmpty || query.alias != nil
-        var mainName: String?
-        if case .table(let tableName) = query.source, qualify {
-            let alias = query.alias ?? TableAlias()
-            mainName = register(alias, preferred: alias.name ?? tableName)
-        }
-        currentQualifier = mainName
-        if let tableName = query.tableName {
-            currentSource = (mainName ?? tableName, tableName)
-        } else {
-            currentSource = nil
-        }
-        registerAliases(of: query.joins)
-
-        text += query.isDistinct ? "SELECT DISTINCT " : "SELECT "
-        var selected: [String] = []
-        // On PostgreSQL, the selected expressions of a grouped query, for
-        // `positionalSQL(_:selection:)`.
-        var groupedSelection: [SelectedExpression] = []
-        let positionsGroupedExpressions = !query.groupBy.isEmpty && db?.isPostgreSQL == true
-        if let selection = query.selection {
-            for item in selection {
-                let start = arguments.count
-                var entry = try sql(item.expression)
-                if positionsGroupedExpressions { groupedSelection.append(SelectedExpression(sql: entry, arguments: arguments[start...])) }
-                if let alias = item.alias { entry += " AS " + alias.quotedDatabaseIdentifier }
-                selected.append(entry)
-            }
-        } else {
-            selected.append(mainName.map { $0.quotedDatabaseIdentifier + ".*" } ?? "*")
-        }
-        selected += selectedColumns(of: query.joins)
-        text += selected.joined(separator: ", ")
-        // The FROM and JOIN clauses come after the selection in the text, so
-        // their arguments are generated after the selection's.
-        text += " FROM " + (try sourceSQL(query.source, name: mainName))
-        let joinTexts = try joinsSQL(query.joins, parentName: mainName ?? query.tableName ?? "", parentTable: query.tableName ?? "")
-        text += joinTexts.joins
-
-        if let filter = query.filter {
-            text += " WHERE " + (try sql(filter))
-        }
-        if !query.groupBy.isEmpty {
-            text += " GROUP BY " + (try query.groupBy.map { try positionalSQL($0, selection: groupedSelection) }.joined(separator: ", "))
-        }
-        if let having = query.having {
-            text += " HAVING " + (try sql(having))
-        }
-        var orderings = try query.ordering.map { try orderingSQL($0, selection: groupedSelection) }
-        for (qualifier, ordering) in joinTexts.orderings {
-            currentQualifier = qualifier
-            orderings.append(try orderingSQL(ordering))
-        }
-        currentQualifier = mainName
-        if !orderings.isEmpty {
-            text += " ORDER BY " + orderings.joined(separator: ", ")
-        }
-        if let limit = query.limit {
-            text += " LIMIT " + placeholder(.integer(Int64(limit)))
-            if let offset = query.offset {
-                text += " OFFSET " + placeholder(.integer(Int64(offset)))
-            }
-        } else if let offset = query.offset {
-            // SQLite needs a LIMIT before OFFSET; PostgreSQL refuses a negative one.
-            text += (db?.isPostgreSQL == true ? " OFFSET " : " LIMIT -1 OFFSET ") + placeholder(.integer(Int64(offset)))
-        }
-        return text
-    }
-
-    /// The FROM source: a table (with its alias name), a compound query, a
-    /// subquery, or a table-valued function.
-    private func sourceSQL(_ source: SQLSource, name: String?) throws -> String {
-        switch source {
-        case .table(let tableName):
-            var text = tableName.quotedDatabaseIdentifier
-            if let name, name != tableName { text += " " + name.quotedDatabaseIdentifier }
-            return text
-        case .compound(let op, let members):
-            return "(" + (try compoundSQL(op, members)) + ")" + derivedTableAlias()
-        case .subquery(let inner):
-            return "(" + (try selectSQL(inner)) + ")" + derivedTableAlias()
-        case .tableFunction(let name, let functionArguments):
-            return name + "(" + (try functionArguments.map(sql).joined(separator: ", ")) + ")"
-        }
-    }
-
-    /// On PostgreSQL, ` "name"`: a subquery in FROM must have a name there
-    /// (SQLite needs none, and gets none, so that its SQL stays as written).
-    private func derivedTableAlias() -> String {
-        guard db?.isPostgreSQL == true else { return "" }
-        return " " + register(TableAlias(), preferred: "subquery").quotedDatabaseIdentifier
-    }
-
-    /// The PostgreSQL spelling of an SQLite function whose name or result
-    /// type differs there, or nil when the function is written as on SQLite:
-    ///
-    /// | SQLite | PostgreSQL |
-    /// |---|---|
-    /// | `TOTAL(x)` (a real, 0.0 without rows) | `CAST(COALESCE(SUM(x), 0) AS DOUBLE PRECISION)` |
-    /// | `AVG(x)` (a real) | `CAST(AVG(x) AS DOUBLE PRECISION)` (not `numeric`) |
-    /// | `IFNULL(a, b)` | `COALESCE(a, b)` |
-    /// | `instr(a, b)` | `strpos(a, b)` |
-    /// | `group_concat(x[, separator])` | `string_agg(CAST(x AS TEXT), separator)` (`','` by default) |
-    /// | `json_group_array(x)`, `json_group_object(k, v)` | `json_agg(x)`, `json_object_agg(k, v)` |
-    /// | `json_object(k, v, …)`, `json_array(…)` | `json_build_object(CAST(k AS TEXT), v, …)`, `json_build_array(…)` |
-    ///
-    /// `filter` is an aggregate's ` FILTER (WHERE …)` clause, or empty: it
-    /// goes right after the aggregate call, inside any cast around it.
-    private static func postgreSQLFunction(_ name: String, _ arguments: [String], distinct: Bool, filter: String) -> String? {
-        let distinctSQL = distinct ? "DISTINCT " : ""
-        let list = distinctSQL + arguments.joined(separator: ", ")
-        switch name.uppercased() {
-        case "TOTAL": return "CAST(COALESCE(SUM(" + list + ")" + filter + ", 0) AS DOUBLE PRECISION)"
-        case "AVG": return "CAST(AVG(" + list + ")" + filter + " AS DOUBLE PRECISION)"
-        case "IFNULL": return "COALESCE(" + list + ")" + filter
-        case "INSTR": return "strpos(" + list + ")" + filter
-        case "GROUP_CONCAT":
-            guard let first = arguments.first else { return nil }
-            let separator = arguments.count > 1 ? arguments[1] : "','"
-            return "string_agg(" + distinctSQL + "CAST(" + first + " AS TEXT), " + separator + ")" + filter
-        case "JSON_GROUP_ARRAY": return "json_agg(" + list + ")" + filter
-        case "JSON_GROUP_OBJECT": return "json_object_agg(" + list + ")" + filter
-        case "JSON_OBJECT":
-            // Keys are text: a bound key would otherwise have no type the
-            // server can infer ("could not determine data type of parameter").
-            let pairs = arguments.enumerated().map { $0.offset.isMultiple(of: 2) ? "CAST(" + $0.element + " AS TEXT)" : $0.element }
-            return "json_build_object(" + distinctSQL + pairs.joined(separator: ", ") + ")" + filter
-        case "JSON_ARRAY": return "json_build_array(" + list + ")" + filter
-        // A JSON member read as a number or a boolean (QueryExpression.swift).
-        case SQLExpression.jsonNumberFunction: return "CAST(" + list + " AS DOUBLE PRECISION)" + filter
-        case SQLExpression.jsonBooleanFunction: return "CAST(" + list + " AS BOOLEAN)" + filter
-        default: return nil
-        }
-    }
-
-    /// `WITH [RECURSIVE] name(columns) AS (...), ... ` (with a trailing space),
-    /// or an empty string.
-    func withClauseSQL(_ commonTableExpressions: [SQLCommonTableExpression]) throws -> String {
-        guard !commonTableExpressions.isEmpty else { return "" }
-        var text = commonTableExpressions.contains(where: \.isRecursive) ? "WITH RECURSIVE " : "WITH "
-        text += try commonTableExpressions.map { cte in
-            var entry = cte.name.quotedDatabaseIdentifier
-            if let columns = cte.columns {
-                entry += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
-            }
-            switch cte.body {
-            case .query(let cteQuery): return entry + " AS (" + (try selectSQL(cteQuery)) + ")"
-            case .literal(let literal): return entry + " AS (" + (try sql(literal)) + ")"
-            }
-        }.joined(separator: ", ")
-        return text + " "
-    }
-
-    /// A selected expression: its SQL and the arguments it generated.
-    struct SelectedExpression {
-        var sql: String
-        var arguments: ArraySlice<DatabaseValue>
-    }
-
-    /// The SQL of a GROUP BY or ORDER BY expression; or, when it has bound
-    /// values and is one of the expressions of `selection` (with the same
-    /// values), its position in the selection: `GROUP BY 1`. PostgreSQL
-    /// sees two parameters as two expressions, and would refuse
-    /// `SELECT to_char("day", $1) … GROUP BY to_char("day", $2)`.
-    /// `selection` is empty (and this is `sql(_:)`) but for grouped queries
-    /// on PostgreSQL.
-    private func positionalSQL(_ expression: SQLExpression, selection: [SelectedExpression]) throws -> String {
-        let start = arguments.count
-        let text = try sql(expression)
-        guard !selection.isEmpty, arguments.count > start else { return text }
-        let generated = arguments[start...]
-        guard let index = selection.firstIndex(where: { $0.sql == text && $0.arguments == generated }) else { return text }
-        arguments.removeSubrange(start...)
-        return String(index + 1)
-    }
-
-    func orderingSQL(_ ordering: SQLOrdering) throws -> String {
-        try orderingSQL(ordering, selection: [])
-    }
-
-    private func orderingSQL(_ ordering: SQLOrdering, selection: [SelectedExpression]) throws -> String {
-        var text = try positionalSQL(ordering.expression, selection: selection)
-        if ordering.isDescending { text += " DESC" }
-        if let nulls = ordering.nulls { text += " " + nulls.rawValue }
-        return text
-    }
-
-    private func compoundSQL(_ op: SQLCompoundOperator, _ members: [SQLSelectQuery]) throws -> String {
-        try members.map { member in
-            // ORDER BY and LIMIT may only end a compound: wrap members that have them.
-            if member.ordering.isEmpty && member.limit == nil && member.offset == nil {
-                return try selectSQL(member)
-            }
-            return "SELECT * FROM (" + (try selectSQL(member)) + ")" + derivedTableAlias()
-        }.joined(separator: " \(op.rawValue) ")
-    }
-
-    /// The JOIN clauses of `joins` (and their nested joins), appending the
-    /// selected columns of `including` joins to `selected`.
-    private func joinsSQL(
-        _ joins: [SQLJoin], parentName: String, parentTable: String
-    ) throws -> (joins: String, orderings: [(qualifier: String, ordering: SQLOrdering)]) {
-        var text = ""
-        var orderings: [(qualifier: String, ordering: SQLOrdering)] = []
-        for join in joins {
-            let name = register(join.alias, preferred: join.alias.name ?? join.key)
-            text += " \(join.kind.rawValue) " + join.tableName.quotedDatabaseIdentifier
-            if name != join.tableName { text += " " + name.quotedDatabaseIdentifier }
-            let conditions = try joinConditions(join, name: name, parentName: parentName, parentTable: parentTable)
-            orderings += join.ordering.map { (name, $0) }
-            text += " ON " + conditions.joined(separator: " AND ")
-            let nested = try joinsSQL(join.joins, parentName: name, parentTable: join.tableName)
-            text += nested.joins
-            orderings += nested.orderings
-        }
-        return (text, orderings)
-    }
-
-    /// The correlated subquery of an association aggregate (never inlined:
-    /// see `sql(_:)`):
-    /// `(SELECT <aggregate> FROM "book" "books" [JOIN ...] WHERE "books"."author_id" = "author"."id" [AND (filter)])`,
-    /// or `NOT EXISTS (SELECT 1 FROM ...)`.
-    @inline(never)
-    private func associationAggregateSQL(_ aggregate: SQLAssociationAggregate) throws -> String {
-        guard let outer = currentSource else {
-            throw DatabaseError.misuse(
-                "the aggregate of association \(aggregate.join.key) must be used in a request on the table it starts from")
-        }
-        let savedQualifier = currentQualifier
-        let savedSource = currentSource
-        defer {
-            currentQualifier = savedQualifier
-            currentSource = savedSource
-        }
-        let join = aggregate.join
-        // The outer name stays taken, so that the subquery's alias never hides it.
-        usedNames.insert(outer.name.asciiLowercased)
-        let name = register(join.alias, preferred: join.alias.name ?? join.key)
-        registerAliases(of: join.joins)
-        var text: String
-        switch aggregate.kind {
-        case .value(let expression):
-            guard let destination = aliasNames[ObjectIdentifier(aggregate.destination)] else {
-                throw DatabaseError.misuse("the aggregate of association \(join.key) has no destination table")
-            }
-            currentQualifier = destination
-            currentSource = nil
-            text = "(SELECT " + (try sql(expression))
-        case .isEmpty:
-            text = "NOT EXISTS (SELECT 1"
-        }
-        text += " FROM " + join.tableName.quotedDatabaseIdentifier
-        if name != join.tableName { text += " " + name.quotedDatabaseIdentifier }
-        text += try joinsSQL(join.joins, parentName: name, parentTable: join.tableName).joins
-        currentSource = nil
-        let conditions = try joinConditions(join, name: name, parentName: outer.name, parentTable: outer.table)
-        return text + " WHERE " + conditions.joined(separator: " AND ") + ")"
-    }
-
-    // MARK: - Join conditions
-
-    /// The conditions that link the joined table (named `name`) to its
-    /// parent: column pairs, or the association's expression, then its filter.
-    /// Unqualified columns in them belong to the joined table.
-    private func joinConditions(_ join: SQLJoin, name: String, parentName: String, parentTable: String) throws -> [String] {
-        var conditions = try columnPairs(of: join, parentTable: parentTable).map { pair in
-            name.quotedDatabaseIdentifier + "." + pair.child.quotedDatabaseIdentifier + " = "
-                + parentName.quotedDatabaseIdentifier + "." + pair.parent.quotedDatabaseIdentifier
-        }
-        let savedQualifier = currentQualifier
-        defer { currentQualifier = savedQualifier }
-        currentQualifier = name
-        if case .expression(let condition, let parent, let child) = join.condition {
-            // The aliases of the condition name the parent and this join.
-            aliasNames[ObjectIdentifier(parent)] = parentName
-            aliasNames[ObjectIdentifier(child)] = name
-            conditions.append("(" + (try sql(condition)) + ")")
-        }
-        if let filter = join.filter { conditions.append("(" + (try sql(filter)) + ")") }
-        return conditions
-    }
-
-    /// The (parent column, child column) pairs that link a joined table to its parent.
-    func columnPairs(of join: SQLJoin, parentTable: String) throws -> [(parent: String, child: String)] {
-        switch join.condition {
-        case .columns(let pairs):
-            return pairs
-        case .expression:
-            return []
-        case .invalid(let error):
-            throw error
-        case .rowid:
-            // https://www.sqlite.org/lang_createtable.html#rowid
-            guard let db else {
-                throw DatabaseError.misuse("generating the SQL of a join on \(join.tableName) needs a database connection")
-            }
-            return [(parent: try db.primaryKey(parentTable).rowIDColumn ?? "rowid", child: "rowid")]
-        case .foreignKey(let childHoldsForeignKey, let foreignKeyColumns):
-            guard let db else {
-                throw DatabaseError.misuse("generating the SQL of a join on \(join.tableName) needs a database connection")
-            }
-            return try SQLSchemaLookup.joinColumns(
-                db, parentTable: parentTable, childTable: join.tableName,
-                childHoldsForeignKey: childHoldsForeignKey, foreignKeyColumns: foreignKeyColumns)
-        }
-    }
-}
-
-extension SQLSelectQuery {
-    /// Whether the query only reads its source, with nothing to add around it.
-    var isBare: Bool {
-        selection == nil && !isDistinct && filter == nil && groupBy.isEmpty && having == nil
-            && ordering.isEmpty && limit == nil && offset == nil && joins.isEmpty && alias == nil
     }
 }
