@@ -60,7 +60,7 @@ extension MutablePersistableRecord {
     ///   - conflictResolution: the `OR` policy (<https://www.sqlite.org/lang_conflict.html>);
     ///     nil uses ``MutablePersistableRecord/persistenceConflictPolicy``.
     public mutating func insert(_ db: Database, onConflict conflictResolution: ConflictResolution? = nil) throws {
-        _ = try withSaveCallbacks(db) { try $0.performInsert(db, conflictResolution, fetch: nil, as: Row.self) }
+        try withSaveCallbacks(db) { try $0.performInsert(db, conflictResolution, clause: nil) }
     }
 
     /// Inserts a copy of the record and returns it, with its id set.

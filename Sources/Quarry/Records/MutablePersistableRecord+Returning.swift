@@ -100,17 +100,68 @@ extension MutablePersistableRecord {
         _ db: Database, _ conflict: ConflictResolution?, fetch selection: [String]?, as type: T.Type,
         clause: UpsertClause? = nil
     ) throws -> (saved: PersistenceSuccess, fetched: T?)? {
+        guard let selection else {
+            return try performInsert(db, conflict, clause: clause).map { ($0, nil) }
+        }
+        var fetched: T?
+        let done = try performInsert(db, conflict, clause: clause, returning: { Self.returningSQL(selection) }) {
+            plan, values, idInLastColumn in
+            let row = try plan.firstRow(values, db, as: T.self, idInLastColumn: idInLastColumn)
+            fetched = row?.fetched
+            return (written: row != nil, id: idInLastColumn ? row?.id : nil)
+        }
+        guard let (inserted, schema) = done else { return nil }
+        if schema.hasTriggers {
+            fetched = try Self.reread(
+                db, schema, rowID: inserted.rowID, container: inserted.persistenceContainer, selection: selection, as: T.self)
+        }
+        // didSave sees the inserted values, the new rowid included, as GRDB's does.
+        return (PersistenceSuccess(inserted), fetched)
+    }
+
+    /// willInsert, aroundInsert { INSERT }, didInsert, without fetching; nil
+    /// if an `OR IGNORE` skipped the row.
+    ///
+    /// Not generic over a fetched type (see the engine below): `insert`,
+    /// `save` and `upsert` call this one, and ask the runtime for no
+    /// optional or tuple metadata per record.
+    @inline(__always)
+    mutating func performInsert(
+        _ db: Database, _ conflict: ConflictResolution?, clause: UpsertClause?
+    ) throws -> PersistenceSuccess? {
+        // With no RETURNING selection, the engine never calls `fetch`.
+        try performInsert(db, conflict, clause: clause, returning: { nil }, fetch: { _, _, _ in (written: true, id: nil) })
+            .map { PersistenceSuccess($0.inserted) }
+    }
+
+    /// The insert engine: willInsert, aroundInsert { INSERT }, didInsert.
+    /// Returns nil if an `OR IGNORE` skipped the row, and the schema the
+    /// statement was planned with (a caller reads the row again when the
+    /// table has triggers).
+    ///
+    /// `returning` gives the RETURNING selection, asked for only when the
+    /// table has no triggers (triggers may change the row after RETURNING).
+    /// When it gives one, `fetch` runs the plan instead of the engine and
+    /// reads the returned row (the new id in its last column on a server):
+    /// it returns whether a row was written and that id. `fetch` is a
+    /// closure of a concrete type, so that the engine is generic over the
+    /// record type only.
+    @inline(__always)
+    mutating func performInsert(
+        _ db: Database, _ conflict: ConflictResolution?, clause: UpsertClause?,
+        returning: () -> String?,
+        fetch: (_ plan: StatementPlan, _ values: [DatabaseValue], _ idInLastColumn: Bool) throws -> (written: Bool, id: Int64?)
+    ) throws -> (inserted: InsertionSuccess, schema: TableSchema)? {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
         try RecordStatementSQL.checkConflict(conflict, insert: true, dialect: db.sqlDialect)
         try willInsert(db)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db, writing: clause == nil ? .insert : .upsert)
         // RETURNING the selection, unless triggers may change the row after
-        // it (then it is read again below); on a server, also the new id,
+        // it (then the caller reads it again); on a server, also the new id,
         // last, since a server has no last inserted rowid.
-        let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
+        let selectionSQL = schema.hasTriggers ? nil : returning()
         let idSQL = db.server == nil ? nil : schema.rowIDColumn?.quotedDatabaseIdentifier
-        var fetched: T?
         var inserted: InsertionSuccess?
         var ignored = false
         try aroundInsert(db) {
@@ -128,10 +179,9 @@ extension MutablePersistableRecord {
             }
             var returnedID: Int64?
             if selectionSQL != nil {
-                let row = try plan.firstRow(values, db, as: T.self, idInLastColumn: idSQL != nil)
-                fetched = row?.fetched
-                if idSQL != nil { returnedID = row?.id }
-                ignored = row == nil
+                let result = try fetch(plan, values, idSQL != nil)
+                returnedID = result.id
+                ignored = !result.written
             } else if idSQL != nil {
                 returnedID = try plan.returnedID(values, db)
                 ignored = returnedID == nil
@@ -147,12 +197,7 @@ extension MutablePersistableRecord {
         guard let inserted else { throw Self.callbackMisuse("aroundInsert") }
         if ignored { return nil }
         didInsert(inserted)
-        if let selection, schema.hasTriggers {
-            fetched = try Self.reread(
-                db, schema, rowID: inserted.rowID, container: inserted.persistenceContainer, selection: selection, as: T.self)
-        }
-        // didSave sees the inserted values, the new rowid included, as GRDB's does.
-        return (PersistenceSuccess(inserted), fetched)
+        return (inserted, schema)
     }
 
     /// willUpdate, aroundUpdate { UPDATE }, didUpdate, and the fetched value
