@@ -151,9 +151,7 @@ extension MutablePersistableRecord {
     /// row has this primary key (or the key is `NULL`).
     public func update(_ db: Database, onConflict conflictResolution: ConflictResolution? = nil) throws {
         var record = self
-        _ = try record.withSaveCallbacks(db) {
-            try $0.performUpdate(db, columns: nil, conflictResolution, fetch: nil, as: Row.self)
-        }
+        try record.withSaveCallbacks(db) { try $0.performUpdate(db, columns: nil, conflictResolution) }
     }
 
     /// Updates the given columns of the row that has the record's primary key.
@@ -170,9 +168,7 @@ extension MutablePersistableRecord {
     ) throws {
         var record = self
         let subset = Set(columns.map { $0.asciiLowercased })
-        _ = try record.withSaveCallbacks(db) {
-            try $0.performUpdate(db, columns: subset, conflictResolution, fetch: nil, as: Row.self)
-        }
+        try record.withSaveCallbacks(db) { try $0.performUpdate(db, columns: subset, conflictResolution) }
     }
 
     /// The plan of an UPDATE of `container`.
@@ -315,7 +311,8 @@ extension MutablePersistableRecord {
     /// ```
     @discardableResult
     public func delete(_ db: Database) throws -> Bool {
-        try performDelete(db, fetch: nil, as: Row.self).deleted
+        // With no selection, the engine never calls `fetch`.
+        try performDelete(db, selection: nil) { _, _ in true }
     }
 
     func deletePlan(

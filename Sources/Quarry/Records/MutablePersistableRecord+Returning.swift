@@ -207,6 +207,40 @@ extension MutablePersistableRecord {
         _ db: Database, columns: Set<String>?, _ conflict: ConflictResolution?, fetch selection: [String]?,
         as type: T.Type
     ) throws -> (saved: PersistenceSuccess, fetched: T?) {
+        guard let selection else {
+            return (try performUpdate(db, columns: columns, conflict), nil)
+        }
+        var fetched: T?
+        let saved = try performUpdate(db, columns: columns, conflict, selection: selection) { plan, container, schema, returns in
+            if returns {
+                fetched = try plan.firstRow(container.databaseValues, db, as: T.self, idInLastColumn: false)?.fetched
+                return fetched != nil
+            }
+            fetched = try Self.reread(db, schema, rowID: nil, container: container, selection: selection, as: T.self)
+            return true
+        }
+        return (saved, fetched)
+    }
+
+    /// willUpdate, aroundUpdate { UPDATE }, didUpdate, without fetching.
+    /// Not generic over a fetched type: see `performInsert(_:_:clause:)`.
+    @inline(__always)
+    func performUpdate(_ db: Database, columns: Set<String>?, _ conflict: ConflictResolution?) throws -> PersistenceSuccess {
+        // With no selection, the engine never calls `fetch`.
+        try performUpdate(db, columns: columns, conflict, selection: nil, fetch: { _, _, _, _ in true })
+    }
+
+    /// The update engine: willUpdate, aroundUpdate { UPDATE }, didUpdate.
+    ///
+    /// When `selection` is not nil, `fetch` reads the updated row, inside
+    /// aroundUpdate: from the RETURNING clause when `returns` is true (it
+    /// then returns whether a row came back), or again after the UPDATE when
+    /// the table has triggers (which may change the row after RETURNING).
+    @inline(__always)
+    func performUpdate(
+        _ db: Database, columns: Set<String>?, _ conflict: ConflictResolution?, selection: [String]?,
+        fetch: (_ plan: StatementPlan, _ container: PersistenceContainer, _ schema: TableSchema, _ returns: Bool) throws -> Bool
+    ) throws -> PersistenceSuccess {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForUpdate
         try RecordStatementSQL.checkConflict(conflict, insert: false, dialect: db.sqlDialect)
         let container = try persistenceContainer(db)
@@ -215,20 +249,16 @@ extension MutablePersistableRecord {
         let plan = try updatePlan(db, container, schema, columns: columns, conflict, returning: returning)
         let updatedColumns = plan.assignedColumns
         try willUpdate(db, columns: updatedColumns)
-        var fetched: T?
         var updated: PersistenceSuccess?
         try aroundUpdate(db, columns: updatedColumns) {
             if updated != nil { throw Self.callbackMisuse("aroundUpdate") }
             try checkKey(container, schema, plan)
             if !returning.isEmpty {
-                fetched = try plan.firstRow(container.databaseValues, db, as: T.self, idInLastColumn: false)?.fetched
-                if fetched == nil { throw Self.notFound(container, schema, plan) }
+                if try !fetch(plan, container, schema, true) { throw Self.notFound(container, schema, plan) }
             } else {
                 try plan.execute(container.databaseValues, db)
                 if db.changesCount == 0 { throw Self.notFound(container, schema, plan) }
-                if let selection {
-                    fetched = try Self.reread(db, schema, rowID: nil, container: container, selection: selection, as: T.self)
-                }
+                if selection != nil { _ = try fetch(plan, container, schema, false) }
             }
             let success = PersistenceSuccess(persistenceContainer: container)
             updated = success
@@ -236,7 +266,7 @@ extension MutablePersistableRecord {
         }
         guard let updated else { throw Self.callbackMisuse("aroundUpdate") }
         didUpdate(updated)
-        return (updated, fetched)
+        return updated
     }
 
     /// Update when the primary key is set and found, insert otherwise.
@@ -317,17 +347,32 @@ extension MutablePersistableRecord {
     func performDelete<T: FetchableRecord>(
         _ db: Database, fetch selection: [String]?, as type: T.Type
     ) throws -> (deleted: Bool, fetched: T?) {
+        var fetched: T?
+        let deleted = try performDelete(db, selection: selection) { plan, container in
+            fetched = try plan.firstRow(container.databaseValues, db, as: T.self, idInLastColumn: false)?.fetched
+            return fetched != nil
+        }
+        return (deleted, fetched)
+    }
+
+    /// The delete engine: willDelete, aroundDelete { DELETE }, didDelete;
+    /// whether a row was deleted. When `selection` is not nil, the DELETE
+    /// returns it, and `fetch` reads the returned row (and returns whether
+    /// there was one). Not generic over a fetched type: see
+    /// `performInsert(_:_:clause:)`.
+    func performDelete(
+        _ db: Database, selection: [String]?,
+        fetch: (_ plan: StatementPlan, _ container: PersistenceContainer) throws -> Bool
+    ) throws -> Bool {
         try willDelete(db)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db, writing: .delete)
         let plan = try deletePlan(db, container, schema, returning: selection.map { Self.returningSQL($0) } ?? "")
-        var fetched: T?
         var deleted: Bool?
         try aroundDelete(db) {
             if deleted != nil { throw Self.callbackMisuse("aroundDelete") }
             if selection != nil {
-                fetched = try plan.firstRow(container.databaseValues, db, as: T.self, idInLastColumn: false)?.fetched
-                deleted = fetched != nil
+                deleted = try fetch(plan, container)
             } else {
                 try plan.execute(container.databaseValues, db)
                 deleted = db.changesCount > 0
@@ -336,7 +381,7 @@ extension MutablePersistableRecord {
         }
         guard let deleted else { throw Self.callbackMisuse("aroundDelete") }
         didDelete(deleted: deleted)
-        return (deleted, fetched)
+        return deleted
     }
 
     // MARK: - Public API, chosen selection
