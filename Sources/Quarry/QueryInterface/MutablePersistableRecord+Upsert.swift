@@ -84,7 +84,7 @@ extension MutablePersistableRecord {
         doUpdate assignments: ((_ excluded: UpsertExcluded<Self>) -> [ColumnAssignment<Self>])? = nil
     ) throws {
         let clause = Self.upsertClause(conflictTarget, strategy, assignments, nil)
-        _ = try withSaveCallbacks(db) { try $0.performUpsert(db, fetch: nil, as: Row.self, clause: clause) }
+        try withSaveCallbacks(db) { try $0.performUpsert(db, clause: clause) }
     }
 
     /// Inserts the record or, on a conflict, updates the existing row where
@@ -137,7 +137,7 @@ extension MutablePersistableRecord {
         let clause = upsertClause(conflictTarget, strategy, assignments, nil)
         var upserted: [Self] = []
         for var record in records {
-            _ = try record.withSaveCallbacks(db) { try $0.performUpsert(db, fetch: nil, as: Row.self, clause: clause) }
+            try record.withSaveCallbacks(db) { try $0.performUpsert(db, clause: clause) }
             upserted.append(record)
         }
         return upserted

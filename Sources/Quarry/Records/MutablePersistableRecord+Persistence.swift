@@ -271,7 +271,7 @@ extension MutablePersistableRecord {
     /// try player.save(db)   // UPDATE, or INSERT when the id is nil or not found
     /// ```
     public mutating func save(_ db: Database, onConflict conflictResolution: ConflictResolution? = nil) throws {
-        _ = try withSaveCallbacks(db) { try $0.performSave(db, conflictResolution, fetch: nil, as: Row.self) }
+        try withSaveCallbacks(db) { try $0.performSave(db, conflictResolution) }
     }
 
     func hasNonNullPrimaryKey(_ db: Database) throws -> Bool {
@@ -299,7 +299,7 @@ extension MutablePersistableRecord {
     /// (<https://www.sqlite.org/lang_upsert.html>). ``didInsert(_:)`` receives
     /// the rowid of the inserted or updated row.
     public mutating func upsert(_ db: Database) throws {
-        _ = try withSaveCallbacks(db) { try $0.performUpsert(db, fetch: nil, as: Row.self) }
+        try withSaveCallbacks(db) { try $0.performUpsert(db, clause: nil) }
     }
 
     // MARK: - Delete

@@ -105,10 +105,7 @@ extension MutablePersistableRecord {
         }
         var fetched: T?
         let done = try performInsert(db, conflict, clause: clause, returning: { Self.returningSQL(selection) }) {
-            plan, values, idInLastColumn in
-            let row = try plan.firstRow(values, db, as: T.self, idInLastColumn: idInLastColumn)
-            fetched = row?.fetched
-            return (written: row != nil, id: idInLastColumn ? row?.id : nil)
+            try Self.readReturnedRow($0, $1, db, idInLastColumn: $2, into: &fetched)
         }
         guard let (inserted, schema) = done else { return nil }
         if schema.hasTriggers {
@@ -117,6 +114,17 @@ extension MutablePersistableRecord {
         }
         // didSave sees the inserted values, the new rowid included, as GRDB's does.
         return (PersistenceSuccess(inserted), fetched)
+    }
+
+    /// The `fetch` of the insert and upsert engines for a selection read as
+    /// `T`: runs the plan, puts the returned row in `fetched`, and tells
+    /// whether a row came back, and the new id in its last column.
+    static func readReturnedRow<T: FetchableRecord>(
+        _ plan: StatementPlan, _ values: [DatabaseValue], _ db: Database, idInLastColumn: Bool, into fetched: inout T?
+    ) throws -> (written: Bool, id: Int64?) {
+        let row = try plan.firstRow(values, db, as: T.self, idInLastColumn: idInLastColumn)
+        fetched = row?.fetched
+        return (written: row != nil, id: idInLastColumn ? row?.id : nil)
     }
 
     /// willInsert, aroundInsert { INSERT }, didInsert, without fetching; nil
@@ -284,18 +292,69 @@ extension MutablePersistableRecord {
         return try performInsert(db, conflict, fetch: selection, as: T.self)
     }
 
-    /// willInsert, aroundInsert { INSERT … ON CONFLICT DO UPDATE }, didInsert.
+    /// Update when the primary key is set and found, insert otherwise;
+    /// without fetching. Not generic over a fetched type: see
+    /// `performInsert(_:_:clause:)`.
+    @inline(__always)
+    mutating func performSave(_ db: Database, _ conflict: ConflictResolution?) throws -> PersistenceSuccess? {
+        if try hasNonNullPrimaryKey(db) {
+            do {
+                return try performUpdate(db, columns: nil, conflict)
+            } catch RecordError.recordNotFound {
+                // Insert below.
+            }
+        }
+        return try performInsert(db, conflict, clause: nil)
+    }
+
+    /// willInsert, aroundInsert { INSERT … ON CONFLICT DO UPDATE }, didInsert,
+    /// and the fetched value when `selection` is not nil; nil when a DO
+    /// NOTHING, or a DO UPDATE whose WHERE is false, wrote no row.
     @inline(__always)
     mutating func performUpsert<T: FetchableRecord>(
         _ db: Database, fetch selection: [String]?, as type: T.Type, clause: UpsertClause? = nil
     ) throws -> (saved: PersistenceSuccess, fetched: T?)? {
+        guard let selection else {
+            return try performUpsert(db, clause: clause).map { ($0, nil) }
+        }
+        var fetched: T?
+        let done = try performUpsert(db, clause: clause, returning: { Self.returningSQL(selection) }) {
+            try Self.readReturnedRow($0, $1, db, idInLastColumn: $2, into: &fetched)
+        }
+        guard let (inserted, schema) = done else { return nil }
+        if schema.hasTriggers {
+            fetched = try Self.reread(
+                db, schema, rowID: schema.hasRowID ? inserted.rowID : nil, container: inserted.persistenceContainer,
+                selection: selection, as: T.self)
+        }
+        // didSave sees the values as sent (the upsert's rowid is not written into them).
+        return (PersistenceSuccess(persistenceContainer: inserted.written.sent), fetched)
+    }
+
+    /// The upsert, without fetching. Not generic over a fetched type: see
+    /// `performInsert(_:_:clause:)`.
+    @inline(__always)
+    mutating func performUpsert(_ db: Database, clause: UpsertClause?) throws -> PersistenceSuccess? {
+        // With no RETURNING selection, the engine never calls `fetch`.
+        try performUpsert(db, clause: clause, returning: { nil }, fetch: { _, _, _ in (written: true, id: nil) })
+            .map { PersistenceSuccess(persistenceContainer: $0.inserted.written.sent) }
+    }
+
+    /// The upsert engine: willInsert, aroundInsert { INSERT … ON CONFLICT DO
+    /// UPDATE }, didInsert. `returning` and `fetch` work as in the insert
+    /// engine (`performInsert(_:_:clause:returning:fetch:)`).
+    @inline(__always)
+    mutating func performUpsert(
+        _ db: Database, clause: UpsertClause?, returning: () -> String?,
+        fetch: (_ plan: StatementPlan, _ values: [DatabaseValue], _ idInLastColumn: Bool) throws -> (written: Bool, id: Int64?)
+    ) throws -> (inserted: InsertionSuccess, schema: TableSchema)? {
         try willInsert(db)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db, writing: .upsert)
         // The id comes last in RETURNING: the fetched value reads the columns
         // before it. SQLite returns the rowid; a server, its integer key.
         let idSQL = schema.hasRowID ? "rowid" : db.server == nil ? nil : schema.rowIDColumn?.quotedDatabaseIdentifier
-        let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
+        let selectionSQL = schema.hasTriggers ? nil : returning()
         let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
         let plan: StatementPlan
         var values = container.databaseValues
@@ -306,7 +365,6 @@ extension MutablePersistableRecord {
         } else {
             plan = try insertPlan(db, container, schema, .upsert, .abort, returning: returning)
         }
-        var fetched: T?
         var inserted: InsertionSuccess?
         // A DO NOTHING, or a DO UPDATE whose WHERE is false, writes no row.
         var skipped = false
@@ -315,10 +373,9 @@ extension MutablePersistableRecord {
             var rowID: Int64?
             var returnedRow = false
             if selectionSQL != nil {
-                let row = try plan.firstRow(values, db, as: T.self, idInLastColumn: idSQL != nil)
-                returnedRow = row != nil
-                fetched = row?.fetched
-                if idSQL != nil { rowID = row?.id }
+                let result = try fetch(plan, values, idSQL != nil)
+                returnedRow = result.written
+                rowID = result.id
             } else if idSQL != nil {
                 rowID = try plan.returnedID(values, db)
                 returnedRow = rowID != nil
@@ -334,12 +391,7 @@ extension MutablePersistableRecord {
         guard let inserted else { throw Self.callbackMisuse("aroundInsert") }
         if skipped { return nil }
         didInsert(inserted)
-        if let selection, schema.hasTriggers {
-            fetched = try Self.reread(
-                db, schema, rowID: schema.hasRowID ? inserted.rowID : nil, container: inserted.persistenceContainer,
-                selection: selection, as: T.self)
-        }
-        return (PersistenceSuccess(persistenceContainer: container), fetched)
+        return (inserted, schema)
     }
 
     /// willDelete, aroundDelete { DELETE }, didDelete, and the deleted row
