@@ -6,7 +6,11 @@
 import CSQLite
 
 /// The schema facts of one table that persistence depends on.
-struct TableSchema {
+///
+/// An immutable class: every record write reads the cached schema of its
+/// table, and copying a struct of nine strings and collections retained and
+/// released each of them.
+final class TableSchema: Sendable {
     /// The table name, as the user spelled it.
     let name: String
     /// All column names, including generated columns, in order.
@@ -41,7 +45,7 @@ struct TableSchema {
     let viewWrites: Set<PersistenceStatement>
 
     /// Reads the schema of `table`.
-    init(table: String, db: Database) throws {
+    convenience init(table: String, db: Database) throws {
         if db.server != nil {
             try self.init(serverTable: table, db: db)
         } else {
