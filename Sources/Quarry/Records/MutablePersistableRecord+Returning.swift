@@ -104,7 +104,7 @@ extension MutablePersistableRecord {
             return try performInsert(db, conflict, clause: clause).map { ($0, nil) }
         }
         var fetched: T?
-        let done = try performInsert(db, conflict, clause: clause, returning: { Self.returningSQL(selection) }) {
+        let done = try performInsert(db, conflict, clause: clause, selection: selection) {
             try Self.readReturnedRow($0, $1, db, idInLastColumn: $2, into: &fetched)
         }
         guard let (inserted, schema) = done else { return nil }
@@ -138,7 +138,7 @@ extension MutablePersistableRecord {
         _ db: Database, _ conflict: ConflictResolution?, clause: UpsertClause?
     ) throws -> PersistenceSuccess? {
         // With no RETURNING selection, the engine never calls `fetch`.
-        try performInsert(db, conflict, clause: clause, returning: { nil }, fetch: { _, _, _ in (written: true, id: nil) })
+        try performInsert(db, conflict, clause: clause, selection: nil, fetch: { _, _, _ in (written: true, id: nil) })
             .map { PersistenceSuccess($0.inserted) }
     }
 
@@ -147,17 +147,15 @@ extension MutablePersistableRecord {
     /// statement was planned with (a caller reads the row again when the
     /// table has triggers).
     ///
-    /// `returning` gives the RETURNING selection, asked for only when the
-    /// table has no triggers (triggers may change the row after RETURNING).
-    /// When it gives one, `fetch` runs the plan instead of the engine and
-    /// reads the returned row (the new id in its last column on a server):
-    /// it returns whether a row was written and that id. `fetch` is a
-    /// closure of a concrete type, so that the engine is generic over the
-    /// record type only.
+    /// The statement returns `selection` only when the table has no triggers
+    /// (triggers may change the row after RETURNING). Then `fetch` runs the
+    /// plan instead of the engine and reads the returned row (the new id in
+    /// its last column on a server): it returns whether a row was written
+    /// and that id. `fetch` is a closure of a concrete type, so that the engine
+    /// is generic over the record type only.
     @inline(__always)
     mutating func performInsert(
-        _ db: Database, _ conflict: ConflictResolution?, clause: UpsertClause?,
-        returning: () -> String?,
+        _ db: Database, _ conflict: ConflictResolution?, clause: UpsertClause?, selection: [String]?,
         fetch: (_ plan: StatementPlan, _ values: [DatabaseValue], _ idInLastColumn: Bool) throws -> (written: Bool, id: Int64?)
     ) throws -> (inserted: InsertionSuccess, schema: TableSchema)? {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
@@ -168,7 +166,7 @@ extension MutablePersistableRecord {
         // RETURNING the selection, unless triggers may change the row after
         // it (then the caller reads it again); on a server, also the new id,
         // last, since a server has no last inserted rowid.
-        let selectionSQL = schema.hasTriggers ? nil : returning()
+        let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
         let idSQL = db.server == nil ? nil : schema.rowIDColumn?.quotedDatabaseIdentifier
         var inserted: InsertionSuccess?
         var ignored = false
@@ -318,7 +316,7 @@ extension MutablePersistableRecord {
             return try performUpsert(db, clause: clause).map { ($0, nil) }
         }
         var fetched: T?
-        let done = try performUpsert(db, clause: clause, returning: { Self.returningSQL(selection) }) {
+        let done = try performUpsert(db, clause: clause, selection: selection) {
             try Self.readReturnedRow($0, $1, db, idInLastColumn: $2, into: &fetched)
         }
         guard let (inserted, schema) = done else { return nil }
@@ -336,16 +334,16 @@ extension MutablePersistableRecord {
     @inline(__always)
     mutating func performUpsert(_ db: Database, clause: UpsertClause?) throws -> PersistenceSuccess? {
         // With no RETURNING selection, the engine never calls `fetch`.
-        try performUpsert(db, clause: clause, returning: { nil }, fetch: { _, _, _ in (written: true, id: nil) })
+        try performUpsert(db, clause: clause, selection: nil, fetch: { _, _, _ in (written: true, id: nil) })
             .map { PersistenceSuccess(persistenceContainer: $0.inserted.written.sent) }
     }
 
     /// The upsert engine: willInsert, aroundInsert { INSERT … ON CONFLICT DO
-    /// UPDATE }, didInsert. `returning` and `fetch` work as in the insert
-    /// engine (`performInsert(_:_:clause:returning:fetch:)`).
+    /// UPDATE }, didInsert. `selection` and `fetch` work as in the insert
+    /// engine (`performInsert(_:_:clause:selection:fetch:)`).
     @inline(__always)
     mutating func performUpsert(
-        _ db: Database, clause: UpsertClause?, returning: () -> String?,
+        _ db: Database, clause: UpsertClause?, selection: [String]?,
         fetch: (_ plan: StatementPlan, _ values: [DatabaseValue], _ idInLastColumn: Bool) throws -> (written: Bool, id: Int64?)
     ) throws -> (inserted: InsertionSuccess, schema: TableSchema)? {
         try willInsert(db)
@@ -354,7 +352,7 @@ extension MutablePersistableRecord {
         // The id comes last in RETURNING: the fetched value reads the columns
         // before it. SQLite returns the rowid; a server, its integer key.
         let idSQL = schema.hasRowID ? "rowid" : db.server == nil ? nil : schema.rowIDColumn?.quotedDatabaseIdentifier
-        let selectionSQL = schema.hasTriggers ? nil : returning()
+        let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
         let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
         let plan: StatementPlan
         var values = container.databaseValues
