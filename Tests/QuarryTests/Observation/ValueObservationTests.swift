@@ -54,12 +54,7 @@ private final class Collector<Value: Sendable>: Sendable {
     /// cooperative pool kept busy by other tests under the sanitizers) until
     /// `condition` holds for the values.
     func wait(until condition: ([Value]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(120)
-        while ContinuousClock.now < deadline {
-            if condition(values) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition(values)
+        await waitUntilReleased { condition(values) }
     }
 }
 
