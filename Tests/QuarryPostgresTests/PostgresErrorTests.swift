@@ -150,8 +150,9 @@ struct PostgresErrorTests {
             #expect(error.sqlState == nil)
         }
         // Not a speed check: that it does not hang. It fails at once on an
-        // idle machine; under AddressSanitizer in CI it once took 20 s.
-        #expect(ContinuousClock.now - start < .seconds(60))
+        // idle machine; under AddressSanitizer in CI it once took 20 s. The
+        // bound is a hang guard (see silentServerTimesOut).
+        #expect(ContinuousClock.now - start < .seconds(300))
     }
 
     @Test func missingDatabaseNamesHostPortAndDatabase() async throws {
@@ -193,8 +194,10 @@ struct PostgresErrorTests {
         }
         // Not a speed check: the timeout fires (the message says so above)
         // rather than the connection hanging. Under coverage in CI, the two
-        // 1 s timeouts took 9 s in all.
-        #expect(ContinuousClock.now - start < .seconds(60))
+        // 1 s timeouts took 9 s in all; under AddressSanitizer, 67 s, while
+        // the suite's other tests held Swift's cooperative threads (most
+        // tests of that run ended at 67 s). So the bound is a hang guard only.
+        #expect(ContinuousClock.now - start < .seconds(300))
         try await server.close()
     }
 
