@@ -22,6 +22,7 @@ extension QueryRequest where Root: TableRecord & EncodableRecord & Encodable & D
     /// (`Media.filter(case: Media.podcast)` for `case podcast(id: Int64, title: String)`).
     ///
     /// - Parameter makeCase: The case, as its constructor (`Media.book`).
+    @_disfavoredOverload
     public func filter<each Payload: Decodable>(case makeCase: (repeat each Payload) -> Root) -> QueryRequest {
         filter(QueryExpression(EnumRecordColumns.caseCondition(Root.self, makeCase)))
     }
@@ -50,6 +51,7 @@ extension QueryRequest where Root: TableRecord & EncodableRecord & Encodable & D
     /// ```
     ///
     /// - Parameter value: The case.
+    @_disfavoredOverload
     public func filter(case value: Root) -> QueryRequest {
         filter(QueryExpression(EnumRecordColumns.caseCondition(value)))
     }
@@ -59,6 +61,7 @@ extension TableRecord where Self: EncodableRecord & Encodable & Decodable {
     /// A request for the rows of one case of an enum record: see `QueryRequest.filter(case:)`.
     ///
     /// - Parameter makeCase: The case, as its constructor (`Media.book`).
+    @_disfavoredOverload
     public static func filter<each Payload: Decodable>(case makeCase: (repeat each Payload) -> Self) -> QueryRequest<Self, Self> {
         all().filter(case: makeCase)
     }
@@ -78,6 +81,7 @@ extension TableRecord where Self: EncodableRecord & Encodable & Decodable {
     /// A request for the rows of a case without associated values.
     ///
     /// - Parameter value: The case.
+    @_disfavoredOverload
     public static func filter(case value: Self) -> QueryRequest<Self, Self> {
         all().filter(case: value)
     }

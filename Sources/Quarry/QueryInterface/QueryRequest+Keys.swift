@@ -14,11 +14,13 @@ extension QueryRequest where Root: TableRecord {
     /// The key is stored the way the record stores it (a `UUID` as text for a
     /// record with that strategy, say). Generating SQL throws when the primary
     /// key has several columns: use `filter(key:)` with a dictionary then.
+    @_disfavoredOverload
     public func filter(key: (some DatabaseValueConvertible)?) -> QueryRequest {
         filter(keys: key.map { [$0] } ?? [])
     }
 
     /// Keeps the rows with these primary keys: `WHERE "id" IN (?, ?, ?)`.
+    @_disfavoredOverload
     public func filter<Key: DatabaseValueConvertible>(keys: some Sequence<Key>) -> QueryRequest {
         let table = query.tableName ?? Root.databaseTableName
         do {
@@ -35,11 +37,13 @@ extension QueryRequest where Root: TableRecord {
     /// ```swift
     /// PlaylistTrack.filter(key: ["PlaylistId": 1, "TrackId": 3402])
     /// ```
+    @_disfavoredOverload
     public func filter(key: [String: (any DatabaseValueConvertible)?]) -> QueryRequest {
         filter(keys: [key])
     }
 
     /// Keeps the rows with any of these keys (each a dictionary of column values).
+    @_disfavoredOverload
     public func filter(keys: [[String: (any DatabaseValueConvertible)?]]) -> QueryRequest {
         var alternatives: [SQLExpression] = []
         for key in keys {
@@ -81,11 +85,13 @@ extension QueryRequest where Root: TableRecord {
 
 extension QueryRequest where Root: TableRecord & Identifiable, Root.ID: DatabaseValueConvertible {
     /// Keeps the row with this id: `WHERE "id" = ?`.
+    @_disfavoredOverload
     public func filter(id: Root.ID) -> QueryRequest {
         filter(key: id)
     }
 
     /// Keeps the rows with these ids: `WHERE "id" IN (?, ?)`.
+    @_disfavoredOverload
     public func filter(ids: some Collection<Root.ID>) -> QueryRequest {
         filter(keys: ids)
     }
@@ -122,11 +128,13 @@ extension QueryRequest {
 
 extension QueryRequest where Root: TableRecord & Identifiable {
     /// Keeps the row with this id, for a record whose id is optional.
+    @_disfavoredOverload
     public func filter<Wrapped: DatabaseValueConvertible>(id: Wrapped) -> QueryRequest where Root.ID == Wrapped? {
         filter(key: id)
     }
 
     /// Keeps the rows with these ids, for a record whose id is optional.
+    @_disfavoredOverload
     public func filter<Wrapped: DatabaseValueConvertible>(ids: some Collection<Wrapped>) -> QueryRequest
     where Root.ID == Wrapped? {
         filter(keys: ids)

@@ -4,21 +4,25 @@
 
 extension TableRecord {
     /// A request for the row with this primary key (see `QueryRequest.filter(key:)`).
+    @_disfavoredOverload
     public static func filter(key: (some DatabaseValueConvertible)?) -> QueryRequest<Self, Self> {
         all().filter(key: key)
     }
 
     /// A request for the rows with these primary keys.
+    @_disfavoredOverload
     public static func filter<Key: DatabaseValueConvertible>(keys: some Sequence<Key>) -> QueryRequest<Self, Self> {
         all().filter(keys: keys)
     }
 
     /// A request for the row with these column values (a primary or unique key).
+    @_disfavoredOverload
     public static func filter(key: [String: (any DatabaseValueConvertible)?]) -> QueryRequest<Self, Self> {
         all().filter(key: key)
     }
 
     /// A request for the rows with any of these keys.
+    @_disfavoredOverload
     public static func filter(keys: [[String: (any DatabaseValueConvertible)?]]) -> QueryRequest<Self, Self> {
         all().filter(keys: keys)
     }
@@ -68,11 +72,13 @@ extension TableRecord {
 
 extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {
     /// A request for the row with this id: `Player.filter(id: 1)`.
+    @_disfavoredOverload
     public static func filter(id: ID) -> QueryRequest<Self, Self> {
         all().filter(id: id)
     }
 
     /// A request for the rows with these ids.
+    @_disfavoredOverload
     public static func filter(ids: some Collection<ID>) -> QueryRequest<Self, Self> {
         all().filter(ids: ids)
     }
@@ -85,11 +91,13 @@ extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {
 
 extension TableRecord where Self: Identifiable {
     /// A request for the row with this id, for a record whose id is optional.
+    @_disfavoredOverload
     public static func filter<Wrapped: DatabaseValueConvertible>(id: Wrapped) -> QueryRequest<Self, Self> where ID == Wrapped? {
         all().filter(key: id)
     }
 
     /// A request for the rows with these ids, for a record whose id is optional.
+    @_disfavoredOverload
     public static func filter<Wrapped: DatabaseValueConvertible>(ids: some Collection<Wrapped>) -> QueryRequest<Self, Self>
     where ID == Wrapped? {
         all().filter(keys: ids)
