@@ -26,6 +26,7 @@ extension TableRecord {
     }
 
     /// A request for the rows where a Boolean column is true.
+    @_disfavoredOverload
     public static func filter(_ keyPath: KeyPath<Self, Bool>) -> QueryRequest<Self, Self> where Self: Decodable {
         all().filter(keyPath)
     }
