@@ -63,7 +63,17 @@ public struct Association<Origin, Destination>: Sendable {
         }
     }
 
-    /// Keeps the destination records that match the predicate built from their columns.
+    /// Keeps the destination records that match the predicate built from
+    /// their columns, given as a trailing closure
+    /// (`Author.books.filter { $0.year > 2000 }`): see ``QueryRequest/filter(where:)``.
+    public func filter(where predicate: (TableColumns<Destination>) -> QueryExpression<Destination, Bool>) -> Association
+    where Destination: Decodable {
+        filter(predicate(TableColumns()))
+    }
+
+    /// Keeps the destination records that match the predicate built from
+    /// their columns, for a closure written in parentheses: see ``filter(where:)``.
+    @_disfavoredOverload
     public func filter(_ predicate: (TableColumns<Destination>) -> QueryExpression<Destination, Bool>) -> Association
     where Destination: Decodable {
         filter(predicate(TableColumns()))

@@ -59,10 +59,12 @@ public struct QueryRequest<Root, Result>: Sendable {
         modified { $0.addFilter(predicate.sqlExpression) }
     }
 
-    /// Keeps the rows that match the predicate built from the record's columns.
+    /// Keeps the rows that match the predicate built from the record's columns,
+    /// given as a trailing closure:
     ///
     /// ```swift
     /// Player.filter { $0.name.hasPrefix("A") && $0.score > 10 }
+    /// // SELECT * FROM "player" WHERE ("name" GLOB ?) AND ("score" > ?)   -- "A*", 10
     /// ```
     ///
     /// Prefer this form for long arithmetic: the columns' types are known
@@ -70,6 +72,20 @@ public struct QueryRequest<Root, Result>: Sendable {
     /// milliseconds where the same condition written inline with key paths
     /// can take a second (see the QueryInterface article, "Long expressions
     /// and compile time").
+    ///
+    /// A trailing closure drops the `where:` label. The label keeps this
+    /// overload out of the compiler's way when the argument is an inline
+    /// condition (`filter(\.score > 10)`), which it would otherwise try to
+    /// type-check as a closure too.
+    public func filter(where predicate: (TableColumns<Root>) -> QueryExpression<Root, Bool>) -> QueryRequest
+    where Root: Decodable {
+        filter(predicate(TableColumns()))
+    }
+
+    /// Keeps the rows that match the predicate built from the record's
+    /// columns, for a closure written in parentheses (`filter({ $0.score > 10 })`):
+    /// see ``filter(where:)``.
+    @_disfavoredOverload
     public func filter(_ predicate: (TableColumns<Root>) -> QueryExpression<Root, Bool>) -> QueryRequest where Root: Decodable {
         filter(predicate(TableColumns()))
     }

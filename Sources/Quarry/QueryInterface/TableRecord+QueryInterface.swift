@@ -19,10 +19,20 @@ extension TableRecord {
         all().filter(predicate)
     }
 
-    /// A request for the rows that match a predicate built from the record's columns.
+    /// A request for the rows that match a predicate built from the record's
+    /// columns, given as a trailing closure (`Player.filter { $0.score > 10 }`):
+    /// see ``QueryRequest/filter(where:)``.
+    public static func filter(where predicate: (TableColumns<Self>) -> QueryExpression<Self, Bool>) -> QueryRequest<Self, Self>
+    where Self: Decodable {
+        all().filter(where: predicate)
+    }
+
+    /// A request for the rows that match a predicate built from the record's
+    /// columns, for a closure written in parentheses: see ``QueryRequest/filter(where:)``.
+    @_disfavoredOverload
     public static func filter(_ predicate: (TableColumns<Self>) -> QueryExpression<Self, Bool>) -> QueryRequest<Self, Self>
     where Self: Decodable {
-        all().filter(predicate)
+        all().filter(where: predicate)
     }
 
     /// A request for the rows where a Boolean column is true.

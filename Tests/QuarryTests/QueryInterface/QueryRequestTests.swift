@@ -277,4 +277,63 @@ import Testing
             }
         }
     }
+
+    /// The closure spellings of `filter` are one request: a trailing closure
+    /// (which picks `filter(where:)`), the `where:` label, and a closure in
+    /// parentheses; on a record type, on a request and on an association.
+    @Test(arguments: Backend.all) func closureFiltersSpelledEveryWay(_ backend: Backend) throws {
+        try backend.withQueryFixtures { writer in
+            try writer.read { db throws in
+                let sql = #"SELECT * FROM "player" WHERE ("score" + "bonus") > ?"#
+                try expectSQL(QPlayer.filter { $0.score + $0.bonus > 150 }, db, sql, [150])
+                try expectSQL(QPlayer.filter(where: { $0.score + $0.bonus > 150 }), db, sql, [150])
+                try expectSQL(QPlayer.filter({ $0.score + $0.bonus > 150 }), db, sql, [150])
+                try expectSQL(QPlayer.all().filter(where: { $0.score + $0.bonus > 150 }), db, sql, [150])
+                try expectSQL(QPlayer.all().filter({ $0.score + $0.bonus > 150 }), db, sql, [150])
+                // The example in filter(where:)'s documentation (SQLite's
+                // spelling; PostgreSQL has no GLOB).
+                try expectSQL(
+                    QPlayer.filter { $0.name.hasPrefix("A") && $0.score > 10 }, db,
+                    backend.isPostgreSQL
+                        ? #"SELECT * FROM "player" WHERE ("name" LIKE ? ESCAPE '\') AND ("score" > ?)"#
+                        : #"SELECT * FROM "player" WHERE ("name" GLOB ?) AND ("score" > ?)"#,
+                    backend.isPostgreSQL ? ["A%", 10] : ["A*", 10])
+                let expected = try Int64?.fetchAll(db, sql: "SELECT id FROM player WHERE score + bonus > 150 ORDER BY id")
+                #expect(try QPlayer.filter { $0.score + $0.bonus > 150 }.order(\.id).fetchAll(db).map(\.id) == expected)
+                #expect(!expected.isEmpty)
+                let teams = { (players: Association<QTeam, QPlayer>) in
+                    try QTeam.having(!players.isEmpty).order(\.id).fetchAll(db).map(\.name)
+                }
+                let trailing = try teams(QTeam.players.filter { $0.score > 100 })
+                #expect(try teams(QTeam.players.filter(where: { $0.score > 100 })) == trailing)
+                #expect(try teams(QTeam.players.filter({ $0.score > 100 })) == trailing)
+                #expect(trailing == (try String.fetchAll(db, sql: """
+                    SELECT name FROM team WHERE EXISTS (SELECT 1 FROM player WHERE player.team_id = team.id AND score > 100) ORDER BY id
+                    """)))
+            }
+        }
+    }
+
+    /// A closure that names a property the table does not store throws,
+    /// naming the property and the record, in every spelling.
+    @Test(arguments: Backend.all) func closureFilterOnAComputedPropertyThrows(_ backend: Backend) throws {
+        try backend.withQueryFixtures { writer in
+            try writer.read { db throws in
+                for request in [
+                    QPlayer.filter { $0.doubledScore > 100 },
+                    QPlayer.filter(where: { $0.doubledScore > 100 }),
+                    QPlayer.filter({ $0.doubledScore > 100 }),
+                ] {
+                    let error = try #require(throws: KeyPathColumnError.self) { try request.fetchAll(db) }
+                    #expect(error.reason == "it is a computed property")
+                    #expect(error.description.contains("QPlayer"))
+                }
+            }
+        }
+    }
+}
+
+extension QPlayer {
+    /// Not stored: for the tests of key paths that name no column.
+    var doubledScore: Int { score * 2 }
 }
