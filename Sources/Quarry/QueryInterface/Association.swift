@@ -76,7 +76,7 @@ public struct Association<Origin, Destination>: Sendable {
     @_disfavoredOverload
     public func filter(_ predicate: (TableColumns<Destination>) -> QueryExpression<Destination, Bool>) -> Association
     where Destination: Decodable {
-        filter(predicate(TableColumns()))
+        filter(where: predicate)
     }
 
     /// Orders the destination records (appended to the request's ordering,

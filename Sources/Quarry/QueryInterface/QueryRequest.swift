@@ -70,7 +70,7 @@ public struct QueryRequest<Root, Result>: Sendable {
     /// Prefer this form for long arithmetic: the columns' types are known
     /// before the compiler chooses an operator, so it type-checks in
     /// milliseconds where the same condition written inline with key paths
-    /// can take a second (see the QueryInterface article, "Long expressions
+    /// can take half a second (see the QueryInterface article, "Long expressions
     /// and compile time").
     ///
     /// A trailing closure drops the `where:` label. The label keeps this
@@ -87,7 +87,7 @@ public struct QueryRequest<Root, Result>: Sendable {
     /// see ``filter(where:)``.
     @_disfavoredOverload
     public func filter(_ predicate: (TableColumns<Root>) -> QueryExpression<Root, Bool>) -> QueryRequest where Root: Decodable {
-        filter(predicate(TableColumns()))
+        filter(where: predicate)
     }
 
     /// Keeps the rows where a Boolean column is true.
