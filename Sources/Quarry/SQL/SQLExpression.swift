@@ -203,7 +203,7 @@ public struct SQLExpression: Sendable {
         case .interpolated(let literal):
             return SQLExpression(.interpolated(SQL(elements: literal.elements.map { element in
                 switch element {
-                case .text, .identifier: return element
+                case .text, .identifier, .query: return element
                 case .expression(let x): return .expression(x.qualified(by: qualifier))
                 case .list(let items): return .list(items.map { $0.qualified(by: qualifier) })
                 }

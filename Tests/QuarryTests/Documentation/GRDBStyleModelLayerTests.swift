@@ -2,7 +2,10 @@
 // Quarry with only `import GRDB` changed to `import Quarry`: records with
 // `Columns` enums, Identifiable lookups, upserts on `let` values,
 // `catch DatabaseError.SQLITE_CONSTRAINT_UNIQUE`, a migrator with GRDB's
-// default (deferred) foreign key checks, and a file first migrated by GRDB.
+// default (deferred) foreign key checks, and a file first migrated by GRDB;
+// requests interpolated in SQL (`IN (\(request))`), the static fetching forms
+// that take a request, `try cursor.isEmpty`, `insertAndFetch(db, as:)` and
+// `statement.arguments = …` (issue 32).
 // The code of the "Moving from GRDB" article comes from here.
 
 import Foundation
@@ -134,6 +137,55 @@ struct Shelf {
     func hasBooks(authorID: Int64) throws -> Bool {
         try writer.read { db in try !ShelfBook.filter(ShelfBook.Columns.authorId == authorID).isEmpty(db) }
     }
+
+    /// A request interpolated in SQL, GRDB's `IN (\(request))` idiom, and
+    /// the static fetching forms that take a request.
+    func namesOfAuthorsWithBooks() throws -> [String] {
+        try writer.read { db in
+            let authorIDs = ShelfBook.select(ShelfBook.Columns.authorId, as: Int64.self)
+            let request = SQLRequest<String>("SELECT name FROM author WHERE id IN (\(authorIDs)) ORDER BY name")
+            return try String.fetchAll(db, request)
+        }
+    }
+
+    func authorCount(inCountry code: String) throws -> Int {
+        try writer.read { db in try SQLRequest<Row>("SELECT * FROM author WHERE countryCode = \(code)").fetchCount(db) }
+    }
+
+    func authorRows() throws -> [Row] {
+        try writer.read { db in try Row.fetchAll(db, ShelfAuthor.order(ShelfAuthor.Columns.name)) }
+    }
+
+    func noBookTitled(_ title: String) throws -> Bool {
+        try writer.read { db in
+            let cursor: RecordCursor<ShelfBook> = try ShelfBook.fetchCursor(db, ShelfBook.filter(ShelfBook.Columns.title == title))
+            return try cursor.isEmpty
+        }
+    }
+
+    /// A partial record in, the full record out.
+    func addAuthor(named name: String) throws -> ShelfAuthor {
+        try writer.write { db in
+            var draft = ShelfAuthorDraft(name: name)
+            return try draft.insertAndFetch(db, as: ShelfAuthor.self)
+        }
+    }
+
+    /// A prepared statement, its arguments set, then executed.
+    func setCountry(_ code: String?, ofAuthorsNamed names: [String]) throws {
+        try writer.write { db in
+            let statement = try db.makeStatement(sql: "UPDATE author SET countryCode = :code WHERE name = :name")
+            for name in names {
+                statement.arguments = ["code": code, "name": name]
+                try statement.execute()
+            }
+        }
+    }
+}
+
+struct ShelfAuthorDraft: Codable, PersistableRecord {
+    static let databaseTableName = "author"
+    var name: String
 }
 
 // MARK: - Tests
@@ -164,8 +216,18 @@ struct Shelf {
         #expect(try library.bookTitles(since: published) == ["The Hobbit, Revised"])
         #expect(try library.authorIDs() == [tolkienID, toveID])
         #expect(try library.hasBooks(authorID: toveID))
+        #expect(try library.namesOfAuthorsWithBooks() == ["Tolkien", "Tove Jansson"])
+        #expect(try library.authorCount(inCountry: "GB") == 1)
+        #expect(try library.authorRows().map { try $0["name"] as String } == ["Tolkien", "Tove Jansson"])
+        #expect(try library.noBookTitled("Nothing"))
+        #expect(try !library.noBookTitled("Moominvalley"))
         #expect(try library.deleteBooks(ids: [2, 99]) == 1)
         #expect(try !library.hasBooks(authorID: toveID))
+        #expect(try library.namesOfAuthorsWithBooks() == ["Tolkien"])
+        let leGuin = try library.addAuthor(named: "Le Guin")
+        #expect(leGuin.id != nil && leGuin.countryCode == nil)
+        try library.setCountry("US", ofAuthorsNamed: ["Le Guin", "Tove Jansson"])
+        #expect(try library.authorCount(inCountry: "US") == 2)
     }
 
     @Test func aFileFirstMigratedByGRDBIsNotMigratedAgain() throws {
