@@ -24,6 +24,31 @@ private struct Note: Codable, FetchableRecord, MutablePersistableRecord, Equatab
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
+/// A record that logs its persistence callbacks.
+private final class UpsertCallbackLog: @unchecked Sendable {
+    var events: [String] = []
+}
+
+private struct LoggedPage: Codable, MutablePersistableRecord {
+    var id: Int64?
+    var path: String
+    var count: Int
+    static let databaseTableName = "page"
+    static let log = UpsertCallbackLog()
+    enum CodingKeys: String, CodingKey { case id, path, count }
+    func willSave(_ db: Database) throws { Self.log.events.append("willSave \(path)") }
+    mutating func willInsert(_ db: Database) throws { Self.log.events.append("willInsert \(path)") }
+    func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+        Self.log.events.append("aroundSave \(path)")
+        _ = try save()
+    }
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+        Self.log.events.append("didInsert \(path)")
+    }
+    func didSave(_ saved: PersistenceSuccess) { Self.log.events.append("didSave \(path)") }
+}
+
 /// Every statement `body` runs, repeats included; a server's `$1…$n` are written `?`.
 private final class StatementLog {
     var statements: [String] = []
@@ -236,6 +261,86 @@ struct UpsertAllTests {
                 #expect(log.inserts.count == 3)  // the undone chunk, then one per record
                 #expect(upserted.map(\.id) == [1, 2])
                 #expect(try String.fetchAll(db, sql: "SELECT label FROM code ORDER BY id") == ["uno", "dos"])
+            }
+        }
+    }
+    /// willSave and willInsert for every record before the statement,
+    /// didInsert and didSave after it; aroundSave is not called, since one
+    /// statement writes many records (as with insertAll).
+    @Test("callbacks")
+    func callbacks() throws {
+        try DatabaseQueue().write { db throws in
+            try createTables(db)
+            LoggedPage.log.events = []
+            let upserted = try LoggedPage.upsertAll(
+                db, [LoggedPage(id: nil, path: "/a", count: 1), LoggedPage(id: nil, path: "/b", count: 1)], onConflict: ["path"])
+            #expect(LoggedPage.log.events == [
+                "willSave /a", "willInsert /a", "willSave /b", "willInsert /b",
+                "didInsert /a", "didSave /a", "didInsert /b", "didSave /b",
+            ])
+            #expect(upserted.map(\.id) == [1, 2])
+        }
+    }
+
+    @Test("no record, no statement", arguments: Backend.all)
+    func empty(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try createTables(db)
+                let log = StatementLog()
+                let upserted = try log.record(db) { try Page.upsertAll(db, [Page](), onConflict: ["path"]) }
+                #expect(upserted.isEmpty)
+                #expect(log.inserts.isEmpty)
+            }
+        }
+    }
+
+    /// A WITHOUT ROWID table returns no rowid: the records are matched by
+    /// key, and their rows are written in one statement.
+    @Test("WITHOUT ROWID", arguments: Backend.sqlite)
+    func withoutRowID(_ backend: Backend) throws {
+        struct Setting: Codable, MutablePersistableRecord {
+            var key: String
+            var value: String
+        }
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try db.create(table: "setting", options: .withoutRowID) { t in
+                    t.primaryKey("key", .text)
+                    t.column("value", .text).notNull()
+                }
+                try db.execute(sql: "INSERT INTO setting VALUES ('a', 'old')")
+                let log = StatementLog()
+                let upserted = try log.record(db) {
+                    try Setting.upsertAll(db, [Setting(key: "a", value: "new"), Setting(key: "b", value: "b")], onConflict: ["key"])
+                }
+                #expect(log.inserts == [#"INSERT INTO "setting" ("key", "value") VALUES (?, ?), (?, ?) ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value" RETURNING "key""#])
+                #expect(upserted.map(\.key) == ["a", "b"])
+                #expect(try String.fetchAll(db, sql: "SELECT value FROM setting ORDER BY key") == ["new", "b"])
+            }
+        }
+    }
+
+    /// A table with triggers: one statement per record, as insertAll does.
+    @Test("a table with triggers", arguments: Backend.sqlite)
+    func triggers(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try createTables(db)
+                try db.execute(sql: """
+                    CREATE TABLE audit (path TEXT);
+                    CREATE TRIGGER page_audit AFTER INSERT ON page BEGIN INSERT INTO audit VALUES (NEW.path); END;
+                    """)
+                let log = StatementLog()
+                let upserted = try log.record(db) {
+                    try Page.upsertAll(db, [Page(id: nil, path: "/a", count: 1), Page(id: nil, path: "/b", count: 2)], onConflict: ["path"])
+                }
+                // (SQLite traces a statement again for each trigger program it runs.)
+                let pageInserts = log.inserts.filter { $0.hasPrefix("INSERT INTO \"page\"") }
+                #expect(pageInserts.count >= 2)
+                #expect(pageInserts.allSatisfy { !$0.contains("), (") })
+                #expect(upserted.map(\.id) == [1, 2])
+                #expect(try String.fetchAll(db, sql: "SELECT path FROM audit ORDER BY path") == ["/a", "/b"])
             }
         }
     }
