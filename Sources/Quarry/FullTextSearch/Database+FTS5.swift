@@ -24,7 +24,7 @@ extension Database {
     ///
     /// The table, its triggers and its initial index are created together:
     /// if one statement fails (an unknown tokenizer, a column missing from
-    /// the content table), none is kept. Drop the table with ``drop(table:)``.
+    /// the content table), none is kept. Drop the table with ``drop(table:ifExists:)``.
     ///
     /// - parameters:
     ///   - name: the table name.
@@ -43,7 +43,7 @@ extension Database {
 
     /// Drops the triggers that keep the FTS5 table `tableName` synchronized
     /// with its content table (see ``FTS5TableDefinition/synchronize(withTable:)``),
-    /// and keeps the table. ``drop(table:)`` drops them with the table.
+    /// and keeps the table. ``drop(table:ifExists:)`` drops them with the table.
     ///
     /// ```swift
     /// try db.dropFTS5SynchronizationTriggers(forTable: "book_ft")

@@ -95,7 +95,7 @@ public final class FTS5TableDefinition {
     ///
     /// The content table needs a rowid (it cannot be `WITHOUT ROWID`); its
     /// INTEGER PRIMARY KEY, if any, becomes `content_rowid`. Dropping the
-    /// full-text table with ``Database/drop(table:)`` drops the triggers too.
+    /// full-text table with ``Database/drop(table:ifExists:)`` drops the triggers too.
     ///
     /// - parameter tableName: the content table.
     public func synchronize(withTable tableName: String) {

@@ -68,7 +68,9 @@ public struct DatabaseMigrator: Sendable {
     struct Migration: Sendable {
         let name: String
         let foreignKeyChecks: ForeignKeyChecks
-        /// False for deferred migrations registered after `disablingDeferredForeignKeyChecks()`.
+        /// Whether `PRAGMA foreign_key_check` runs before the migration
+        /// commits: false for the migrations registered after
+        /// `disablingDeferredForeignKeyChecks()`.
         var checksForeignKeys = true
         let migrate: @Sendable (Database) throws -> Void
     }
@@ -135,16 +137,35 @@ public struct DatabaseMigrator: Sendable {
         migrate: @escaping @Sendable (Database) throws -> Void
     ) {
         var migration = Migration(name: name, foreignKeyChecks: foreignKeyChecks, migrate: migrate)
-        migration.checksForeignKeys = !(foreignKeyChecks == .deferred && skipsDeferredForeignKeyChecks)
+        migration.checksForeignKeys = !skipsDeferredForeignKeyChecks
         registered.append(migration)
     }
 
-    /// A migrator whose deferred migrations registered from now on skip the
-    /// foreign key check that ends them, as GRDB's method does.
+    /// A migrator whose migrations registered from now on are not checked
+    /// for foreign key violations before they commit, as GRDB's method does.
     ///
     /// ```swift
-    /// var migrator = DatabaseMigrator().disablingDeferredForeignKeyChecks()
+    /// var migrator = DatabaseMigrator()
+    /// migrator.registerMigration("a") { db in … }   // foreign keys off, checked before commit
+    /// migrator = migrator.disablingDeferredForeignKeyChecks()
+    /// migrator.registerMigration("b") { db in      // foreign keys off, not checked
+    ///     …
+    ///     try db.checkForeignKeys(in: "book")      // unless the migration checks them itself
+    /// }
+    /// migrator.registerMigration("c", foreignKeyChecks: .immediate) { db in … }  // enforced at each statement
     /// ```
+    ///
+    /// A deferred migration (the default) registered after it runs with
+    /// `PRAGMA foreign_keys = OFF`, and commits even if it leaves rows that
+    /// refer to missing rows. An `.immediate` migration registered after it
+    /// still enforces foreign keys at each of its statements, but is not
+    /// failed by the violations earlier migrations left. Migrations registered
+    /// before it keep their checks. ``Database/checkForeignKeys(in:)`` checks
+    /// from within a migration.
+    ///
+    /// On PostgreSQL it changes nothing: the server checks foreign keys at
+    /// each statement (or at commit for `DEFERRABLE` ones), and a migration
+    /// that breaks one fails.
     ///
     /// - warning: A migration registered after it can commit rows that break
     ///   foreign keys, and nothing reports them. Use it only for migrations

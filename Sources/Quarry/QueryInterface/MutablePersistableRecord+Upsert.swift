@@ -126,21 +126,85 @@ extension MutablePersistableRecord {
         return try withSaveCallbacks(db) { try $0.performInsert(db, nil, fetch: nil, as: Row.self, clause: clause) } != nil
     }
 
-    /// Upserts each record (``upsert(_:onConflict:updating:doUpdate:)``) and
-    /// returns them with their ids set, in order. Run it inside a transaction
-    /// (`write`) so that the batch is all or nothing.
+    /// Upserts records with multi-row `INSERT … ON CONFLICT … DO UPDATE`
+    /// statements, and returns them with their ids set, in order.
+    ///
+    /// ```swift
+    /// let counted = try PageView.upsertAll(db, views, onConflict: ["path"]) { excluded in
+    ///     [\.count += excluded[\.count]]
+    /// }
+    /// // INSERT INTO "pageView" ("id", "path", "count") VALUES (?, ?, ?), (?, ?, ?)
+    /// // ON CONFLICT ("path") DO UPDATE SET "count" = "count" + excluded."count"
+    /// // RETURNING "path", rowid
+    /// ```
+    ///
+    /// Each record is upserted as ``upsert(_:onConflict:updating:doUpdate:)``
+    /// would, and records later in the sequence see the rows written by
+    /// earlier ones. The statements are chunked as ``insertAll(_:_:onConflict:)``
+    /// chunks its inserts (up to 1,000 rows each), and run in a savepoint:
+    /// all records are upserted, or none.
+    ///
+    /// A record whose conflict key is already in the statement being gathered
+    /// starts the next one: PostgreSQL refuses a statement that updates a row
+    /// twice ("ON CONFLICT DO UPDATE command cannot affect row a second
+    /// time"), and SQLite gets the same statements. The ids come back through
+    /// `RETURNING`, matched to the records by their conflict key. Records get
+    /// one statement each without a conflict target on SQLite (the conflict
+    /// may then be on any unique key), on a table with triggers, and when
+    /// their key holds a `NULL`.
+    ///
+    /// `willSave`, `willInsert`, `didInsert` and `didSave` are called for
+    /// each record; `aroundSave` and `aroundInsert` are not, since one
+    /// statement writes many records.
+    ///
+    /// - parameters:
+    ///   - db: the connection, in a write.
+    ///   - records: the records to upsert.
+    ///   - conflictTarget: the columns of the primary key or unique index whose
+    ///     conflict turns an insert into an update; empty for any (on
+    ///     PostgreSQL, the primary key).
+    ///   - strategy: `.allColumns` (the default) also overwrites the inserted
+    ///     columns that `assignments` does not set (except the primary key and
+    ///     the conflict target); `.noColumnUnlessSpecified` changes only the
+    ///     assigned columns.
+    ///   - assignments: the `SET` of the update, as in
+    ///     ``upsert(_:onConflict:updating:doUpdate:)``.
+    /// - returns: the records, with the ids of their rows.
+    @discardableResult
     public static func upsertAll(
         _ db: Database, _ records: some Sequence<Self>, onConflict conflictTarget: [String] = [],
         updating strategy: UpsertUpdateStrategy = .allColumns,
         doUpdate assignments: ((_ excluded: UpsertExcluded<Self>) -> [ColumnAssignment<Self>])? = nil
     ) throws -> [Self] {
-        let clause = upsertClause(conflictTarget, strategy, assignments, nil)
-        var upserted: [Self] = []
-        for var record in records {
-            try record.withSaveCallbacks(db) { try $0.performUpsert(db, clause: clause) }
-            upserted.append(record)
-        }
-        return upserted
+        try performUpsertAll(db, records, clause: upsertClause(conflictTarget, strategy, assignments, nil))
+    }
+
+    /// Upserts records with multi-row statements, updating an existing row
+    /// only where `condition` holds; returns the records that were inserted
+    /// or updated, with their ids set, in order.
+    ///
+    /// ```swift
+    /// // Keeps the newest version of each synced note.
+    /// let written = try Note.upsertAll(db, notes, onConflict: ["uid"], where: { excluded in
+    ///     excluded[\.version] > \.version
+    /// })
+    /// // INSERT INTO "note" ("id", "uid", "body", "version") VALUES (?, ?, ?, ?), (?, ?, ?, ?)
+    /// // ON CONFLICT ("uid") DO UPDATE SET "body" = excluded."body", "version" = excluded."version"
+    /// // WHERE excluded."version" > "version"
+    /// // RETURNING "uid", rowid
+    /// ```
+    ///
+    /// A record whose update the condition refuses leaves its row unchanged,
+    /// gets no `didInsert`/`didSave`, and is left out of the result. The
+    /// statements are those of ``upsertAll(_:_:onConflict:updating:doUpdate:)``.
+    @discardableResult
+    public static func upsertAll(
+        _ db: Database, _ records: some Sequence<Self>, onConflict conflictTarget: [String] = [],
+        updating strategy: UpsertUpdateStrategy = .allColumns,
+        doUpdate assignments: ((_ excluded: UpsertExcluded<Self>) -> [ColumnAssignment<Self>])? = nil,
+        where condition: @escaping (_ excluded: UpsertExcluded<Self>) -> QueryExpression<Self, Bool>
+    ) throws -> [Self] {
+        try performUpsertAll(db, records, clause: upsertClause(conflictTarget, strategy, assignments, condition))
     }
 }
 

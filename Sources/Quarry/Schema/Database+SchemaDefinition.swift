@@ -49,16 +49,26 @@ extension Database {
     /// Drops a table and its indexes and triggers: `DROP TABLE "name"`
     /// (<https://www.sqlite.org/lang_droptable.html>).
     ///
+    /// ```swift
+    /// try db.drop(table: "player")                  // DROP TABLE "player"
+    /// try db.drop(table: "player", ifExists: true)  // DROP TABLE IF EXISTS "player"
+    /// ```
+    ///
     /// With foreign keys enabled, dropping a table deletes its rows first, so
     /// it fails if other tables still refer to them.
     ///
     /// An FTS5 table synchronized with a content table (see
     /// ``FTS5TableDefinition/synchronize(withTable:)``) is dropped with the
     /// triggers that update it, which belong to the content table.
-    public func drop(table name: String) throws {
+    ///
+    /// - parameters:
+    ///   - name: the table name.
+    ///   - ifExists: when true, a missing table is not an error (the
+    ///     default, false, throws as GRDB does).
+    public func drop(table name: String, ifExists: Bool = false) throws {
         let triggers = server == nil ? try synchronizationTriggers(ofVirtualTable: name) : []
         var statements = triggers.map { "DROP TRIGGER \($0.quotedDatabaseIdentifier)" }
-        statements.append("DROP TABLE \(name.quotedDatabaseIdentifier)")
+        statements.append("DROP TABLE \(ifExists ? "IF EXISTS " : "")\(name.quotedDatabaseIdentifier)")
         try executeAtomically(statements)
     }
 
@@ -106,9 +116,19 @@ extension Database {
             condition: condition)
     }
 
-    /// Drops an index: `DROP INDEX "name"`.
-    public func drop(index name: String) throws {
-        try execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
+    /// Drops an index (<https://www.sqlite.org/lang_dropindex.html>).
+    ///
+    /// ```swift
+    /// try db.drop(index: "player_on_email")                  // DROP INDEX "player_on_email"
+    /// try db.drop(index: "player_on_email", ifExists: true)  // DROP INDEX IF EXISTS "player_on_email"
+    /// ```
+    ///
+    /// - parameters:
+    ///   - name: the index name.
+    ///   - ifExists: when true, a missing index is not an error (the
+    ///     default, false, throws as GRDB does).
+    public func drop(index name: String, ifExists: Bool = false) throws {
+        try execute(sql: "DROP INDEX \(ifExists ? "IF EXISTS " : "")\(name.quotedDatabaseIdentifier)")
     }
 
     /// Drops the index that ``create(indexOn:columns:options:condition:)``

@@ -73,6 +73,10 @@ struct Shelf {
         migrator.registerMigration("v2") { db in
             try db.create(indexOn: "book", columns: ["title"])
         }
+        migrator.registerMigration("v3") { db in
+            try db.create(index: "book_on_recent", on: "book", expressions: [Column("publishedAt").desc])
+            try db.checkForeignKeys()
+        }
         return migrator
     }
 
@@ -356,7 +360,7 @@ struct ShelfMaintenance {
         }
         let library = try Shelf(try DatabasePool(path: path))
         try library.writer.read { db throws in
-            #expect(try Shelf.migrator.appliedIdentifiers(db) == ["v1", "v2"])
+            #expect(try Shelf.migrator.appliedIdentifiers(db) == ["v1", "v2", "v3"])
             #expect(try db.indexes(on: "book").contains { $0.name == "index_book_on_title" })
         }
         #expect(try library.authors(named: "Le").map(\.name) == ["Le Guin"])
