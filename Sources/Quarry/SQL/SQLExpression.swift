@@ -347,4 +347,9 @@ extension SQLExpression {
     /// The marker of `hasSuffix(text, suffix)`, which each dialect writes
     /// its own way (`SQLGenerationContext.hasSuffixSQL`).
     static let hasSuffixFunction = "QUARRY_HAS_SUFFIX"
+
+    /// The marker of `cast(x, as: type)`: its arguments are the expression
+    /// and the type's name as a text value, which is written in place, in
+    /// the dialect's spelling (`SQLGenerationContext.castSQL`), not bound.
+    static let castFunction = "QUARRY_CAST"
 }
