@@ -33,6 +33,13 @@ public func + <Root, Value: Numeric>(lhs: Column, rhs: Column) -> QueryExpressio
     columnArithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
 }
 
+/// `Column("score") + Column("bonus")` with nothing to type it, as in
+/// `(Column("score") + Column("bonus")).desc`: `"score" + "bonus"`, untyped.
+@_disfavoredOverload
+public func + <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, DatabaseValue> {
+    columnArithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
+}
+
 /// `Column("score") + \.bonus * 2`: SQL `+` with an expression.
 @_disfavoredOverload
 public func + <Root, Value: Numeric>(lhs: Column, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
@@ -60,6 +67,13 @@ public func - <Root, Value: Numeric>(lhs: Value, rhs: Column) -> QueryExpression
 /// `Column("score") - Column("bonus")`: SQL `-`, typed by what it is compared with.
 @_disfavoredOverload
 public func - <Root, Value: Numeric>(lhs: Column, rhs: Column) -> QueryExpression<Root, Value> {
+    columnArithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `Column("score") - Column("bonus")` with nothing to type it, as in
+/// `(Column("score") - Column("bonus")).desc`: `"score" - "bonus"`, untyped.
+@_disfavoredOverload
+public func - <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, DatabaseValue> {
     columnArithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
 }
 
@@ -93,6 +107,13 @@ public func * <Root, Value: Numeric>(lhs: Column, rhs: Column) -> QueryExpressio
     columnArithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
 }
 
+/// `Column("score") * Column("bonus")` with nothing to type it, as in
+/// `(Column("score") * Column("bonus")).desc`: `"score" * "bonus"`, untyped.
+@_disfavoredOverload
+public func * <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, DatabaseValue> {
+    columnArithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
+}
+
 /// `Column("score") * expression`: SQL `*`.
 @_disfavoredOverload
 public func * <Root, Value: Numeric>(lhs: Column, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
@@ -121,6 +142,13 @@ public func / <Root, Value: Numeric>(lhs: Value, rhs: Column) -> QueryExpression
 /// `Column("score") / Column("bonus")`: SQL `/`, typed by what it is compared with.
 @_disfavoredOverload
 public func / <Root, Value: Numeric>(lhs: Column, rhs: Column) -> QueryExpression<Root, Value> {
+    columnArithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `Column("score") / Column("bonus")` with nothing to type it, as in
+/// `(Column("score") / Column("bonus")).desc`: `"score" / "bonus"`, untyped.
+@_disfavoredOverload
+public func / <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, DatabaseValue> {
     columnArithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
 }
 

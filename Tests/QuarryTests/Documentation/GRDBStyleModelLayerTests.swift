@@ -131,6 +131,16 @@ struct Shelf {
         try writer.read { db in try Set(ShelfAuthor.selectID().fetchCursor(db)) }
     }
 
+    func authorsByCountry() throws -> [ShelfAuthor] {
+        try writer.read { db in
+            try ShelfAuthor.order(ShelfAuthor.Columns.countryCode.ascNullsLast, ShelfAuthor.Columns.name.asc).fetchAll(db)
+        }
+    }
+
+    func lastBookID() throws -> Int64? {
+        try writer.read { db in try ShelfBook.select(max(Column("id")), as: Int64.self).fetchOne(db) }
+    }
+
     func hasBooks(authorID: Int64) throws -> Bool {
         try writer.read { db in try !ShelfBook.filter(ShelfBook.Columns.authorId == authorID).isEmpty(db) }
     }
@@ -164,6 +174,8 @@ struct Shelf {
         #expect(try library.bookTitles(since: published) == ["The Hobbit, Revised"])
         #expect(try library.authorIDs() == [tolkienID, toveID])
         #expect(try library.hasBooks(authorID: toveID))
+        #expect(try library.authorsByCountry().map(\.name) == ["Tolkien", "Tove Jansson"])
+        #expect(try library.lastBookID() == 2)
         #expect(try library.deleteBooks(ids: [2, 99]) == 1)
         #expect(try !library.hasBooks(authorID: toveID))
     }
