@@ -31,14 +31,18 @@ import Testing
                 try expectSQL(
                     QPlayer.select(cast(Column("score"), as: .integer), as: Int.self), db,
                     #"SELECT CAST("score" AS \#(integerType)) FROM "player""#)
-                if !backend.isPostgreSQL {
-                    // SQLite reads text that is no number as 0; PostgreSQL refuses it.
-                    #expect(try integer.fetchAll(db) == [1, 2, 3, 4, 5])
-                }
                 let realType = backend.isPostgreSQL ? "DOUBLE PRECISION" : "REAL"
                 let real = QPlayer.select(cast(\.score, as: .real, to: Double.self) / 8).filter(\.id == 1)
                 try expectSQL(real, db, #"SELECT CAST("score" AS \#(realType)) / ? FROM "player" WHERE "id" = ?"#, [8.0, 1])
                 #expect(try real.fetchOne(db) == 12.5)
+                if backend.isPostgreSQL {
+                    // PostgreSQL refuses text that is no number (last: the
+                    // error ends the read transaction).
+                    #expect(throws: (any Error).self) { try integer.fetchAll(db) }
+                } else {
+                    // SQLite reads it as 0.
+                    #expect(try integer.fetchAll(db) == [1, 2, 3, 4, 5])
+                }
             }
         }
     }
