@@ -121,6 +121,13 @@ import Testing
                     #"SELECT * FROM "player" WHERE (CASE WHEN "bonus" > ? THEN "score" + "bonus" ELSE "score" - ? END) > ?"#, [5, 1, 100])
                 (got, expected) = try ids(withExpressions, "(CASE WHEN bonus > 5 THEN score + bonus ELSE score - 1 END) > 100", db)
                 #expect(got == expected && got == [1, 2, 3])
+                // The same in the closure form.
+                let closure = QPlayer.filter { caseWhen([($0.bonus > 5, $0.score + $0.bonus)], otherwise: $0.score - 1) > 100 }
+                #expect(try closure.sql(db).sql == withExpressions.sql(db).sql)
+                #expect(try closure.order(\.id).select(\.id).fetchAll(db) == [1, 2, 3])
+                // Typed CAST of a Column.
+                let typed = QPlayer.filter(cast(Column("score"), as: .text, to: String.self).hasSuffix("00")).order(\.id).select(\.id)
+                #expect(try typed.fetchAll(db) == [1])
             }
         }
     }
