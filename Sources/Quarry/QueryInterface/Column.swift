@@ -24,8 +24,15 @@
 ///
 /// Comparisons bind their values in the format of the request's record (its
 /// date and UUID strategies), like key paths do; unlike key paths, the value's
-/// type is not checked against the column. For the methods and functions of
-/// ``QueryExpression``, wrap the column: `QueryExpression<Player, String>(Column("name"))`.
+/// type is not checked against the column.
+///
+/// GRDB's other forms work too, and give ``QueryExpression``s
+/// (Column+Expressions.swift): arithmetic (`Column("score") + 1`, typed by the
+/// value), `??`, `collating(_:)`, `ascNullsLast`/`descNullsFirst`, ranges
+/// (`(0...10).contains(Column("score"))`), aggregates
+/// (`max(Column("score"))`), `cast(_:as:)`, `lower`/`upper`, and ``rank``.
+/// For the other methods and functions of ``QueryExpression``, wrap the
+/// column: `QueryExpression<Player, String>(Column("name")).hasPrefix("A")`.
 public struct Column: Sendable, CustomStringConvertible {
     /// The column name.
     public let name: String

@@ -57,6 +57,13 @@ extension TableRecord {
         all().order(keyPath, direction)
     }
 
+    /// A request ordered by an expression, ascending:
+    /// `Player.order(Column("name").collating(.nocase))` is
+    /// `ORDER BY "name" COLLATE "NOCASE"`.
+    public static func order<Value>(_ expression: QueryExpression<Self, Value>) -> QueryRequest<Self, Self> {
+        all().order(expression)
+    }
+
     /// A request ordered by the given terms.
     public static func order(_ orderings: QueryOrdering<Self>...) -> QueryRequest<Self, Self> {
         all().order(orderings)

@@ -138,6 +138,16 @@ struct Shelf {
         try writer.read { db in try Set(ShelfAuthor.selectID().fetchCursor(db)) }
     }
 
+    func authorsByCountry() throws -> [ShelfAuthor] {
+        try writer.read { db in
+            try ShelfAuthor.order(ShelfAuthor.Columns.countryCode.ascNullsLast, ShelfAuthor.Columns.name.asc).fetchAll(db)
+        }
+    }
+
+    func lastBookID() throws -> Int64? {
+        try writer.read { db in try ShelfBook.select(max(Column("id")), as: Int64.self).fetchOne(db) }
+    }
+
     func hasBooks(authorID: Int64) throws -> Bool {
         try writer.read { db in try !ShelfBook.filter(ShelfBook.Columns.authorId == authorID).isEmpty(db) }
     }
@@ -309,6 +319,8 @@ struct ShelfMaintenance {
         #expect(try library.authorRows().map { try $0["name"] as String } == ["Tolkien", "Tove Jansson"])
         #expect(try library.noBookTitled("Nothing"))
         #expect(try !library.noBookTitled("Moominvalley"))
+        #expect(try library.authorsByCountry().map(\.name) == ["Tolkien", "Tove Jansson"])
+        #expect(try library.lastBookID() == 2)
         #expect(try library.deleteBooks(ids: [2, 99]) == 1)
         #expect(try !library.hasBooks(authorID: toveID))
         #expect(try library.namesOfAuthorsWithBooks() == ["Tolkien"])
