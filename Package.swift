@@ -94,6 +94,7 @@ let package = Package(
             dependencies: [
                 "Quarry", "QuarryPostgres", "QuarryPostgresProcessHelper",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

@@ -4,6 +4,7 @@
 // migration is applied exactly once, under the advisory lock.
 
 import Foundation
+import Logging
 import Quarry
 import QuarryPostgres
 import Testing
@@ -85,6 +86,43 @@ struct PostgresMigratorTests {
         }
     }
 
+    /// Another migrator holds the lock: the migrator logs that it waits,
+    /// with the holder's server process id, then migrates.
+    @Test func logsWhomItWaitsForTheLock() async throws {
+        try await PostgresTestServer.withPool { pool in
+            let recorder = PostgresLogRecorder()
+            var configured = migrator(["a"])
+            configured.logger = recorder.logger
+            let waiting = configured
+            let holder = Task {
+                try await pool.write { db -> (pid: Int?, sawNotice: Bool) in
+                    try db.execute(sql: "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.' || 'quarry_migrations'))")
+                    let pid = try Int.fetchOne(db, sql: "SELECT pg_backend_pid()")
+                    let deadline = ContinuousClock.now + .seconds(20)
+                    while !recorder.sawNotice, ContinuousClock.now < deadline {
+                        try db.execute(sql: "SELECT pg_sleep(0.01)")
+                    }
+                    return (pid, recorder.sawNotice)
+                }
+            }
+            // The holder's lock is taken before the migrator starts.
+            let start = ContinuousClock.now
+            while try await pool.read({ db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
+            }) == 0, ContinuousClock.now - start < .seconds(20) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await waiting.migrate(pool)
+            let (pid, sawNotice) = try await holder.value
+            #expect(sawNotice)
+            let notice = try #require(recorder.notice)
+            #expect(notice.message == "Waiting for the migration lock, held by another migrator (server process \(try #require(pid)))")
+            #expect(notice.metadata["holder_pid"]?.description == "\(try #require(pid))")
+            let recorded = try await pool.read { db in try waiting.recordedMigrations(db) }
+            #expect(recorded == ["a"])
+        }
+    }
+
     @Test func processesStartingAtOnceApplyEachMigrationOnce() async throws {
         let url = try #require(PostgresTestServer.url)
         try await PostgresTestServer.withPool { pool in
@@ -152,4 +190,30 @@ private final class MigrationProcess: @unchecked Sendable {
 private struct MigratorTestError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
+}
+
+/// Keeps the migrator's log messages (PostgresMigratorTests).
+private final class PostgresLogRecorder: LogHandler, @unchecked Sendable {
+    struct Entry {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lock.withLock { entries.append(Entry(level: event.level, message: event.message.description, metadata: event.metadata ?? [:])) }
+    }
+
+    var notice: Entry? { lock.withLock { entries.first { $0.level == .notice } } }
+    var sawNotice: Bool { notice != nil }
+    var logger: Logger { Logger(label: "test.migrator") { _ in self } }
 }

@@ -35,6 +35,16 @@ extension Database {
     }
 }
 
+extension Database {
+    /// Runs `body` with no busy wait: a lock that another connection holds
+    /// fails at once with `SQLITE_BUSY`. The configured wait is back after.
+    func withoutBusyWait<T>(_ body: () throws -> T) rethrows -> T {
+        installBusyHandler(milliseconds: 0)
+        defer { installBusyHandler(milliseconds: configuredBusyMilliseconds) }
+        return try body()
+    }
+}
+
 /// The context of the busy handler when metrics are on; the connection keeps
 /// it alive (`Database.countedBusyWait`) as long as SQLite may call the handler.
 final class CountedBusyWait {

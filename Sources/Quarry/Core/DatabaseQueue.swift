@@ -124,7 +124,7 @@ public final class DatabaseQueue: DatabaseWriter {
 
 extension DatabaseQueue {
     /// Runs `block` on the connection outside of any transaction, as GRDB's
-    /// `inDatabase`: the same as ``writeWithoutTransaction(_:)``.
+    /// `inDatabase`: the same as the synchronous `writeWithoutTransaction(_:)`.
     ///
     /// ```swift
     /// try dbQueue.inDatabase { db in

@@ -63,7 +63,7 @@ extension DatabaseMigrator {
     }
 
     /// Validates the registrations and returns the index of the last migration to apply.
-    private func targetIndex(upTo name: String?) throws -> Int {
+    func targetIndex(upTo name: String?) throws -> Int {
         var seen: Set<String> = []
         for migration in registered where !seen.insert(migration.name).inserted {
             throw MigrationError.duplicateMigration(migration.name)
@@ -88,6 +88,7 @@ extension DatabaseMigrator {
         // GRDB's identifiers, when the database was migrated by GRDB only:
         // recorded in Quarry's table with the next migration.
         var adopted: [String] = []
+        if logs { try announceWriteLockWait(db) }
         try db.inTransaction(.immediate) {
             try lockMigrations(db)
             try createMigrationsTable(db)
@@ -102,10 +103,43 @@ extension DatabaseMigrator {
             if !unknown.isEmpty { throw MigrationError.unknownMigrations(unknown) }
         }
         let recordedNames = Set(recorded)
-        guard target >= 0 else { return }
-        for migration in registered[...target] where !recordedNames.contains(migration.name) {
+        let pending = target >= 0 ? registered[...target].filter { !recordedNames.contains($0.name) } : []
+        if logs {
+            let database: Logger.MetadataValue = .string(db.path)
+            if pending.isEmpty {
+                logger.info(
+                    "Database is up to date: \(recorded.count) migrations applied",
+                    metadata: ["applied": .stringConvertible(recorded.count), "last_migration": .string(recorded.last ?? ""), "database": database])
+            } else {
+                logger.info(
+                    "\(pending.count) pending migration\(pending.count == 1 ? "" : "s"): \(pending.map(\.name).joined(separator: ", "))",
+                    metadata: [
+                        "pending": .array(pending.map { .string($0.name) }),
+                        "applied": .stringConvertible(recorded.count), "database": database,
+                    ])
+            }
+        }
+        for migration in pending {
             try apply(migration, db, adopting: adopted, logs: logs)
             adopted = []
+        }
+    }
+
+    /// On SQLite, logs once that the migrator waits for the write lock when
+    /// another connection or process holds it (then `BEGIN IMMEDIATE` waits
+    /// as usual, up to ``Configuration/busyTimeout``). SQLite does not tell
+    /// who holds it. On a server, ``lockMigrations(_:)`` says whom it waits for.
+    private func announceWriteLockWait(_ db: Database) throws {
+        guard db.server == nil else { return }
+        do {
+            try db.withoutBusyWait {
+                try db.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+                try db.execute(sql: "ROLLBACK TRANSACTION")
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            logger.notice(
+                "Waiting for the write lock of the database: another connection or process is writing",
+                metadata: ["database": .string(db.path)])
         }
     }
 
@@ -131,11 +165,28 @@ extension DatabaseMigrator {
     /// (other replicas of the application) until the current transaction
     /// ends: a PostgreSQL advisory lock keyed by the migrations table of the
     /// current schema. On SQLite, `BEGIN IMMEDIATE` has taken the write lock.
+    ///
+    /// When another migrator holds the lock, logs once whom it waits for:
+    /// the process id of the server's session that holds it.
     private func lockMigrations(_ db: Database) throws {
         guard db.isPostgreSQL else { return }
-        try db.execute(
-            sql: "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.' || ?))",
-            arguments: [Self.migrationsTableName])
+        let key = "hashtext(current_schema() || '.' || ?)"
+        let arguments: StatementArguments = [Self.migrationsTableName]
+        if try Bool.fetchOne(db, sql: "SELECT pg_try_advisory_xact_lock(\(key))", arguments: arguments) == true { return }
+        // A lock on one bigint key is listed with its high and low 32 bits
+        // in classid and objid, and objsubid 1
+        // (https://www.postgresql.org/docs/current/view-pg-locks.html).
+        let holder = try Int.fetchOne(db, sql: """
+            SELECT l.pid FROM pg_locks l, (SELECT CAST(\(key) AS BIGINT) AS k) AS wanted
+            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+              AND CAST(l.classid AS BIGINT) = ((wanted.k >> 32) & 4294967295)
+              AND CAST(l.objid AS BIGINT) = (wanted.k & 4294967295)
+            LIMIT 1
+            """, arguments: arguments)
+        logger.notice(
+            "Waiting for the migration lock, held by another migrator\(holder.map { " (server process \($0))" } ?? "")",
+            metadata: ["holder_pid": holder.map { .stringConvertible($0) } ?? .string("unknown"), "database": .string(db.path)])
+        try db.execute(sql: "SELECT pg_advisory_xact_lock(\(key))", arguments: arguments)
     }
 
     /// Applies one migration in its own transaction, unless another connection
@@ -151,13 +202,26 @@ extension DatabaseMigrator {
         let clock = ContinuousClock()
         let start = clock.now
         var didApply = false
+        if logs {
+            logger.info(
+                "Applying migration \(migration.name)",
+                metadata: ["migration": .string(migration.name), "database": .string(db.path)])
+        }
         do {
             try db.inTransaction(.immediate) {
                 try lockMigrations(db)
                 let isRecorded = try Int.fetchOne(
                     db, sql: "SELECT 1 FROM \(Self.migrationsTableName.quotedDatabaseIdentifier) WHERE name = ?",
                     arguments: [migration.name]) != nil
-                if isRecorded { return .commit }  // applied by a concurrent migrator
+                if isRecorded {
+                    // Applied by a concurrent migrator.
+                    if logs {
+                        logger.info(
+                            "Migration \(migration.name) was applied by another migrator",
+                            metadata: ["migration": .string(migration.name), "database": .string(db.path)])
+                    }
+                    return .commit
+                }
                 try migration.migrate(db)
                 if foreignKeysEnabled && migration.checksForeignKeys {
                     let violations = try db.foreignKeyViolations()

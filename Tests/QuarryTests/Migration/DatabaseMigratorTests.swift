@@ -196,22 +196,107 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.all) func logsEachAppliedMigrationWithItsDuration(_ backend: Backend) throws {
+    @Test(arguments: Backend.all) func logsWhatItDoes(_ backend: Backend) throws {
         let recorder = MigratorLogRecorder()
         var migrator = loggingMigrator(["first", "second"])
         migrator.logger = recorder.logger
         try backend.withWriter { writer in
             try migrator.migrate(writer)
-            try migrator.migrate(writer)  // nothing applied: nothing logged
+            try migrator.migrate(writer)  // nothing applied: up to date
         }
         let entries = recorder.entries
-        #expect(entries.count == 2)
-        #expect(entries.map(\.level) == [.info, .info])
-        #expect(entries.map { $0.metadata["migration"]?.description } == ["first", "second"])
-        #expect(entries[0].message.hasPrefix("Applied migration first in "))
-        #expect(entries[0].message.hasSuffix(" ms"))
-        let duration = try #require(entries[0].metadata["duration_ms"]?.description)
+        #expect(entries.map(\.level) == [.info, .info, .info, .info, .info, .info])
+        #expect(entries[0].message == "2 pending migrations: first, second")
+        #expect(entries[0].metadata["pending"]?.description == #"["first", "second"]"#)
+        #expect(entries[1].message == "Applying migration first")
+        #expect(entries[2].message.hasPrefix("Applied migration first in "))
+        #expect(entries[2].message.hasSuffix(" ms"))
+        #expect(entries[3].message == "Applying migration second")
+        #expect(entries[5].message == "Database is up to date: 2 migrations applied")
+        #expect(entries[5].metadata["last_migration"]?.description == "second")
+        #expect(entries.map { $0.metadata["migration"]?.description } == [nil, "first", "first", "second", "second", nil])
+        let duration = try #require(entries[2].metadata["duration_ms"]?.description)
         #expect(Double(duration).map { $0 >= 0 } == true)
+        #expect(entries.allSatisfy { $0.metadata["database"] != nil })
+    }
+
+    @Test(arguments: Backend.all) func planAndPendingMigrations(_ backend: Backend) throws {
+        let migrator = loggingMigrator()   // a, b, c
+        try backend.withWriter { writer in
+            let fresh = try migrator.plan(writer)
+            #expect(fresh.applied.isEmpty && fresh.unknown.isEmpty && !fresh.isRefused && !fresh.mayEraseDatabase)
+            #expect(fresh.pending == ["a", "b", "c"])
+            #expect(fresh.description == "0 applied, 3 pending: a, b, c")
+            #expect(try migrator.plan(writer, upTo: "b").pending == ["a", "b"])
+            // Planning changes nothing.
+            #expect(try migrationLog(writer) == [])
+            try migrator.migrate(writer, upTo: "a")
+            try writer.read { db throws in
+                #expect(try migrator.pendingMigrations(db) == ["b", "c"])
+                #expect(try migrator.plan(db).description == "1 applied, 2 pending: b, c")
+            }
+            try migrator.migrate(writer)
+            let done = try migrator.plan(writer)
+            #expect(done.isUpToDate)
+            #expect(done.description == "up to date (3 applied)")
+            // An older application's plan is refused, as migrate would be.
+            var older = DatabaseMigrator()
+            older.registerMigration("a") { _ in }
+            let refused = try older.plan(writer)
+            #expect(refused.isRefused && !refused.isUpToDate)
+            #expect(refused.unknown == ["b", "c"])
+            #expect(refused.description.hasPrefix("refused: the database records migrations this application does not know: b, c"))
+            older.unknownMigrationPolicy = .proceed
+            #expect(try older.plan(writer).isUpToDate)
+            #expect(throws: MigrationError.self) { try migrator.plan(writer, upTo: "nope") }
+        }
+    }
+
+    /// Another connection holds the write lock: the migrator says it waits,
+    /// then migrates once the lock is free.
+    @Test(arguments: WriterKind.allCases) func logsWaitingForTheWriteLock(_ kind: WriterKind) async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        let migratorWriter = try kind.open(path: path)
+        let holder = try DatabaseQueue(path: path)
+        let recorder = MigratorLogRecorder()
+        var configured = loggingMigrator(["a"])
+        configured.logger = recorder.logger
+        let migrator = configured
+        let holding = ThreadGate()
+        let holderThread = StartedThread { () -> Bool in
+            do {
+                return try holder.writeWithoutTransaction { db throws in
+                    try db.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+                    holding.open()
+                    // Keep the lock until the migrator says it waits (at most 4 s,
+                    // under the migrator's 5 s busy timeout).
+                    let deadline = ContinuousClock.now + .seconds(4)
+                    while !recorder.entries.contains(where: { $0.level == .notice }), ContinuousClock.now < deadline {
+                        Thread.sleep(forTimeInterval: 0.005)
+                    }
+                    try db.execute(sql: "COMMIT")
+                    return recorder.entries.contains { $0.level == .notice }
+                }
+            } catch {
+                return false
+            }
+        }
+        #expect(holding.wait())
+        let migrated = StartedThread { () -> String? in
+            do {
+                try migrator.migrate(migratorWriter)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(await migrated.value == nil)
+        #expect(await holderThread.value, "the holder released the lock before the migrator said it waited")
+        let notice = try #require(recorder.entries.first { $0.level == .notice })
+        #expect(notice.message == "Waiting for the write lock of the database: another connection or process is writing")
+        #expect(notice.metadata["database"]?.description == path)
+        #expect(try migrationLog(migratorWriter) == ["a"])
     }
 
     @Test(arguments: Backend.all) func asyncMigrate(_ backend: Backend) async throws {

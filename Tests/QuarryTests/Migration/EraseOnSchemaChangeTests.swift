@@ -69,7 +69,10 @@ import Testing
             // AUTOINCREMENT counters start over.
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_sequence") == 0)
         }
-        #expect(recorder.entries.map(\.level) == [.notice, .info])
+        #expect(recorder.entries.map(\.level) == [.notice, .info, .info, .info])
+        #expect(recorder.entries.dropFirst().map(\.message) == [
+            "1 pending migration: createPlayer", "Applying migration createPlayer",
+        ] + recorder.entries.suffix(1).map(\.message))
         #expect(recorder.entries.first?.message.contains("Erased the database") == true)
         // Foreign keys are back on.
         try writer.writeWithoutTransaction { db throws in
