@@ -7,8 +7,8 @@ let package = Package(
     name: "Quarry",
     products: [
         .library(name: "Quarry", targets: ["Quarry"]),
-        // The PostgreSQL backend (issue 22, in progress). A separate product,
-        // so that users of SQLite alone never build PostgresNIO.
+        // The PostgreSQL backend. A separate product, so that users of
+        // SQLite alone never build PostgresNIO.
         .library(name: "QuarryPostgres", targets: ["QuarryPostgres"]),
         .executable(name: "quarry-demo", targets: ["QuarryDemo"]),
     ],

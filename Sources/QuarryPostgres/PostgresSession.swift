@@ -1,7 +1,7 @@
 // PostgresSession: one PostgresNIO connection that runs SQL with Quarry's
 // DatabaseValue arguments and results, and reports Quarry's DatabaseError.
 //
-// It is the lowest layer of the PostgreSQL backend (issue 22): the pool, the
+// It is the lowest layer of the PostgreSQL backend: the pool, the
 // transactions and the `Database` seam are built on it separately.
 
 import Foundation

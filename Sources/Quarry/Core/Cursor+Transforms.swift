@@ -37,9 +37,10 @@ extension Cursor {
         try first(where: predicate) != nil
     }
 
-    /// Whether the cursor has no remaining value. Reads one value if there is one.
-    public func isEmpty() throws -> Bool {
-        try next() == nil
+    /// Whether the cursor has no remaining value: `try cursor.isEmpty`, a
+    /// throwing property as in GRDB. Reads one value if there is one.
+    public var isEmpty: Bool {
+        get throws { try next() == nil }
     }
 
     /// The smallest remaining value by `areInIncreasingOrder`, or nil.
@@ -83,48 +84,72 @@ extension Set {
     }
 }
 
-/// The cursor of ``Cursor/map(_:)``.
+/// The cursor of ``Cursor/map(_:)``. Once its base or its transform threw,
+/// every later `next()` throws the same error.
 public final class MapCursor<Base: Cursor, Element>: Cursor {
     private let base: Base
     private let transform: (Base.Element) throws -> Element
+    private var failure: (any Error)?
     init(_ base: Base, _ transform: @escaping (Base.Element) throws -> Element) {
         self.base = base
         self.transform = transform
     }
     /// The next transformed value.
-    public func next() throws -> Element? { try base.next().map(transform) }
+    public func next() throws -> Element? {
+        try rememberingFailure(&failure) { try base.next().map(transform) }
+    }
 }
 
-/// The cursor of ``Cursor/filter(_:)``.
+/// The cursor of ``Cursor/filter(_:)``. Once its base or its predicate
+/// threw, every later `next()` throws the same error.
 public final class FilterCursor<Base: Cursor>: Cursor {
     private let base: Base
     private let isIncluded: (Base.Element) throws -> Bool
+    private var failure: (any Error)?
     init(_ base: Base, _ isIncluded: @escaping (Base.Element) throws -> Bool) {
         self.base = base
         self.isIncluded = isIncluded
     }
     /// The next value that passes the filter.
     public func next() throws -> Base.Element? {
-        while let element = try base.next() {
-            if try isIncluded(element) { return element }
+        try rememberingFailure(&failure) {
+            while let element = try base.next() {
+                if try isIncluded(element) { return element }
+            }
+            return nil
         }
-        return nil
     }
 }
 
-/// The cursor of ``Cursor/compactMap(_:)``.
+/// The cursor of ``Cursor/compactMap(_:)``. Once its base or its transform
+/// threw, every later `next()` throws the same error.
 public final class CompactMapCursor<Base: Cursor, Element>: Cursor {
     private let base: Base
     private let transform: (Base.Element) throws -> Element?
+    private var failure: (any Error)?
     init(_ base: Base, _ transform: @escaping (Base.Element) throws -> Element?) {
         self.base = base
         self.transform = transform
     }
     /// The next non-nil transformed value.
     public func next() throws -> Element? {
-        while let element = try base.next() {
-            if let transformed = try transform(element) { return transformed }
+        try rememberingFailure(&failure) {
+            while let element = try base.next() {
+                if let transformed = try transform(element) { return transformed }
+            }
+            return nil
         }
-        return nil
+    }
+}
+
+/// Runs `body` unless `failure` holds an earlier error, which is thrown
+/// again; keeps the error `body` throws in `failure`.
+private func rememberingFailure<T>(_ failure: inout (any Error)?, _ body: () throws -> T) throws -> T {
+    if let failure { throw failure }
+    do {
+        return try body()
+    } catch {
+        failure = error
+        throw error
     }
 }

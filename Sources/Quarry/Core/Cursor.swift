@@ -50,6 +50,9 @@ extension Array {
 /// ``Row/fetchCursor(_:sql:arguments:)``, the `fetchCursor` methods of
 /// ``DatabaseValueConvertible`` types, and records' `fetchCursor` return one.
 /// The statement is reset when the cursor is exhausted, fails, or is released.
+/// A cursor that failed throws the same error from every later `next()`, so
+/// that a caller that goes on iterating never takes a failed query for a
+/// complete one.
 public final class StatementCursor<Element>: Cursor {
     /// The statement stepped through, or nil for the rows of a database
     /// server, which come back whole (see DatabaseServerConnection.swift).
@@ -58,6 +61,8 @@ public final class StatementCursor<Element>: Cursor {
     private var serverRows: IndexingIterator<[Row]>
     private let decodeServerRow: (Row) throws -> Element
     private var isDone = false
+    /// The error that ended the cursor, thrown again by every later `next()`.
+    private var failure: (any Error)?
 
     init(statement: Statement, arguments: StatementArguments, decode: @escaping (Statement) throws -> Element) throws {
         self.statement = statement
@@ -81,7 +86,10 @@ public final class StatementCursor<Element>: Cursor {
 
     /// The next decoded row, or nil when all rows have been read.
     public func next() throws -> Element? {
-        guard !isDone else { return nil }
+        guard !isDone else {
+            if let failure { throw failure }
+            return nil
+        }
         guard let statement else { return try nextServerRow() }
         do {
             if try statement.step() {
@@ -89,6 +97,7 @@ public final class StatementCursor<Element>: Cursor {
             }
         } catch {
             isDone = true
+            failure = error
             statement.reset()
             throw error
         }
@@ -106,7 +115,17 @@ public final class StatementCursor<Element>: Cursor {
             return try decodeServerRow(row)
         } catch {
             isDone = true
+            failure = error
             throw error
         }
     }
 }
+
+/// GRDB's name of a cursor over rows: `Row.fetchCursor` returns one.
+public typealias RowCursor = StatementCursor<Row>
+
+/// GRDB's name of a cursor over values: `String.fetchCursor` returns one.
+public typealias DatabaseValueCursor<Value> = StatementCursor<Value>
+
+/// GRDB's name of a cursor over records: `Player.fetchCursor` returns one.
+public typealias RecordCursor<Record> = StatementCursor<Record>

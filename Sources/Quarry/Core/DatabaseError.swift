@@ -59,10 +59,24 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// exception) `SQLITE_IOERR`; any other code `SQLITE_ERROR`. Test ``sqlState`` itself for anything finer.
     public let sqlState: String?
 
-    /// Creates an error.
-    public init(resultCode: ResultCode, message: String, sql: String? = nil, arguments: StatementArguments? = nil) {
+    /// Creates an error, as GRDB does: `DatabaseError(resultCode: .SQLITE_CONSTRAINT)`,
+    /// `DatabaseError(message: "…")`.
+    ///
+    /// Thrown from a ``DatabaseFunction``, the error's code and message become
+    /// those of the statement that called the function.
+    ///
+    /// - parameters:
+    ///   - resultCode: the code; `SQLITE_ERROR` by default.
+    ///   - message: the message; SQLite's text for the code when nil
+    ///     (`"constraint failed"` for `SQLITE_CONSTRAINT`). Unlike GRDB's,
+    ///     ``message`` is never nil.
+    ///   - sql: the SQL that failed, if any.
+    ///   - arguments: its arguments, if they may be shown.
+    public init(
+        resultCode: ResultCode = .SQLITE_ERROR, message: String? = nil, sql: String? = nil, arguments: StatementArguments? = nil
+    ) {
         self.extendedResultCode = resultCode
-        self.message = message
+        self.message = message ?? String(cString: sqlite3_errstr(resultCode.rawValue))
         self.sql = sql
         self.arguments = arguments
         self.sqlState = nil

@@ -120,6 +120,41 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 }
 
+// MARK: - GRDB's DatabaseQueue spellings
+
+extension DatabaseQueue {
+    /// Runs `block` on the connection outside of any transaction, as GRDB's
+    /// `inDatabase`: the same as ``writeWithoutTransaction(_:)``.
+    ///
+    /// ```swift
+    /// try dbQueue.inDatabase { db in
+    ///     try db.execute(sql: "VACUUM")
+    /// }
+    /// ```
+    @discardableResult
+    public func inDatabase<T>(_ block: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction(block)
+    }
+
+    /// Runs `block` in a transaction (`BEGIN IMMEDIATE` by default, as GRDB
+    /// does for a writer), committing or rolling back as it returns; if it
+    /// throws, the transaction is rolled back and the error rethrown.
+    ///
+    /// ```swift
+    /// try dbQueue.inTransaction { db in
+    ///     try db.execute(sql: "UPDATE account SET balance = balance - 10 WHERE id = 1")
+    ///     return .commit
+    /// }
+    /// ```
+    public func inTransaction(
+        _ kind: TransactionKind = .immediate, _ block: (Database) throws -> TransactionCompletion
+    ) throws {
+        try writeWithoutTransaction { db in
+            try db.inTransaction(kind) { try block(db) }
+        }
+    }
+}
+
 extension Database {
     /// Runs `block` with `PRAGMA query_only` set, restoring it afterwards
     /// (<https://www.sqlite.org/pragma.html#pragma_query_only>).

@@ -28,6 +28,15 @@ public struct Row: Sendable, Hashable, CustomStringConvertible {
     /// The values of the row, in column order.
     public let databaseValues: [DatabaseValue]
 
+    /// The rows of the named scopes that a ``RowAdapter`` gave the row: the
+    /// columns of each table of a raw-SQL join, for example (empty without
+    /// an adapter). Scopes are not compared by ``==(_:_:)``.
+    ///
+    /// ```swift
+    /// let team = try row.scopes["team"].map(Team.init(row:))
+    /// ```
+    public internal(set) var scopes: [String: Row] = [:]
+
     /// Creates a row from column names and values, paired in order.
     ///
     /// Throws if there are not as many names as values.

@@ -108,19 +108,56 @@ public final class Statement {
     /// (<https://www.sqlite.org/c3ref/stmt_readonly.html>).
     public var isReadOnly: Bool { sqlite3_stmt_readonly(sqliteStatement) != 0 }
 
-    /// Executes the statement with `arguments`, ignoring any rows it returns.
-    public func execute(arguments: StatementArguments = StatementArguments()) throws {
-        try setArguments(arguments)
+    /// Executes the statement, ignoring any rows it returns, with
+    /// `arguments`, or with the statement's ``arguments`` when nil.
+    ///
+    /// ```swift
+    /// let statement = try db.makeStatement(sql: "INSERT INTO player (name) VALUES (?)")
+    /// try statement.execute(arguments: ["Arthur"])
+    /// statement.arguments = ["Barbara"]
+    /// try statement.execute()
+    /// ```
+    public func execute(arguments: StatementArguments? = nil) throws {
+        if let arguments {
+            try setArguments(arguments)
+        } else if !argumentsAreBound {
+            try setArguments(currentArguments)
+        } else {
+            sqlite3_reset(sqliteStatement)
+        }
         defer { reset() }
         while try step() {}
     }
 
-    /// Binds `arguments`, after checking that they match the parameters.
-    func setArguments(_ arguments: StatementArguments) throws {
+    /// The arguments of the statement's parameters: those last given to an
+    /// execution or a fetch, or set here for the next ``execute(arguments:)``
+    /// without arguments, as in GRDB.
+    ///
+    /// Unlike GRDB's setter, which stops the program when the arguments do
+    /// not fit the parameters, this one never fails: the next execution
+    /// throws instead. ``setArguments(_:)`` checks them at once.
+    public var arguments: StatementArguments {
+        get { currentArguments }
+        set {
+            currentArguments = newValue
+            argumentsAreBound = false
+        }
+    }
+
+    /// The arguments last set, and whether they are bound to the statement.
+    private var currentArguments = StatementArguments()
+    private var argumentsAreBound = false
+
+    /// Binds `arguments`, after checking that they match the parameters;
+    /// throws if they do not (a missing or extra value, an unknown name).
+    public func setArguments(_ arguments: StatementArguments) throws {
         sqlite3_reset(sqliteStatement)
+        argumentsAreBound = false
+        currentArguments = arguments
         var used = 0
         try arguments.bind(to: self, positionalIndex: &used)
         try arguments.checkAllPositionalValuesUsed(used, sql: sql)
+        argumentsAreBound = true
     }
 
     /// Binds one value to the parameter at `index` (1-based).

@@ -28,7 +28,8 @@
 /// FTS5Pattern(matchingAnyTokenIn: "old man")         // "old" OR "man"
 /// FTS5Pattern(matchingPhrase: "old man")             // "old man"
 /// FTS5Pattern(matchingAllPrefixesIn: "mob di")       // "mob"* "di"*
-/// FTS5Pattern(matchingPrefixPhrase: "old ma")        // "old ma"*
+/// FTS5Pattern(matchingPhrasePrefix: "old ma")        // "old ma"*
+/// FTS5Pattern(matchingPrefixPhrase: "old man")       // ^"old man"
 /// FTS5Pattern(matchingAllTokensIn: "*:^(")           // nil
 /// ```
 ///
@@ -94,12 +95,30 @@ public struct FTS5Pattern: Sendable, Hashable {
         self.init(checked: Self.quoted(words.joined(separator: " ")))
     }
 
-    /// A pattern that matches documents holding the words of `string` next
-    /// to each other, in order, the last one as a prefix: `"old ma"*`.
+    /// A pattern that matches documents whose column starts with the words
+    /// of `string`, next to each other, in order
+    /// (<https://www.sqlite.org/fts5.html#fts5_initial_token_queries>):
+    /// `^"old man"`, GRDB's meaning. "old man" matches "old man and the sea",
+    /// not "the old man", nor "old manners".
     ///
     /// - parameter string: any text, such as what a user typed.
     /// - returns: nil if `string` has no word.
     public init?(matchingPrefixPhrase string: String) {
+        let words = Self.words(in: string)
+        guard !words.isEmpty else { return nil }
+        self.init(checked: "^" + Self.quoted(words.joined(separator: " ")))
+    }
+
+    /// A pattern that matches documents holding the words of `string` next
+    /// to each other, in order, the last one as a prefix: `"old ma"*`, for
+    /// search as you type. ("old ma" matches "the old man" and "old mast".)
+    ///
+    /// GRDB has no such initializer; Quarry's `matchingPrefixPhrase` has
+    /// GRDB's meaning (a phrase at the start of a column).
+    ///
+    /// - parameter string: any text, such as what a user typed.
+    /// - returns: nil if `string` has no word.
+    public init?(matchingPhrasePrefix string: String) {
         let words = Self.words(in: string)
         guard !words.isEmpty else { return nil }
         self.init(checked: Self.quoted(words.joined(separator: " ")) + "*")

@@ -285,9 +285,17 @@ private final class FunctionBox {
         }
     }
 
+    /// Makes the calling statement fail with `error`: a ``DatabaseError``
+    /// keeps its code and message (a function can fail with
+    /// `SQLITE_CONSTRAINT`, and callers match on it), any other error
+    /// fails with `SQLITE_ERROR` and its description.
     static func setError(_ context: OpaquePointer, _ error: any Error) {
-        let message = "\(error)"
-        sqlite3_result_error(context, message, -1)
+        if let error = error as? DatabaseError {
+            sqlite3_result_error(context, error.message, -1)
+            sqlite3_result_error_code(context, error.extendedResultCode.rawValue)
+        } else {
+            sqlite3_result_error(context, "\(error)", -1)
+        }
     }
 }
 

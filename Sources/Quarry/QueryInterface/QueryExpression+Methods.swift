@@ -115,7 +115,14 @@ extension QueryExpression where Value: DatabaseTextValue {
     /// Text is compared by Unicode scalars, as SQLite compares text, not by
     /// grapheme clusters as `String.hasPrefix` does: `"e\u{301}"` (an e and a
     /// combining accent) starts with `"e"` here.
+    ///
+    /// Under a collation (`$0.name.collating(.nocase).hasPrefix("a")`), the
+    /// collation compares the text's first characters with `prefix`:
+    /// `substr("name", 1, length(CAST(? AS TEXT))) COLLATE "NOCASE" = ?`.
     public func hasPrefix(_ prefix: String) -> QueryExpression<Root, Bool> {
+        if case .collate(let text, let collation) = sqlExpression.node {
+            return QueryExpression<Root, Bool>(SQLExpression.collatedTextMatch(.prefix, text, collation, prefix))
+        }
         // GLOB reads its pattern only up to a NUL; instr() compares every byte
         // (but, unlike a GLOB prefix, cannot use an index).
         guard prefix.utf8.contains(0) else { return glob(Self.globEscaped(prefix) + "*") }
@@ -126,7 +133,13 @@ extension QueryExpression where Value: DatabaseTextValue {
 
     /// Whether the text ends with `suffix`, case-sensitively, comparing Unicode
     /// scalars. Wildcard and NUL characters in `suffix` are literal.
+    ///
+    /// Under a collation, the collation compares the text's last characters
+    /// with `suffix`, as ``hasPrefix(_:)`` does its first.
     public func hasSuffix(_ suffix: String) -> QueryExpression<Root, Bool> {
+        if case .collate(let text, let collation) = sqlExpression.node {
+            return QueryExpression<Root, Bool>(SQLExpression.collatedTextMatch(.suffix, text, collation, suffix))
+        }
         guard !suffix.isEmpty else { return glob("*") }
         // Written per dialect: the trailing bytes on SQLite, right() on PostgreSQL.
         return QueryExpression<Root, Bool>(SQLExpression(.function(
@@ -135,9 +148,18 @@ extension QueryExpression where Value: DatabaseTextValue {
 
     /// Whether the text contains `substring`, case-sensitively, comparing
     /// Unicode scalars. Wildcard and NUL characters in `substring` are literal.
+    ///
+    /// Under the `NOCASE` collation, case is ignored as `lower()` ignores
+    /// it: `instr(lower("name"), lower(CAST(? AS TEXT))) > 0` (ASCII letters
+    /// on SQLite; all letters on PostgreSQL, whose `lower` follows the
+    /// database's locale). Under another collation, SQL has no way to search
+    /// with it, and the request throws an error that says so.
     public func contains(_ substring: String) -> QueryExpression<Root, Bool> {
+        if case .collate(let text, let collation) = sqlExpression.node {
+            return QueryExpression<Root, Bool>(SQLExpression.collatedTextMatch(.substring, text, collation, substring))
+        }
         // instr() compares every byte, NUL included (GLOB stops at a NUL).
-        QueryExpression<Root, Bool>(SQLExpression(.infix(
+        return QueryExpression<Root, Bool>(SQLExpression(.infix(
             ">", SQLExpression(.function("instr", [sqlExpression, SQLExpression(.value(.text(substring)))], distinct: false)),
             SQLExpression(.value(.integer(0))))))
     }

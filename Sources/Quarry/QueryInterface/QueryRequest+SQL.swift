@@ -78,6 +78,17 @@ extension QueryRequest {
         selecting([SQLSelectable(expression: column.sqlExpression, alias: nil)], decoder: .value(Value.self, of: Root.self))
     }
 
+    /// Selects one expression; rows decode as `type`, whatever the
+    /// expression's own type (an expression of a ``Column`` has none).
+    ///
+    /// ```swift
+    /// let best = try Player.all().select(max(Column("score")), as: Int.self).fetchOne(db)
+    /// // SELECT MAX("score") FROM "player"
+    /// ```
+    public func select<Expressed, Value>(_ expression: QueryExpression<Root, Expressed>, as type: Value.Type) -> QueryRequest<Root, Value> {
+        selecting([SQLSelectable(expression: expression.sqlExpression, alias: nil)], decoder: .value(Value.self, of: Root.self))
+    }
+
     /// Groups by columns: `GROUP BY`.
     public func group(_ columns: Column...) -> QueryRequest {
         modified { $0.groupBy = columns.map(\.sqlExpression) }

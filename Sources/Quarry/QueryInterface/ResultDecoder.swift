@@ -81,6 +81,23 @@ extension ResultDecoder {
     }
 }
 
+extension ResultDecoder {
+    /// How rows decode as `Result`, chosen from what `Result` is: records
+    /// (``FetchableRecord`` and other `Decodable` types, by column name),
+    /// whole rows, or the leftmost column's value, in the formats of `root`.
+    static func natural<Root>(for type: Result.Type, root: Root.Type, tableName: String?) -> ResultDecoder<Result> {
+        if Result.self is any FetchableRecord.Type {
+            return .record(recordType: Result.self, tableName: tableName)
+        }
+        if Result.self == Row.self || Result.self is any DatabaseValueConvertible.Type
+            || Result.self is any OptionalColumnDecodable.Type
+        {
+            return .value(Result.self, of: Root.self)
+        }
+        return .record(recordType: Result.self, tableName: tableName)
+    }
+}
+
 /// The records reader of a fetchable type known only at run time, in a box
 /// that casts back to its exact type once per statement.
 func readerBox<R: FetchableRecord>(_ type: R.Type, _ statement: Statement, _ count: Int?) -> AnyObject {

@@ -33,15 +33,22 @@ extension SQLInterpolation {
         elements.append(.expression(expression.sqlExpression))
     }
 
-    /// Appends a request as a subquery, in parentheses: `(SELECT …)`.
+    /// Appends a request's `SELECT` statement, without parentheses, as GRDB
+    /// does: write the parentheses a subquery needs around it.
     ///
     /// ```swift
     /// let best = Player.select(max(\.score))
-    /// let sql: SQL = "SELECT * FROM \(Player.self) WHERE \(\Player.score) = \(best)"
+    /// let sql: SQL = "SELECT * FROM \(Player.self) WHERE \(\Player.score) = (\(best))"
     /// // SELECT * FROM "player" WHERE "score" = (SELECT MAX("score") FROM "player")
+    ///
+    /// let members = Player.filter(\.teamID != nil).select(\.id)
+    /// let names = SQLRequest<String>("SELECT name FROM player WHERE id IN (\(members))")
+    /// // SELECT name FROM player WHERE id IN (SELECT "id" FROM "player" WHERE "teamID" IS NOT NULL)
     /// ```
+    ///
+    /// Forgetting the parentheses is a syntax error, never another result.
     public mutating func appendInterpolation<Root, Result>(_ request: QueryRequest<Root, Result>) {
-        elements.append(.expression(SQLExpression(.subquery(request.query))))
+        elements.append(.query(request.query))
     }
 }
 

@@ -43,15 +43,7 @@ public struct SQLRequest<Result>: Sendable, ExpressibleByStringInterpolation {
 
     /// How rows decode as `Result`, chosen from what `Result` is.
     private static func defaultDecoder() -> ResultDecoder<Result> {
-        if Result.self is any FetchableRecord.Type {
-            return .record(recordType: Result.self, tableName: nil)
-        }
-        if Result.self == Row.self || Result.self is any DatabaseValueConvertible.Type
-            || Result.self is any OptionalColumnDecodable.Type
-        {
-            return .value(Result.self, of: Result.self)
-        }
-        return .record(recordType: Result.self, tableName: nil)
+        .natural(for: Result.self, root: Result.self, tableName: nil)
     }
 
     /// The SQL text and arguments the request runs.

@@ -68,6 +68,12 @@ extension TableRecord {
     public static func select<Value>(_ column: Column, as type: Value.Type) -> QueryRequest<Self, Value> {
         all().select(column, as: type)
     }
+
+    /// A request that selects one expression, decoded as `type`:
+    /// `Player.select(max(Column("score")), as: Int.self)`.
+    public static func select<Expressed, Value>(_ expression: QueryExpression<Self, Expressed>, as type: Value.Type) -> QueryRequest<Self, Value> {
+        all().select(expression, as: type)
+    }
 }
 
 extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {

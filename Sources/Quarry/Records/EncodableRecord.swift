@@ -59,6 +59,9 @@ public protocol EncodableRecord {
     /// ```swift
     /// static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { [.storage: "database"] }
     /// ```
+    ///
+    /// The default ``databaseJSONEncoder(for:)`` passes it on to the values
+    /// stored as JSON, as GRDB's does.
     static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { get }
 }
 
@@ -69,8 +72,14 @@ extension EncodableRecord {
     public static var databaseDateEncodingStrategy: DatabaseDateEncodingStrategy { .default }
     /// ``DatabaseUUIDEncodingStrategy/blob``.
     public static var databaseUUIDEncodingStrategy: DatabaseUUIDEncodingStrategy { .blob }
-    /// `JSONEncoder.databaseDefault()`: GRDB's JSON format.
-    public static func databaseJSONEncoder(for column: String) -> JSONEncoder { .databaseDefault() }
+    /// `JSONEncoder.databaseDefault()`: GRDB's JSON format, with the
+    /// record's ``databaseEncodingUserInfo``.
+    public static func databaseJSONEncoder(for column: String) -> JSONEncoder {
+        let encoder = JSONEncoder.databaseDefault()
+        let userInfo = databaseEncodingUserInfo
+        if !userInfo.isEmpty { encoder.userInfo = jsonCoderUserInfo(userInfo) }
+        return encoder
+    }
     /// Empty.
     public static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { [:] }
 

@@ -63,7 +63,10 @@ public protocol FetchableRecord {
     static func databaseJSONDecoder(for column: String) -> JSONDecoder
 
     /// The `userInfo` that `init(from:)` finds in its `Decoder` (default: empty).
-    /// Quarry reads it once per statement.
+    /// Quarry reads it once per statement. The default
+    /// ``databaseJSONDecoder(for:)`` passes it on to the values stored as
+    /// JSON, as GRDB's does; a decoder of your own sets it itself
+    /// (`decoder.userInfo = databaseDecodingUserInfo`).
     static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { get }
 }
 
@@ -72,8 +75,15 @@ extension FetchableRecord {
     public static var databaseColumnDecodingStrategy: DatabaseColumnNamingStrategy { .useCodingKeys }
     /// ``DatabaseDateDecodingStrategy/default``.
     public static var databaseDateDecodingStrategy: DatabaseDateDecodingStrategy { .default }
-    /// `JSONDecoder.databaseDefault()`: GRDB's JSON format.
-    public static func databaseJSONDecoder(for column: String) -> JSONDecoder { .databaseDefault() }
+    /// `JSONDecoder.databaseDefault()`: GRDB's JSON format, with the
+    /// record's ``databaseDecodingUserInfo``, so that a nested value decoded
+    /// from JSON reads the same `userInfo` as the record.
+    public static func databaseJSONDecoder(for column: String) -> JSONDecoder {
+        let decoder = JSONDecoder.databaseDefault()
+        let userInfo = databaseDecodingUserInfo
+        if !userInfo.isEmpty { decoder.userInfo = jsonCoderUserInfo(userInfo) }
+        return decoder
+    }
     /// Empty.
     public static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { [:] }
 }

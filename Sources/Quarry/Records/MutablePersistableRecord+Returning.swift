@@ -47,9 +47,10 @@ extension MutablePersistableRecord {
     // MARK: - Engines
 
     /// The misuse error of an `around…` callback that did not call its
-    /// closure, or called it twice.
+    /// closure, called it twice, or swallowed the error it threw (then the
+    /// write did not happen, and must not be reported as done).
     static func callbackMisuse(_ callback: String) -> DatabaseError {
-        .misuse("\(callback) of \(Self.self) must call its closure exactly once")
+        .misuse("\(callback) of \(Self.self) must call its closure exactly once, and rethrow its error: the write did not complete")
     }
 
     /// willSave, aroundSave { body }, didSave. `body` returns nil when an
@@ -61,14 +62,18 @@ extension MutablePersistableRecord {
     mutating func withSaveCallbacks(_ db: Database, _ body: (inout Self) throws -> PersistenceSuccess?) throws {
         try willSave(db)
         var called = false
+        // Set when `body` returned: a callback that swallows its error must
+        // not turn a failed write into a success.
+        var completed = false
         var saved: PersistenceSuccess?
         try aroundSave(db) {
             if called { throw Self.callbackMisuse("aroundSave") }
             called = true
             saved = try body(&self)
+            completed = true
             return saved ?? PersistenceSuccess(persistenceContainer: PersistenceContainer())
         }
-        guard called else { throw Self.callbackMisuse("aroundSave") }
+        guard completed else { throw Self.callbackMisuse("aroundSave") }
         if let saved { didSave(saved) }
     }
 
@@ -510,6 +515,77 @@ extension MutablePersistableRecord {
     /// ```
     public func deleteAndFetch<T: FetchableRecord>(_ db: Database, selection: [String], as type: T.Type) throws -> T? {
         try performDelete(db, fetch: selection, as: T.self).fetched
+    }
+}
+
+extension MutablePersistableRecord {
+    // MARK: - Public API, another record type
+
+    /// Inserts the record and returns the inserted row as another record
+    /// type, with that type's ``TableRecord/databaseSelection``, as GRDB's
+    /// `insertAndFetch(_:onConflict:as:)` does: a partial record in, the
+    /// full record out.
+    ///
+    /// ```swift
+    /// var draft = PlayerDraft(name: "Arthur")
+    /// let player = try draft.insertAndFetch(db, as: Player.self)
+    /// // INSERT INTO "player" ("name") VALUES (?) RETURNING *
+    /// ```
+    public mutating func insertAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil, as type: T.Type
+    ) throws -> T {
+        try insertAndFetch(db, onConflict: conflictResolution, selection: T.databaseSelection, as: T.self)
+    }
+
+    /// Updates the record and returns the updated row as another record type.
+    public func updateAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil, as type: T.Type
+    ) throws -> T {
+        try updateAndFetch(db, onConflict: conflictResolution, selection: T.databaseSelection, as: T.self)
+    }
+
+    /// Saves (updates or inserts) the record and returns the written row as
+    /// another record type.
+    public mutating func saveAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil, as type: T.Type
+    ) throws -> T {
+        try saveAndFetch(db, onConflict: conflictResolution, selection: T.databaseSelection, as: T.self)
+    }
+
+    /// Upserts the record and returns the inserted or updated row as another
+    /// record type.
+    public mutating func upsertAndFetch<T: FetchableRecord & TableRecord>(_ db: Database, as type: T.Type) throws -> T {
+        try upsertAndFetch(db, selection: T.databaseSelection, as: T.self)
+    }
+}
+
+extension PersistableRecord {
+    /// Inserts the record (a constant, possibly) and returns the inserted
+    /// row as another record type.
+    @_disfavoredOverload
+    public func insertAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil, as type: T.Type
+    ) throws -> T {
+        var record = self
+        return try record.insertAndFetch(db, onConflict: conflictResolution, as: T.self)
+    }
+
+    /// Saves the record (a constant, possibly) and returns the written row
+    /// as another record type.
+    @_disfavoredOverload
+    public func saveAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: ConflictResolution? = nil, as type: T.Type
+    ) throws -> T {
+        var record = self
+        return try record.saveAndFetch(db, onConflict: conflictResolution, as: T.self)
+    }
+
+    /// Upserts the record (a constant, possibly) and returns the inserted or
+    /// updated row as another record type.
+    @_disfavoredOverload
+    public func upsertAndFetch<T: FetchableRecord & TableRecord>(_ db: Database, as type: T.Type) throws -> T {
+        var record = self
+        return try record.upsertAndFetch(db, as: T.self)
     }
 }
 

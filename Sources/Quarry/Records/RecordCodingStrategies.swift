@@ -55,6 +55,27 @@ public enum DatabaseColumnNamingStrategy: Sendable {
     }
 }
 
+/// GRDB's name of the naming strategy that reads columns
+/// (``FetchableRecord/databaseColumnDecodingStrategy``).
+public typealias DatabaseColumnDecodingStrategy = DatabaseColumnNamingStrategy
+
+/// GRDB's name of the naming strategy that writes columns
+/// (``EncodableRecord/databaseColumnEncodingStrategy``).
+public typealias DatabaseColumnEncodingStrategy = DatabaseColumnNamingStrategy
+
+extension DatabaseColumnNamingStrategy {
+    /// GRDB's name of ``useCodingKeys``.
+    public static var useDefaultKeys: Self { .useCodingKeys }
+
+    /// GRDB's name of ``convertToSnakeCase`` for reading: a `team_id` column
+    /// decodes the `teamID` property.
+    ///
+    /// GRDB converts each column name to a key; Quarry converts each key to
+    /// a column name, as it does for writing, so a read and a write of the
+    /// same record always agree.
+    public static var convertFromSnakeCase: Self { .convertToSnakeCase }
+}
+
 /// How a Codable record stores its `Date` properties.
 public enum DatabaseDateEncodingStrategy: Sendable {
     /// UTC text `"YYYY-MM-DD HH:MM:SS.SSS"` (``DatabaseDateFormat``), the default.
@@ -127,4 +148,18 @@ extension DatabaseUUIDEncodingStrategy {
         case .lowercaseString: return .text(uuid.uuidString.lowercased())
         }
     }
+}
+
+/// A record's coding `userInfo` as Foundation's JSON coders take it.
+///
+/// `JSONEncoder.userInfo` and `JSONDecoder.userInfo` are typed
+/// `[CodingUserInfoKey: any Sendable]`, and the records' (GRDB's spelling)
+/// `[CodingUserInfoKey: Any]`; Swift has no cast between the two, since
+/// `Sendable` is a marker protocol. For the same reason the two value types
+/// are one type at run time (`(any Sendable).self == Any.self`, checked by
+/// `NestedUserInfoTests`), so the dictionary is reinterpreted as it is. The
+/// values are only read by the coder of one record's column, on the thread
+/// that encodes or decodes that record.
+func jsonCoderUserInfo(_ userInfo: [CodingUserInfoKey: Any]) -> [CodingUserInfoKey: any Sendable] {
+    unsafeBitCast(userInfo, to: [CodingUserInfoKey: any Sendable].self)
 }

@@ -32,7 +32,7 @@
 /// | `\(Player.self)` (a ``TableRecord`` type) | `"player"`, the quoted table name |
 /// | `\(\Player.score)` (a key path of a record) | `"score"`, the quoted column |
 /// | `\(Column("score"))`, `\(expression)` | the expression's SQL, values bound |
-/// | `\(request)` (a ``QueryRequest``) | `(SELECT …)`, a subquery |
+/// | `\(request)` (a ``QueryRequest``) | `SELECT …`, without parentheses: write `IN (\(request))` or `= (\(request))` |
 /// | `\(identifier: name)` | the quoted identifier |
 /// | `\(sql: "…", arguments: …)` | the raw SQL, with its arguments |
 /// | `\(literal: other)` or `\(other)` (an `SQL`) | the other literal |
@@ -47,6 +47,9 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         case identifier(String)
         /// `(a, b, c)`: a parenthesized list, for `IN`.
         case list([SQLExpression])
+        /// `SELECT …`: a request's query, without parentheses (as GRDB
+        /// interpolates requests), so that `IN (\(request))` reads every row.
+        case query(SQLSelectQuery)
     }
 
     var elements: [Element]
@@ -93,6 +96,16 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     /// Appends `other`.
     public mutating func append(_ other: SQL) {
         elements += other.elements
+    }
+
+    /// Appends `other`, GRDB's spelling of ``append(_:)``:
+    ///
+    /// ```swift
+    /// var sql: SQL = "SELECT * FROM player"
+    /// sql.append(literal: " WHERE score > \(10)")   // SELECT * FROM player WHERE score > ?
+    /// ```
+    public mutating func append(literal other: SQL) {
+        append(other)
     }
 
     /// Appends raw SQL (never built from user input).
@@ -234,6 +247,8 @@ extension SQLGenerationContext {
                 text += name.quotedDatabaseIdentifier
             case .list(let items):
                 text += "(" + (try items.map { try sql($0) }.joined(separator: ", ")) + ")"
+            case .query(let query):
+                text += try selectSQL(query)
             }
         }
         return text

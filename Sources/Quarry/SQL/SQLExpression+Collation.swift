@@ -66,3 +66,56 @@ extension SQLExpression {
                 + "as in `$0.name.collating(.nocase) == \"arthur\"`")))
     }
 }
+
+// MARK: - Text matching under a collation
+
+extension SQLExpression {
+    /// What `hasPrefix`, `hasSuffix` and `contains` look for.
+    enum TextMatch {
+        case prefix, suffix, substring
+    }
+
+    /// `hasPrefix`, `hasSuffix` or `contains` on a collated text
+    /// (`$0.name.collating(.nocase).hasPrefix("a")`). GLOB, LIKE and instr(),
+    /// which the methods use otherwise, ignore collations, so the collation
+    /// compares the text's first or last characters with the pattern instead
+    /// (the pattern is bound twice):
+    ///
+    /// - prefix: `substr(x, 1, length(CAST(? AS TEXT))) COLLATE c = ?`
+    /// - suffix: `substr(x, length(x) - length(CAST(? AS TEXT)) + 1) COLLATE c = ?`
+    ///   (a start before the text reads it whole, on SQLite and PostgreSQL)
+    /// - substring, NOCASE only: `instr(lower(x), lower(CAST(? AS TEXT))) > 0`
+    ///
+    /// A NUL character in the pattern, which SQLite's `length` stops at, and
+    /// a substring under another collation than NOCASE are refused with an
+    /// error rather than matched the wrong way.
+    static func collatedTextMatch(_ match: TextMatch, _ text: SQLExpression, _ collation: String, _ pattern: String) -> SQLExpression {
+        guard !pattern.utf8.contains(0) else {
+            return SQLExpression(.invalid(DatabaseError.misuse(
+                "a text match under collating(\(collation)) cannot contain a NUL character: SQLite counts characters up to it")))
+        }
+        let patternText = SQLExpression(.function("CAST", [SQLExpression(.postfix(.value(.text(pattern)), "AS TEXT"))], distinct: false))
+        let patternLength = SQLExpression(.function("length", [patternText], distinct: false))
+        switch match {
+        case .prefix:
+            let head = SQLExpression(.function("substr", [text, .value(.integer(1)), patternLength], distinct: false))
+            return SQLExpression(.infix("=", SQLExpression(.collate(head, collation)), .value(.text(pattern))))
+        case .suffix:
+            let textLength = SQLExpression(.function("length", [text], distinct: false))
+            let start = SQLExpression(.infix("+", SQLExpression(.infix("-", textLength, patternLength)), .value(.integer(1))))
+            let tail = SQLExpression(.function("substr", [text, start], distinct: false))
+            return SQLExpression(.infix("=", SQLExpression(.collate(tail, collation)), .value(.text(pattern))))
+        case .substring:
+            guard collation.uppercased() == "NOCASE" else {
+                return SQLExpression(.invalid(DatabaseError.misuse(
+                    "contains(_:) under collating(\(collation)): SQL cannot search text with a collation "
+                        + "(instr, LIKE and GLOB ignore collations); only NOCASE is supported, as lower() on both sides")))
+            }
+            let position = SQLExpression(.function(
+                "instr",
+                [SQLExpression(.function("lower", [text], distinct: false)), SQLExpression(.function("lower", [patternText], distinct: false))],
+                distinct: false))
+            return SQLExpression(.infix(">", position, .value(.integer(0))))
+        }
+    }
+}

@@ -203,7 +203,7 @@ public struct SQLExpression: Sendable {
         case .interpolated(let literal):
             return SQLExpression(.interpolated(SQL(elements: literal.elements.map { element in
                 switch element {
-                case .text, .identifier: return element
+                case .text, .identifier, .query: return element
                 case .expression(let x): return .expression(x.qualified(by: qualifier))
                 case .list(let items): return .list(items.map { $0.qualified(by: qualifier) })
                 }
@@ -347,4 +347,9 @@ extension SQLExpression {
     /// The marker of `hasSuffix(text, suffix)`, which each dialect writes
     /// its own way (`SQLGenerationContext.hasSuffixSQL`).
     static let hasSuffixFunction = "QUARRY_HAS_SUFFIX"
+
+    /// The marker of `cast(x, as: type)`: its arguments are the expression
+    /// and the type's name as a text value, which is written in place, in
+    /// the dialect's spelling (`SQLGenerationContext.castSQL`), not bound.
+    static let castFunction = "QUARRY_CAST"
 }

@@ -228,6 +228,10 @@ final class SQLGenerationContext {
             if name == SQLExpression.hasSuffixFunction, functionArguments.count == 2 {
                 return try hasSuffixSQL(functionArguments[0], functionArguments[1])
             }
+            if name == SQLExpression.castFunction, functionArguments.count == 2,
+                case .value(.text(let type)) = functionArguments[1].node {
+                return try castSQL(functionArguments[0], DatabaseColumnType(rawValue: type))
+            }
             if db?.isPostgreSQL == true, let text = try postgreSQLDateFunctionSQL(name, functionArguments) {
                 return text
             }
@@ -317,6 +321,14 @@ final class SQLGenerationContext {
             "substr", [bytes(text), SQLExpression(.prefix("-", SQLExpression(.function("length", [suffixBytes], distinct: false))))],
             distinct: false))
         return try sql(SQLExpression(.infix("=", tail, suffixBytes)))
+    }
+
+    /// `CAST(x AS type)`, with the type as the dialect writes it in a column
+    /// definition (`BIGINT` for `INTEGER` on PostgreSQL). The type name comes
+    /// from a `DatabaseColumnType`, written by the program, never a value.
+    private func castSQL(_ operand: SQLExpression, _ type: DatabaseColumnType) throws -> String {
+        let dialect: SQLDialect = db?.isPostgreSQL == true ? .postgreSQL : .sqlite
+        return "CAST(" + (try sql(operand)) + " AS " + type.sql(for: dialect) + ")"
     }
 
     /// On PostgreSQL, the SQL of a call to one of SQLite's date and time

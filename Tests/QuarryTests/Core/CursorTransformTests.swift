@@ -37,8 +37,8 @@ import Testing
             #expect(try numbers().min() == 1)
             #expect(try numbers().max() == 5)
             #expect(try numbers().max { $0 % 4 < $1 % 4 } == 3)
-            #expect(try !numbers().isEmpty())
-            #expect(try Int.fetchCursor(db, sql: "SELECT v FROM n WHERE 0").isEmpty())
+            #expect(try !numbers().isEmpty)
+            #expect(try Int.fetchCursor(db, sql: "SELECT v FROM n WHERE 0").isEmpty)
             #expect(try Int.fetchCursor(db, sql: "SELECT v FROM n WHERE 0").min() == nil)
         }
     }

@@ -128,3 +128,41 @@ import Testing
         #expect(try await dbQueue.read { _ in 3 } == 3)
     }
 }
+
+/// GRDB's `inDatabase` and `inTransaction` (issue 32).
+@Suite struct DatabaseQueueGRDBSpellingTests {
+    @Test func inDatabaseRunsOutsideOfATransaction() throws {
+        let dbQueue = try DatabaseQueue()
+        let (wasInside, count) = try dbQueue.inDatabase { db throws in
+            try db.execute(sql: "CREATE TABLE t (v)")
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+            return (db.isInsideTransaction, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t"))
+        }
+        #expect(!wasInside)
+        #expect(count == 1)
+        // Errors propagate.
+        #expect(throws: DatabaseError.self) { try dbQueue.inDatabase { db throws in try db.execute(sql: "NOT SQL") } }
+    }
+
+    @Test func inTransactionCommitsOrRollsBack() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.inDatabase { db throws in try db.execute(sql: "CREATE TABLE t (v)") }
+        try dbQueue.inTransaction { db throws in
+            #expect(db.isInsideTransaction)
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+            return .commit
+        }
+        try dbQueue.inTransaction(.deferred) { db throws in
+            try db.execute(sql: "INSERT INTO t VALUES (2)")
+            return .rollback
+        }
+        struct Failure: Error {}
+        #expect(throws: Failure.self) {
+            try dbQueue.inTransaction { db throws in
+                try db.execute(sql: "INSERT INTO t VALUES (3)")
+                throw Failure()
+            }
+        }
+        #expect(try dbQueue.read { db throws in try Int.fetchAll(db, sql: "SELECT v FROM t") } == [1])
+    }
+}

@@ -85,3 +85,34 @@ import Testing
         #expect(StatementArguments().isEmpty)
     }
 }
+
+/// GRDB's `statement.arguments = …` then `statement.execute()` (issue 32).
+@Suite struct StatementArgumentsPropertyTests {
+    @Test func argumentsSetThenExecute() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.write { db throws in
+            try db.execute(sql: "CREATE TABLE player (name TEXT, score INTEGER)")
+            let statement = try db.makeStatement(sql: "INSERT INTO player (name, score) VALUES (:name, :score)")
+            statement.arguments = ["name": "Arthur", "score": 10]
+            #expect(statement.arguments == ["name": "Arthur", "score": 10])
+            try statement.execute()
+            // Executing again without arguments reuses the bound ones.
+            try statement.execute()
+            try statement.execute(arguments: ["name": "Barbara", "score": 20])
+            #expect(statement.arguments == ["name": "Barbara", "score": 20])
+            statement.arguments = ["name": "Craig", "score": 30]
+            try statement.execute()
+            try statement.setArguments(["name": "Diane", "score": 40])
+            try statement.execute()
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY rowid") == ["Arthur", "Arthur", "Barbara", "Craig", "Diane"])
+
+            // Arguments that do not fit: GRDB's setter stops the program; Quarry's
+            // next execution throws, and setArguments throws at once.
+            statement.arguments = ["name": "Eve"]
+            let missing = try #require(throws: DatabaseError.self) { try statement.execute() }
+            #expect(missing.message.contains("score"))
+            #expect(throws: DatabaseError.self) { try statement.setArguments(["Eve", 1, 2]) }
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") == 5)
+        }
+    }
+}

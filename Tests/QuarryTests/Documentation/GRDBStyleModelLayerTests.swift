@@ -2,7 +2,10 @@
 // Quarry with only `import GRDB` changed to `import Quarry`: records with
 // `Columns` enums, Identifiable lookups, upserts on `let` values,
 // `catch DatabaseError.SQLITE_CONSTRAINT_UNIQUE`, a migrator with GRDB's
-// default (deferred) foreign key checks, and a file first migrated by GRDB.
+// default (deferred) foreign key checks, and a file first migrated by GRDB;
+// requests interpolated in SQL (`IN (\(request))`), the static fetching forms
+// that take a request, `try cursor.isEmpty`, `insertAndFetch(db, as:)` and
+// `statement.arguments = …` (issue 32).
 // The code of the "Moving from GRDB" article comes from here.
 
 import Foundation
@@ -138,6 +141,139 @@ struct Shelf {
     func hasBooks(authorID: Int64) throws -> Bool {
         try writer.read { db in try !ShelfBook.filter(ShelfBook.Columns.authorId == authorID).isEmpty(db) }
     }
+
+    /// A request interpolated in SQL, GRDB's `IN (\(request))` idiom, and
+    /// the static fetching forms that take a request.
+    func namesOfAuthorsWithBooks() throws -> [String] {
+        try writer.read { db in
+            let authorIDs = ShelfBook.select(ShelfBook.Columns.authorId, as: Int64.self)
+            let request = SQLRequest<String>("SELECT name FROM author WHERE id IN (\(authorIDs)) ORDER BY name")
+            return try String.fetchAll(db, request)
+        }
+    }
+
+    func authorCount(inCountry code: String) throws -> Int {
+        try writer.read { db in try SQLRequest<Row>("SELECT * FROM author WHERE countryCode = \(code)").fetchCount(db) }
+    }
+
+    func authorRows() throws -> [Row] {
+        try writer.read { db in try Row.fetchAll(db, ShelfAuthor.order(ShelfAuthor.Columns.name)) }
+    }
+
+    func noBookTitled(_ title: String) throws -> Bool {
+        try writer.read { db in
+            let cursor: RecordCursor<ShelfBook> = try ShelfBook.fetchCursor(db, ShelfBook.filter(ShelfBook.Columns.title == title))
+            return try cursor.isEmpty
+        }
+    }
+
+    /// A partial record in, the full record out.
+    func addAuthor(named name: String) throws -> ShelfAuthor {
+        try writer.write { db in
+            var draft = ShelfAuthorDraft(name: name)
+            return try draft.insertAndFetch(db, as: ShelfAuthor.self)
+        }
+    }
+
+    /// A prepared statement, its arguments set, then executed.
+    func setCountry(_ code: String?, ofAuthorsNamed names: [String]) throws {
+        try writer.write { db in
+            let statement = try db.makeStatement(sql: "UPDATE author SET countryCode = :code WHERE name = :name")
+            for name in names {
+                statement.arguments = ["code": code, "name": name]
+                try statement.execute()
+            }
+        }
+    }
+}
+
+struct ShelfAuthorDraft: Codable, PersistableRecord {
+    static let databaseTableName = "author"
+    var name: String
+}
+
+// MARK: - The same service's maintenance and search code, on a DatabaseQueue
+
+/// A book and its author from one raw-SQL join, each decoded from its own
+/// columns (both tables have `id`).
+struct ShelfBookWithAuthor {
+    var book: ShelfBook
+    var author: ShelfAuthor
+}
+
+/// A record whose columns are snake_case, read and written with GRDB's
+/// strategy names.
+struct ShelfLoan: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "loan"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    var id: Int64?
+    var bookId: Int64
+    var borrowerName: String
+}
+
+struct ShelfMaintenance {
+    let dbQueue: DatabaseQueue
+
+    /// ISBNs are checked by a function, which fails its statement with a
+    /// constraint error that callers match on.
+    static let validISBN = DatabaseFunction("valid_isbn", argumentCount: 1, pure: true) { values in
+        guard let isbn = String.fromDatabaseValue(values[0]), isbn.allSatisfy(\.isNumber) else {
+            throw DatabaseError(resultCode: .SQLITE_CONSTRAINT, message: "invalid ISBN")
+        }
+        return true
+    }
+
+    init(_ dbQueue: DatabaseQueue) throws {
+        self.dbQueue = dbQueue
+        try dbQueue.inDatabase { db in
+            try db.add(function: Self.validISBN)
+            try db.execute(sql: """
+                CREATE TABLE loan (id INTEGER PRIMARY KEY, book_id INTEGER NOT NULL REFERENCES book(id), borrower_name TEXT NOT NULL);
+                CREATE VIRTUAL TABLE book_ft USING fts5(title);
+                INSERT INTO book_ft(rowid, title) SELECT id, title FROM book;
+                """)
+        }
+    }
+
+    func booksWithAuthors() throws -> [ShelfBookWithAuthor] {
+        try dbQueue.read { db in
+            let adapters = splittingRowAdapters(columnCounts: [
+                try db.columns(in: "book").count, try db.columns(in: "author").count])
+            let adapter = ScopeAdapter(["book": adapters[0], "author": adapters[1]])
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT book.*, author.* FROM book JOIN author ON author.id = book.authorId ORDER BY book.id",
+                adapter: adapter)
+            return try rows.map { row in ShelfBookWithAuthor(book: try row["book"], author: try row["author"]) }
+        }
+    }
+
+    /// Titles that start with the words typed.
+    func titles(startingWith text: String) throws -> [String] {
+        try dbQueue.read { db in
+            guard let pattern = FTS5Pattern(matchingPrefixPhrase: text) else { return [] }
+            return try String.fetchAll(db, sql: "SELECT title FROM book_ft WHERE book_ft MATCH ? ORDER BY rowid", arguments: [pattern])
+        }
+    }
+
+    func lend(bookId: Int64, to name: String) throws {
+        try dbQueue.inTransaction { db in
+            try ShelfLoan(id: nil, bookId: bookId, borrowerName: name).insert(db)
+            return .commit
+        }
+    }
+
+    func borrowers() throws -> [String] {
+        try dbQueue.read { db in try ShelfLoan.fetchAll(db).map(\.borrowerName) }
+    }
+
+    func isValidISBN(_ isbn: String) throws -> Bool {
+        do {
+            return try dbQueue.read { db in try Bool.fetchOne(db, sql: "SELECT valid_isbn(?)", arguments: [isbn]) } ?? false
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            return false
+        }
+    }
 }
 
 // MARK: - Tests
@@ -168,8 +304,42 @@ struct Shelf {
         #expect(try library.bookTitles(since: published) == ["The Hobbit, Revised"])
         #expect(try library.authorIDs() == [tolkienID, toveID])
         #expect(try library.hasBooks(authorID: toveID))
+        #expect(try library.namesOfAuthorsWithBooks() == ["Tolkien", "Tove Jansson"])
+        #expect(try library.authorCount(inCountry: "GB") == 1)
+        #expect(try library.authorRows().map { try $0["name"] as String } == ["Tolkien", "Tove Jansson"])
+        #expect(try library.noBookTitled("Nothing"))
+        #expect(try !library.noBookTitled("Moominvalley"))
         #expect(try library.deleteBooks(ids: [2, 99]) == 1)
         #expect(try !library.hasBooks(authorID: toveID))
+        #expect(try library.namesOfAuthorsWithBooks() == ["Tolkien"])
+        let leGuin = try library.addAuthor(named: "Le Guin")
+        #expect(leGuin.id != nil && leGuin.countryCode == nil)
+        try library.setCountry("US", ofAuthorsNamed: ["Le Guin", "Tove Jansson"])
+        #expect(try library.authorCount(inCountry: "US") == 2)
+    }
+
+    @Test func theMaintenanceCodeRunsOnQuarry() throws {
+        let directory = try TemporaryDirectory()
+        let dbQueue = try DatabaseQueue(path: directory.path("library.sqlite"))
+        let library = try Shelf(dbQueue)
+        let tolkien = try library.saveAuthor(ShelfAuthor(id: nil, name: "Tolkien", countryCode: "GB"))
+        let tove = try library.saveAuthor(ShelfAuthor(id: nil, name: "Tove Jansson", countryCode: nil))
+        try library.addBook(ShelfBook(id: nil, authorId: try #require(tove.id), title: "Moominvalley in November", isbn: "2", publishedAt: nil))
+        try library.addBook(ShelfBook(id: nil, authorId: try #require(tolkien.id), title: "The Hobbit", isbn: "1", publishedAt: nil))
+        let maintenance = try ShelfMaintenance(dbQueue)
+
+        let pairs = try maintenance.booksWithAuthors()
+        #expect(pairs.map(\.book.title) == ["Moominvalley in November", "The Hobbit"])
+        #expect(pairs.map(\.author.name) == ["Tove Jansson", "Tolkien"])
+        #expect(pairs.map(\.author.id) == [tove.id, tolkien.id])
+
+        #expect(try maintenance.titles(startingWith: "moominvalley in") == ["Moominvalley in November"])
+        #expect(try maintenance.titles(startingWith: "in november") == [])   // not at the start
+
+        try maintenance.lend(bookId: 1, to: "Sam")
+        #expect(try maintenance.borrowers() == ["Sam"])
+        #expect(try maintenance.isValidISBN("978"))
+        #expect(try !maintenance.isValidISBN("97x"))
     }
 
     @Test func aFileFirstMigratedByGRDBIsNotMigratedAgain() throws {

@@ -15,7 +15,8 @@ struct FTS5PatternTests {
         #expect(FTS5Pattern(matchingAnyTokenIn: "old man")?.rawPattern == #""old" OR "man""#)
         #expect(FTS5Pattern(matchingPhrase: "  the OLD-man ")?.rawPattern == #""the OLD man""#)
         #expect(FTS5Pattern(matchingAllPrefixesIn: "mob di")?.rawPattern == #""mob"* "di"*"#)
-        #expect(FTS5Pattern(matchingPrefixPhrase: "old ma")?.rawPattern == #""old ma"*"#)
+        #expect(FTS5Pattern(matchingPhrasePrefix: "old ma")?.rawPattern == #""old ma"*"#)
+        #expect(FTS5Pattern(matchingPrefixPhrase: "the OLD-man")?.rawPattern == #"^"the OLD man""#)
         // Letters with diacritics, other scripts and digits are tokens; the rest separates them.
         #expect(FTS5Pattern(matchingAllTokensIn: "Misérables 1862 日本語 e\u{301}t\u{E9}")?.rawPattern
             == "\"Misérables\" \"1862\" \"日本語\" \"e\u{301}t\u{E9}\"")
@@ -29,6 +30,27 @@ struct FTS5PatternTests {
             #expect(FTS5Pattern(matchingPhrase: input) == nil, "\(input.debugDescription)")
             #expect(FTS5Pattern(matchingAllPrefixesIn: input) == nil, "\(input.debugDescription)")
             #expect(FTS5Pattern(matchingPrefixPhrase: input) == nil, "\(input.debugDescription)")
+            #expect(FTS5Pattern(matchingPhrasePrefix: input) == nil, "\(input.debugDescription)")
+        }
+    }
+
+    /// `matchingPrefixPhrase` has GRDB's meaning (the phrase at the start of
+    /// a column); `matchingPhrasePrefix` is the phrase with a prefix last word.
+    @Test(arguments: WriterKind.allCases)
+    func prefixPhraseAndPhrasePrefixMatchOtherRows(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try writer.write { db in
+            try db.create(virtualTable: "doc", using: FTS5()) { t in t.column("body") }
+            for (rowid, body) in [(1, "old man and the sea"), (2, "the old man"), (3, "old manners"), (4, "man old")] {
+                try db.execute(sql: "INSERT INTO doc(rowid, body) VALUES (?, ?)", arguments: [rowid, body])
+            }
+            func rowids(_ pattern: FTS5Pattern) throws -> [Int64] {
+                try Int64.fetchAll(db, sql: "SELECT rowid FROM doc WHERE doc MATCH ? ORDER BY rowid", arguments: [pattern])
+            }
+            #expect(try rowids(#require(FTS5Pattern(matchingPrefixPhrase: "old man"))) == [1])
+            #expect(try rowids(#require(FTS5Pattern(matchingPhrasePrefix: "old man"))) == [1, 2, 3])
+            #expect(try rowids(#require(FTS5Pattern(matchingPhrase: "old man"))) == [1, 2])
         }
     }
 
@@ -115,6 +137,7 @@ struct FTS5PatternTests {
                     ("phrase", FTS5Pattern(matchingPhrase: input)),
                     ("prefixes", FTS5Pattern(matchingAllPrefixesIn: input)),
                     ("prefix phrase", FTS5Pattern(matchingPrefixPhrase: input)),
+                    ("phrase prefix", FTS5Pattern(matchingPhrasePrefix: input)),
                 ]
                 let hasTokens = !words(input).isEmpty
                 for (name, pattern) in patterns {
@@ -154,7 +177,7 @@ struct FTS5PatternTests {
                     for (pattern, isPhrase) in [
                         (FTS5Pattern(matchingAllTokensIn: input), false), (FTS5Pattern(matchingAnyTokenIn: input), false),
                         (FTS5Pattern(matchingPhrase: input), true), (FTS5Pattern(matchingAllPrefixesIn: input), false),
-                        (FTS5Pattern(matchingPrefixPhrase: input), true),
+                        (FTS5Pattern(matchingPrefixPhrase: input), true), (FTS5Pattern(matchingPhrasePrefix: input), true),
                     ] {
                         guard let pattern else { continue }
                         let rowids = try Int64.fetchAll(db, sql: "SELECT rowid FROM doc WHERE doc MATCH ?", arguments: [pattern])

@@ -108,6 +108,56 @@ struct Fragile: DatabaseAggregate {
         }
     }
 
+    /// Issue 32: a function or aggregate that throws a DatabaseError fails
+    /// the statement with that error's code and message, as in GRDB.
+    @Test func thrownDatabaseErrorsKeepTheirCodeAndMessage() throws {
+        struct NoNulls: DatabaseAggregate {
+            var count = 0
+            mutating func step(_ dbValues: [DatabaseValue]) throws {
+                if dbValues[0] == .null { throw DatabaseError(resultCode: .SQLITE_CONSTRAINT_CHECK, message: "no_nulls: NULL found") }
+                count += 1
+            }
+            func finalize() throws -> (any DatabaseValueConvertible)? { count }
+        }
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.write { db throws in
+            try db.add(function: DatabaseFunction("constrained", argumentCount: 0) { _ in
+                throw DatabaseError(resultCode: .SQLITE_CONSTRAINT, message: "custom constraint message")
+            })
+            try db.add(function: DatabaseFunction("coded", argumentCount: 0) { _ in
+                throw DatabaseError(resultCode: ResultCode(rawValue: 123))
+            })
+            try db.add(function: DatabaseFunction("plain", argumentCount: 0) { _ in throw DatabaseError(message: "plain message") })
+            try db.add(function: DatabaseFunction("no_nulls", argumentCount: 1, aggregate: NoNulls.self))
+            try db.execute(sql: "CREATE TABLE t (x)")
+            try db.execute(sql: "INSERT INTO t VALUES (1), (NULL)")
+
+            let constrained = try #require(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO t VALUES (constrained())") }
+            #expect(constrained.resultCode == .SQLITE_CONSTRAINT)
+            #expect(constrained.isConstraintViolation)
+            #expect(constrained.message == "custom constraint message")
+            #expect(constrained.description.hasPrefix("SQLite error 19: custom constraint message"))
+
+            let coded = try #require(throws: DatabaseError.self) { try Int.fetchOne(db, sql: "SELECT coded()") }
+            #expect(coded.extendedResultCode.rawValue == 123)
+            #expect(coded.message == "unknown error")
+
+            let plain = try #require(throws: DatabaseError.self) { try Int.fetchOne(db, sql: "SELECT plain()") }
+            #expect(plain.resultCode == .SQLITE_ERROR)
+            #expect(plain.message == "plain message")
+
+            let aggregate = try #require(throws: DatabaseError.self) { try Int.fetchOne(db, sql: "SELECT no_nulls(x) FROM t") }
+            #expect(aggregate.extendedResultCode == .SQLITE_CONSTRAINT_CHECK)
+            #expect(aggregate.message == "no_nulls: NULL found")
+            #expect(try Int.fetchOne(db, sql: "SELECT no_nulls(x) FROM t WHERE x IS NOT NULL") == 1)
+            // Nothing was inserted by the failed statement.
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") == 2)
+        }
+        // DatabaseError(resultCode:) without a message takes SQLite's text for the code.
+        #expect(DatabaseError(resultCode: .SQLITE_CONSTRAINT).message == "constraint failed")
+        #expect(DatabaseError().resultCode == .SQLITE_ERROR)
+    }
+
     @Test func pureFunctionsCanBeIndexedAndImpureOnesCannot() throws {
         let dbQueue = try DatabaseQueue()
         try dbQueue.write { db throws in

@@ -285,3 +285,152 @@ private struct GPlayerWithRank: FetchableRecord {
         }
     }
 }
+
+// MARK: - around… callbacks that swallow the error of their closure (issue 32)
+
+/// Which callback swallows the error of the write it wraps.
+enum SwallowingCallback: String, CaseIterable, Sendable {
+    case save, insert, update, delete
+}
+
+private struct GSwallowing: Codable, FetchableRecord, PersistableRecord {
+    nonisolated(unsafe) static var swallowing: SwallowingCallback?
+    static let databaseTableName = "player"
+    var id: Int64?
+    var name: String
+    var score = 0
+
+    func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+        if Self.swallowing == .save { _ = try? save() } else { _ = try save() }
+    }
+    func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws {
+        if Self.swallowing == .insert { _ = try? insert() } else { _ = try insert() }
+    }
+    func aroundUpdate(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws {
+        if Self.swallowing == .update { _ = try? update() } else { _ = try update() }
+    }
+    func aroundDelete(_ db: Database, delete: () throws -> Bool) throws {
+        if Self.swallowing == .delete { _ = try? delete() } else { _ = try delete() }
+    }
+}
+
+@Suite(.serialized) struct SwallowingCallbackTests {
+    /// A failed write whose error the callback swallowed throws SQLITE_MISUSE
+    /// (as GRDB does), never returns as if it had succeeded.
+    @Test(arguments: Backend.all, SwallowingCallback.allCases)
+    func swallowedErrorIsAMisuse(_ backend: Backend, _ swallowing: SwallowingCallback) throws {
+        try backend.withWriter { writer in
+            try makePlayers(writer)
+            let barbara = try writer.write { db throws in
+                GSwallowing.swallowing = nil
+                try db.create(table: "membership") { t in
+                    t.column("playerId", .integer).notNull().references("player", onDelete: .restrict)
+                }
+                let arthur = try GSwallowing(id: nil, name: "Arthur").insertAndFetch(db)
+                try db.execute(sql: "INSERT INTO membership (\"playerId\") VALUES (?)", arguments: [arthur.id])
+                return try GSwallowing(id: nil, name: "Barbara").insertAndFetch(db)
+            }
+            GSwallowing.swallowing = swallowing
+            defer { GSwallowing.swallowing = nil }
+            let error = try #require(throws: DatabaseError.self) {
+                try writer.write { db throws in
+                    var renamed = barbara
+                    renamed.name = "Arthur"   // UNIQUE name
+                    switch swallowing {
+                    case .save: try renamed.save(db)        // the UPDATE inside save() fails
+                    case .insert: try GSwallowing(id: nil, name: "Arthur").insert(db)
+                    case .update: try renamed.update(db)
+                    case .delete: try GSwallowing(id: 1, name: "Arthur").delete(db)   // a membership refers to it
+                    }
+                }
+            }
+            #expect(error.resultCode == .SQLITE_MISUSE, "\(error)")
+            #expect(error.message.contains("around\(swallowing.rawValue.capitalized) of GSwallowing must call its closure exactly once"))
+            // Nothing was written.
+            try writer.read { db throws in
+                #expect(try GPlayer.order(\.id).fetchAll(db).map(\.name) == ["Arthur", "Barbara"])
+            }
+        }
+    }
+}
+
+// MARK: - userInfo reaches the values stored as JSON (issue 32)
+
+private struct GMeasure: Codable, Equatable {
+    var value: Int
+    init(value: Int) { self.value = value }
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        value = try container.decode(Int.self) / (decoder.userInfo[.unit] as? Int ?? 1)
+    }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value * (encoder.userInfo[.unit] as? Int ?? 1))
+    }
+}
+
+private struct GMeasured: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "measured"
+    static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { [.unit: 10] }
+    static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { [.unit: 10] }
+    var id: Int64?
+    var measures: [GMeasure]   // stored as JSON
+}
+
+@Suite struct NestedUserInfoTests {
+    @Test(arguments: Backend.all)
+    func userInfoReachesNestedJSONValues(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try db.create(table: "measured") { t in
+                    t.autoIncrementedPrimaryKey("id")
+                    t.column("measures", .text).notNull()
+                }
+                try GMeasured(id: nil, measures: [GMeasure(value: 3), GMeasure(value: 4)]).insert(db)
+                // The nested values were encoded with the record's userInfo…
+                #expect(try String.fetchOne(db, sql: "SELECT measures FROM measured") == "[30,40]")
+                // …and decode with it.
+                #expect(try GMeasured.fetchOne(db)?.measures == [GMeasure(value: 3), GMeasure(value: 4)])
+                #expect(try GMeasured.all().fetchAll(db).first?.measures == [GMeasure(value: 3), GMeasure(value: 4)])
+                // What Quarry relies on to hand the userInfo to Foundation's JSON coders.
+                #expect((any Sendable).self == Any.self)
+            }
+        }
+    }
+}
+
+// MARK: - GRDB's names of the column naming strategies (issue 32)
+
+private struct GSnakePlayer: Codable, FetchableRecord, PersistableRecord, Equatable {
+    static let databaseTableName = "snake_player"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    var id: Int64
+    var playerName: String
+    var teamID: Int64?
+}
+
+private struct GDefaultKeysPlayer: Codable, FetchableRecord, PersistableRecord, Equatable {
+    static let databaseTableName = "snake_player"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.useDefaultKeys
+    var id: Int64
+    var player_name: String
+}
+
+@Suite struct ColumnStrategyNameTests {
+    @Test(arguments: Backend.all)
+    func grdbStrategyNames(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try db.execute(sql: "CREATE TABLE snake_player (id INTEGER PRIMARY KEY, player_name TEXT NOT NULL, team_id INTEGER)")
+                try GSnakePlayer(id: 1, playerName: "Arthur", teamID: 2).insert(db)
+                #expect(try Row.fetchOne(db, sql: "SELECT player_name, team_id FROM snake_player")
+                    == (try Row(columnNames: ["player_name", "team_id"], databaseValues: [.text("Arthur"), .integer(2)])))
+                #expect(try GSnakePlayer.fetchOne(db) == GSnakePlayer(id: 1, playerName: "Arthur", teamID: 2))
+                #expect(try GDefaultKeysPlayer.fetchOne(db) == GDefaultKeysPlayer(id: 1, player_name: "Arthur"))
+            }
+        }
+        #expect(DatabaseColumnDecodingStrategy.useDefaultKeys.columnName(for: "teamID") == "teamID")
+        #expect(DatabaseColumnDecodingStrategy.convertFromSnakeCase.columnName(for: "teamID") == "team_id")
+    }
+}

@@ -70,7 +70,7 @@ struct SQLInterpolationTests {
         try dbQueue.read { db throws in
             let best = LiteralPlayer.select(max(\.score))
             let bonus = \LiteralPlayer.score + 5
-            let condition: SQL = "\(\LiteralPlayer.score) = \(best)"
+            let condition: SQL = "\(\LiteralPlayer.score) = (\(best))"
             var literal: SQL = "SELECT name, \(bonus) FROM \(LiteralPlayer.self) WHERE \(literal: condition)"
             literal += " AND \(sql: "name <> :excluded", arguments: ["excluded": "Nobody"])"
             let generated = try literal.sql(db)
@@ -147,5 +147,86 @@ struct SQLInterpolationTests {
             #expect(try SQLRequest<String>(literal: "SELECT \(identifier: table) FROM \(identifier: table)").fetchAll(db) == [table])
         }
         #expect(try writer.read { db throws in try Int.fetchOne(db, sql: "SELECT count(*) FROM \"literal player\"") } == injectionPayloads.count)
+    }
+}
+
+/// Issue 32: a request interpolates without parentheses, as in GRDB, so that
+/// the GRDB idiom `IN (\(request))` reads every row (with parentheses added
+/// by Quarry too, SQLite read `IN ((SELECT …))` as a one-value list holding a
+/// scalar subquery, and returned only the first member).
+@Suite("SQL interpolation of requests")
+struct RequestInterpolationTests {
+    private struct Member: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "member"
+        var id: Int64
+        var name: String
+        var teamID: Int64?
+    }
+
+    private func makeMembers(_ writer: any DatabaseWriter) throws {
+        try writer.write { db throws in
+            try db.create(table: "member") { t in
+                t.primaryKey("id", .integer)
+                t.column("name", .text).notNull()
+                t.column("teamID", .integer)
+            }
+            for (id, name, team) in [(1, "Arthur", 1), (2, "Barbara", nil), (3, "Craig", 2), (4, "Diane", 1)] as [(Int64, String, Int64?)] {
+                try Member(id: id, name: name, teamID: team).insert(db)
+            }
+        }
+    }
+
+    @Test(arguments: Backend.all)
+    func inRequestIdiomReadsEveryRow(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try makeMembers(writer)
+            try writer.read { db throws in
+                let teamMembers = Member.filter(\.teamID != nil).select(\.id)
+                let request = SQLRequest<String>("SELECT name FROM member WHERE id IN (\(teamMembers)) ORDER BY name")
+                try expectGenerated(
+                    request.sql(db),
+                    #"SELECT name FROM member WHERE id IN (SELECT "id" FROM "member" WHERE "teamID" IS NOT NULL) ORDER BY name"#)
+                // Hand-written SQL gives the same rows.
+                let expected = try String.fetchAll(
+                    db, sql: "SELECT name FROM member WHERE id IN (SELECT id FROM member WHERE \"teamID\" IS NOT NULL) ORDER BY name")
+                #expect(expected == ["Arthur", "Craig", "Diane"])
+                #expect(try request.fetchAll(db) == expected)
+                // `= (\(request))`: a scalar subquery.
+                let best = Member.select(max(\.id))
+                let last = SQLRequest<String>("SELECT name FROM member WHERE id = (\(best))")
+                #expect(try last.fetchAll(db) == ["Diane"])
+                // GRDB users write the parentheses; without them, it is a syntax error, never another answer.
+                let unparenthesized = SQLRequest<String>("SELECT name FROM member WHERE id IN \(teamMembers)")
+                let error = try #require(throws: DatabaseError.self) { try unparenthesized.fetchAll(db) }
+                if backend.isPostgreSQL {
+                    #expect(error.sqlState == "42601")
+                } else {
+                    #expect(error.resultCode == .SQLITE_ERROR)
+                    #expect(error.message.contains("syntax error"))
+                }
+            }
+        }
+    }
+
+    @Test(arguments: Backend.all)
+    func appendLiteralAndFetchCount(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try makeMembers(writer)
+            try writer.read { db throws in
+                var sql: SQL = "SELECT * FROM member"
+                sql.append(literal: " WHERE \(Column("teamID")) = \(1)")
+                sql.append(sql: " AND name <> ?", arguments: ["Nobody"])
+                try expectGenerated(sql.sql(db), #"SELECT * FROM member WHERE "teamID" = ? AND name <> ?"#, [1, "Nobody"])
+                let request = SQLRequest<Member>(literal: sql)
+                #expect(try request.fetchCount(db) == 2)
+                #expect(try request.fetchCount(db) == (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM member WHERE \"teamID\" = 1")))
+                #expect(try SQLRequest<Member>("SELECT * FROM member WHERE 0 = 1").fetchCount(db) == 0)
+                // A failing request fails its count, with the SQL named.
+                let error = try #require(throws: DatabaseError.self) {
+                    try SQLRequest<Member>("SELECT * FROM no_such_table").fetchCount(db)
+                }
+                #expect(error.sql?.contains("no_such_table") == true)
+            }
+        }
     }
 }
