@@ -76,6 +76,10 @@ extension Database {
     /// // CREATE INDEX "player_on_name_length" ON "player"(length(name))
     /// ```
     ///
+    /// GRDB's untyped spellings work too when all the expressions have the
+    /// same type: `expressions: [lower(Column("email"))]` (GRDB's
+    /// `Column("email").lowercased`), `[Column("name").collating(.nocase)]`.
+    ///
     /// On PostgreSQL, an expression that is not a plain column is
     /// parenthesized, as PostgreSQL requires:
     /// `CREATE UNIQUE INDEX "player_on_lower_email" ON "player"((lower("email")))`.
