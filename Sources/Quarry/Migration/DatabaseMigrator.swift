@@ -38,8 +38,9 @@ public struct DatabaseMigrator: Sendable {
     /// Either way, when foreign keys are enabled on the connection
     /// (``Configuration/foreignKeysEnabled``, the default), `PRAGMA
     /// foreign_key_check` runs at the end of the migration, before it
-    /// commits, and a violation fails the migration (unless the migrator
-    /// was made with ``DatabaseMigrator/disablingDeferredForeignKeyChecks()``).
+    /// commits, and a violation fails the migration, unless the migration
+    /// was registered after ``DatabaseMigrator/disablingDeferredForeignKeyChecks()``.
+    /// (GRDB runs this check after deferred migrations only.)
     public enum ForeignKeyChecks: Sendable {
         /// Foreign keys are turned off while the migration runs
         /// (`PRAGMA foreign_keys = OFF`, outside its transaction) and checked

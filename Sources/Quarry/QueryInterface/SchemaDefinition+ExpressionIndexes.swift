@@ -76,6 +76,10 @@ extension Database {
     /// // CREATE INDEX "player_on_name_length" ON "player"(length(name))
     /// ```
     ///
+    /// GRDB's untyped spellings work too when all the expressions have the
+    /// same type: `expressions: [lower(Column("email"))]` (GRDB's
+    /// `Column("email").lowercased`), `[Column("name").collating(.nocase)]`.
+    ///
     /// On PostgreSQL, an expression that is not a plain column is
     /// parenthesized, as PostgreSQL requires:
     /// `CREATE UNIQUE INDEX "player_on_lower_email" ON "player"((lower("email")))`.
@@ -119,6 +123,43 @@ extension Database {
         sql += "(" + terms.joined(separator: ", ") + ")"
         if let condition { sql += " WHERE " + condition }
         try execute(sql: sql)
+    }
+}
+
+extension Database {
+    /// Creates an index on expressions built from ``Column``, whose record
+    /// type nothing else says: the functions and operators of `Column`
+    /// (`lower(Column("email"))`, `Column("name").collating(.nocase)`) take
+    /// it from here.
+    ///
+    /// ```swift
+    /// try db.create(index: "player_on_lower_email", on: "player",
+    ///               expressions: [lower(Column("email"))], options: .unique)
+    /// // CREATE UNIQUE INDEX "player_on_lower_email" ON "player"(lower("email"))
+    /// ```
+    ///
+    /// It creates the same index as the documented
+    /// `create(index:on:expressions:options:condition:)`, which mixes columns,
+    /// expressions and orderings; this overload only gives the untyped
+    /// expressions their record type, and is left out of the documentation
+    /// so that links to that method stay unambiguous.
+    ///
+    /// - parameters:
+    ///   - name: the index name.
+    ///   - table: the indexed table.
+    ///   - expressions: the indexed expressions, in order.
+    ///   - options: `.unique`, `.ifNotExists`; see ``IndexOptions``.
+    ///   - condition: the SQL condition of a partial index; it must come
+    ///     from your code, never from user input.
+    @_disfavoredOverload
+    @_documentation(visibility: internal)
+    public func create<Value>(
+        index name: String, on table: String, expressions: [QueryExpression<TableDefinition, Value>],
+        options: IndexOptions = [], condition: String? = nil
+    ) throws {
+        try create(
+            index: name, on: table, expressions: expressions.map { $0 as any SQLIndexTerm }, options: options,
+            condition: condition)
     }
 }
 

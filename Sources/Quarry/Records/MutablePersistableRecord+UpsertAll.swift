@@ -80,7 +80,8 @@ struct UpsertBatch<Record: MutablePersistableRecord> {
     private var pending: [Pending] = []
     private var pendingKeys: Set<[DatabaseValue]> = []
     private var containerColumns: [String] = []
-    private var written: [Int]?
+    /// The container indexes the pending records write, nil for all.
+    private var writtenColumnIndexes: [Int]?
     private var rowsPerStatement = 0
     /// The container indexes and names of the columns the pending records write.
     private var indexes: [Int] = []
@@ -106,7 +107,7 @@ struct UpsertBatch<Record: MutablePersistableRecord> {
         let writtenIndexes = Record.insertedColumnIndexes(container, schema)
         let key = matchingKey(container, writtenIndexes)
         let joins = !pending.isEmpty && pending.count < rowsPerStatement && container.columns == containerColumns
-            && writtenIndexes == self.written && key.map { !pendingKeys.contains($0) } ?? false
+            && writtenIndexes == writtenColumnIndexes && key.map { !pendingKeys.contains($0) } ?? false
         if !joins {
             try flush(db, records: &records, written: &written)
             try start(db, container, writtenIndexes)
@@ -133,7 +134,7 @@ struct UpsertBatch<Record: MutablePersistableRecord> {
 
     private mutating func start(_ db: Database, _ container: PersistenceContainer, _ writtenIndexes: [Int]?) throws {
         containerColumns = container.columns
-        written = writtenIndexes
+        writtenColumnIndexes = writtenIndexes
         indexes = writtenIndexes ?? Array(container.columns.indices)
         columns = indexes.map { container.columns[$0] }
         if columns.isEmpty {

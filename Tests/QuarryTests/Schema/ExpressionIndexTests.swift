@@ -98,6 +98,31 @@ import Testing
         }
     }
 
+    /// GRDB's spellings, with untyped columns: `lower(Column("email"))`
+    /// (GRDB's `Column("email").lowercased`) and a collation.
+    @Test(arguments: Backend.all)
+    func untypedColumnExpressions(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db throws in
+                try createPlayer(db)
+                let sql = try ddl(db) {
+                    try db.create(
+                        index: "player_on_lower_email", on: "player", expressions: [lower(Column("email"))], options: .unique)
+                    try db.create(index: "player_on_sum", on: "player", expressions: [Column("teamId") + Column("score")] as [QueryExpression<TableDefinition, Int>])
+                }
+                #expect(sql == (backend.isPostgreSQL
+                    ? [#"CREATE UNIQUE INDEX "player_on_lower_email" ON "player"((lower("email")))"#,
+                       #"CREATE INDEX "player_on_sum" ON "player"(("teamId" + "score"))"#]
+                    : [#"CREATE UNIQUE INDEX "player_on_lower_email" ON "player"(lower("email"))"#,
+                       #"CREATE INDEX "player_on_sum" ON "player"("teamId" + "score")"#]))
+                if !backend.isPostgreSQL {
+                    try db.create(index: "player_on_nocase_email", on: "player", expressions: [Column("email").collating(.nocase)])
+                    #expect(try db.indexes(on: "player").contains { $0.name == "player_on_nocase_email" })
+                }
+            }
+        }
+    }
+
     @Test(arguments: Backend.all)
     func invalidIndexesThrow(_ backend: Backend) throws {
         try backend.withWriter { writer throws in
