@@ -10,6 +10,10 @@ let package = Package(
         // The PostgreSQL backend. A separate product, so that users of
         // SQLite alone never build PostgresNIO.
         .library(name: "QuarryPostgres", targets: ["QuarryPostgres"]),
+        // `migrate status | plan | apply` for an application's command line.
+        // A separate product, so that the Quarry library does not depend on
+        // swift-argument-parser.
+        .library(name: "QuarryMigrateCommand", targets: ["QuarryMigrateCommand"]),
         .executable(name: "quarry-demo", targets: ["QuarryDemo"]),
     ],
     dependencies: [
@@ -53,6 +57,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "QuarryMigrateCommand",
+            dependencies: [
+                "Quarry",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "QuarryDemo",
             dependencies: [
@@ -88,6 +100,13 @@ let package = Package(
             name: "QuarryPostgresProcessHelper",
             dependencies: ["Quarry", "QuarryPostgres"],
             path: "Tests/PostgresProcessHelper"
+        ),
+        .testTarget(
+            name: "QuarryMigrateCommandTests",
+            dependencies: [
+                "Quarry", "QuarryPostgres", "QuarryMigrateCommand",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .testTarget(
             name: "QuarryPostgresTests",

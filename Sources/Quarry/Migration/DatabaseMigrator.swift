@@ -102,7 +102,7 @@ public struct DatabaseMigrator: Sendable {
     ///   guard it with `#if DEBUG`.
     public var eraseDatabaseOnSchemaChange = false
 
-    /// Receives what ``migrate(_:)`` does, with the database's path in the
+    /// Receives what `migrate(_:)` does, with the database's path in the
     /// metadata:
     /// - `.info`: the pending migrations (`2 pending migrations: a, b`), or
     ///   `Database is up to date`; `Applying migration a`, then `Applied

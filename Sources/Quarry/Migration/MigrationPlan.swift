@@ -3,7 +3,7 @@
 // records but the migrator does not know — for start-up logs, health checks
 // and an operator's `migrate plan`.
 
-/// What ``DatabaseMigrator/migrate(_:)`` would do to a database, read
+/// What `DatabaseMigrator.migrate(_:)` would do to a database, read
 /// without changing it.
 ///
 /// ```swift
@@ -49,7 +49,7 @@ public struct MigrationPlan: Sendable, Equatable, CustomStringConvertible {
 
 extension DatabaseMigrator {
     /// The registered migrations that are not applied yet, in registration
-    /// order: what ``migrate(_:)`` would apply.
+    /// order: what `migrate(_:)` would apply.
     ///
     /// ```swift
     /// let pending = try dbPool.read { db in try migrator.pendingMigrations(db) }
@@ -59,7 +59,7 @@ extension DatabaseMigrator {
         return migrations.filter { !recorded.contains($0) }
     }
 
-    /// What ``migrate(_:)`` (or ``migrate(_:upTo:)`` with `name`) would do,
+    /// What `migrate(_:)` (or `migrate(_:upTo:)` with `name`) would do,
     /// without doing it.
     ///
     /// - throws: ``MigrationError/unregisteredMigration(_:)`` if `name` names
