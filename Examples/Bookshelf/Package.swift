@@ -25,6 +25,8 @@ let package = Package(
                 .product(name: "Quarry", package: "Quarry"),
                 // The PostgreSQL backend: `--database postgres://…`.
                 .product(name: "QuarryPostgres", package: "Quarry"),
+                // `bookshelf migrate status | plan | apply`.
+                .product(name: "QuarryMigrateCommand", package: "Quarry"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -34,6 +36,7 @@ let package = Package(
             name: "bookshelf",
             dependencies: [
                 "BookshelfService",
+                .product(name: "QuarryMigrateCommand", package: "Quarry"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -46,6 +49,7 @@ let package = Package(
                 .product(name: "Quarry", package: "Quarry"),
                 // A separate admin session creates and drops each test's schema.
                 .product(name: "QuarryPostgres", package: "Quarry"),
+                .product(name: "QuarryMigrateCommand", package: "Quarry"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

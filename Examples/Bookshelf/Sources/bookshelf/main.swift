@@ -4,6 +4,7 @@
 //     bookshelf --database bookshelf.sqlite --hostname 127.0.0.1 --port 8080
 //     bookshelf --database postgres://bookshelf@db.internal:5432/bookshelf
 //     bookshelf backup --database bookshelf.sqlite --to /backups/bookshelf.sqlite
+//     bookshelf migrate status --database bookshelf.sqlite    (also: plan, apply)
 //
 // `serve` is the default subcommand. The database (an SQLite file path, or a
 // postgres:// URL for PostgreSQL) can also come from BOOKSHELF_DATABASE. SIGTERM or SIGINT stops the server gracefully: requests
@@ -14,13 +15,14 @@ import BookshelfService
 import Foundation
 import Hummingbird
 import Logging
+import QuarryMigrateCommand
 
 @main
 struct Bookshelf: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bookshelf",
         abstract: "A JSON bookshelf service: authors, books and reviews in SQLite or PostgreSQL.",
-        subcommands: [Serve.self, Backup.self],
+        subcommands: [Serve.self, Backup.self, MigrateCommand<BookshelfMigrations>.self],
         defaultSubcommand: Serve.self)
 }
 
