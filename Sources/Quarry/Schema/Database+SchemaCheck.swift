@@ -140,7 +140,8 @@ extension Database {
                 SchemaStorageClass.writesBlob(property.type, uuidStrategy: format.uuidEncoding)
             {
                 check.report(.incompatibleType, column: info.name, expected: "bytea", found: info.type,
-                             detail: "the \(typeName) property writes bytes, which PostgreSQL accepts only in a bytea column")
+                             detail: "the \(typeName) property writes bytes, which PostgreSQL keeps only in a bytea column "
+                                + "(another column refuses them, or keeps their hex text, read back as other bytes)")
             }
         }
 
