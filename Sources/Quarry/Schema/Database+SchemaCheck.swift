@@ -106,7 +106,8 @@ extension Database {
             properties = try recordProperties(Record.self)
         } catch {
             check.report(.uninspectableRecord, column: nil, expected: "a record Quarry can probe",
-                         found: "a record that refuses every probe value", detail: "\(error)")
+                         found: "a record that refuses every probe value",
+                         detail: (error as? KeyPathColumnError)?.reason ?? "\(error)")
             return check.mismatches
         }
         let written = isEncodable ? writtenColumns(Record.self) ?? properties.map(\.column) : []
@@ -135,7 +136,7 @@ extension Database {
                 readable.isDisjoint(with: columnClasses)
             {
                 check.report(.incompatibleType, column: info.name, expected: SchemaStorageClass.describe(readable),
-                             found: info.type, detail: "a \(typeName) property cannot read its values")
+                             found: info.type, detail: "the \(typeName) property cannot read its values")
             } else if isPostgreSQL, isWritten, !info.isGenerated, !columnClasses.contains(.blob),
                 SchemaStorageClass.writesBlob(property.type, uuidStrategy: format.uuidEncoding)
             {

@@ -106,6 +106,30 @@ private enum CheckMedia: Codable, FetchableRecord, PersistableRecord {
     case film(Film)
 }
 
+/// A record that refuses every value the probe tries: its columns come from
+/// its stored properties and CodingKeys (RecordColumns+Layout.swift).
+private struct CheckStrict: Decodable, FetchableRecord, TableRecord {
+    static let databaseTableName = "checkStrict"
+    struct Refused: Error {}
+    var id: Int64
+    var code: String
+    var note: String?
+    enum CodingKeys: String, CodingKey { case id, code = "code_text", note }
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        code = try container.decode(String.self, forKey: .code)
+        note = try container.decodeIfPresent(String.self, forKey: .note)
+        guard code.hasPrefix("QX-") else { throw Refused() }
+    }
+}
+
+/// A class that refuses every value: its columns cannot be learned.
+private final class CheckOpaque: Decodable, FetchableRecord, TableRecord {
+    static let databaseTableName = "checkStrict"
+    init(from decoder: any Decoder) throws { throw CheckStrict.Refused() }
+}
+
 /// A column of the player table, as the tests declare it.
 private struct ColumnSpec {
     var name: String
@@ -299,7 +323,7 @@ private struct ColumnSpec {
             #expect(score.found.uppercased() == "TEXT")
             #expect(score.description == """
                 CheckPlayer: column "checkPlayer"."score" is declared \(score.found), expected INTEGER or REAL: \
-                a Int property cannot read its values
+                the Int property cannot read its values
                 """)
             #expect(found.first { $0.column == "created_at" }?.expected == "INTEGER, REAL or TEXT")
             #expect(found.first { $0.column == "avatar" }?.expected == "TEXT or BLOB")
@@ -428,6 +452,27 @@ private struct ColumnSpec {
                 try db.alter(table: "checkMedia") { t in t.add(column: "minutes", .integer) }
                 try db.checkSchema(of: CheckMedia.self)
             }
+        }
+    }
+
+    /// A record the probe cannot decode is checked from its stored
+    /// properties; a class that refuses every value is reported as such.
+    @Test(arguments: Backend.all)
+    func recordsThatRefuseProbeValues(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try db.create(table: "checkStrict") { t in
+                    t.primaryKey("id", .integer)
+                    t.column("code_text", .text)
+                    t.column("note", .integer)
+                }
+            }
+            let found = try writer.read { db in try mismatches { try db.checkSchema(of: CheckStrict.self) } }
+            #expect(summary(found) == ["CheckStrict nullableColumn code_text", "CheckStrict incompatibleType note"])
+            let opaque = try writer.read { db in try mismatches { try db.checkSchema(of: CheckOpaque.self) } }
+            #expect(summary(opaque) == ["CheckOpaque uninspectableRecord -"])
+            #expect(opaque.first?.description.hasPrefix(
+                "CheckOpaque: the columns of the record could not be learned: Quarry could not decode the record from probe values") == true)
         }
     }
 
