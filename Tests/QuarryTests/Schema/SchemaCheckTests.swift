@@ -62,6 +62,15 @@ private struct CheckTeam: Codable, Equatable, FetchableRecord, PersistableRecord
     var foundedYear: Int?
 }
 
+/// A record over a view.
+private struct CheckTeamName: Decodable, FetchableRecord, TableRecord {
+    static let databaseTableName = "checkTeamName"
+    static let databaseColumnDecodingStrategy = DatabaseColumnNamingStrategy.convertToSnakeCase
+    var id: String
+    var displayName: String
+    var foundedYear: Int
+}
+
 /// A record that only reads: optional properties may lack their column,
 /// and it writes nothing.
 private struct CheckReader: Decodable, FetchableRecord, TableRecord {
@@ -217,6 +226,25 @@ private struct ColumnSpec {
                 let team = CheckTeam(id: "t1", displayName: "Reds", foundedYear: nil)
                 try team.insert(db)
                 #expect(try CheckTeam.fetchAll(db) == [team])
+            }
+        }
+    }
+
+    /// A view's columns all say they may hold NULL: their nullability is
+    /// trusted, their presence and types are checked.
+    @Test(arguments: Backend.all)
+    func recordOverAView(_ backend: Backend) throws {
+        try backend.withWriter { writer in
+            try writer.write { db in
+                try createTeamTable(db)
+                try db.execute(sql: #"CREATE VIEW "checkTeamName" AS SELECT id, display_name FROM "checkTeam""#)
+            }
+            let found = try writer.read { db in try mismatches { try db.checkSchema(of: CheckTeamName.self) } }
+            #expect(summary(found) == ["CheckTeamName missingColumn founded_year"])
+            try writer.write { db in
+                try db.execute(sql: #"DROP VIEW "checkTeamName""#)
+                try db.execute(sql: #"CREATE VIEW "checkTeamName" AS SELECT id, display_name, founded_year FROM "checkTeam""#)
+                try db.checkSchema(of: CheckTeamName.self)
             }
         }
     }
