@@ -5,6 +5,9 @@ import PackageDescription
 
 let package = Package(
     name: "Quarry",
+    // Linux is what CI builds and tests. macOS 15 is the first with the
+    // Synchronization module (Mutex) that Quarry uses; not built there yet.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Quarry", targets: ["Quarry"]),
         // The PostgreSQL backend. A separate product, so that users of

@@ -46,6 +46,9 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "CSV file of the cost curves (default: Benchmarks/results/cost-curves.csv, cost-curves-cache-<KiB>KiB.csv with --cache-size, or a temporary file with --smoke).")
     var curveOutput: String?
 
+    @Option(help: "CSV file of the table's figures, from which scripts/tables.py writes the README tables (default: Benchmarks/results/latest-run.csv for a run of workloads 1 to 9 without --smoke; otherwise none).")
+    var results: String?
+
     @Flag(help: "Counts heap allocations (malloc & co.) instead of timing: one warm-up and one counted run per workload and contender; prints allocations and bytes per row (default workloads: 2,3,7,8).")
     var countAllocations = false
 
@@ -119,7 +122,10 @@ struct QuarryBench: ParsableCommand {
             let times = try runWorkload(workload, sizes: sizes, selected: selected, repetitions: repetitions, directory: directory)
             for contender in selected { results.append((workload, contender.name, times[contender.name] ?? [])) }
         }
-        if !results.isEmpty { printTable(results) }
+        if !results.isEmpty {
+            printTable(results)
+            try writeResults(results, selectedWorkloads: selectedWorkloads, repetitions: repetitions)
+        }
         if concurrentReads {
             try runConcurrentReads(selected: selected, repetitions: repetitions, directory: directory)
         }
@@ -285,6 +291,49 @@ struct QuarryBench: ParsableCommand {
             }
         }
         print("wrote \(output.path)")
+    }
+
+    /// Writes the table's figures to the results file, the one source of
+    /// the README tables (Benchmarks/scripts/tables.py): by default after a
+    /// full run of workloads 1 to 9, never for a smoke run unless asked.
+    func writeResults(_ results: [(Workload, String, [Double])], selectedWorkloads: [Workload], repetitions: Int) throws {
+        let fullRun = Set((1...9).compactMap(Workload.init(rawValue:))).isSubset(of: Set(selectedWorkloads))
+        let path: String
+        if let results = self.results {
+            path = results
+        } else if !smoke && fullRun {
+            let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            path = directory.appendingPathComponent("results/latest-run.csv").path
+        } else {
+            return
+        }
+        var csv = "# quarry-bench run of \(ISO8601DateFormatter().string(from: Date()))"
+        csv += ", \(ProcessInfo.processInfo.activeProcessorCount) cores, \(repetitions) repetitions\(smoke ? ", smoke sizes" : "")"
+        if let commit = Self.gitCommit() { csv += ", Quarry commit \(commit)" }
+        csv += "\nworkload,contender,min_ms,median_ms,ratio_to_raw,ratio_to_grdb\n"
+        for (workload, contender, times) in results {
+            let raw = median(results.first { $0.0 == workload && $0.1 == "raw" }?.2 ?? [])
+            let grdb = median(results.first { $0.0 == workload && $0.1 == "grdb-codable" }?.2 ?? [])
+            let value = median(times)
+            csv += "\(workload.title),\(contender),\(format(times.min() ?? .nan)),\(format(value)),\(format(value / raw, 2)),\(format(value / grdb, 2))\n"
+        }
+        try csv.write(toFile: path, atomically: true, encoding: .utf8)
+        print("wrote \(path) (python3 Benchmarks/scripts/tables.py --write updates the README tables from it)")
+    }
+
+    /// The short commit of the repository the benchmark runs in, or nil.
+    static func gitCommit() -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", URL(fileURLWithPath: #filePath).deletingLastPathComponent().path, "rev-parse", "--short", "HEAD"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func printTable(_ results: [(Workload, String, [Double])]) {

@@ -10,6 +10,29 @@ import Quarry
 
 /// Namespaces the snippets, whose type names (Player) are common in tests.
 struct ReadmeSnippets {
+    // README: the first screen ("A first look")
+    struct Book: Codable, FetchableRecord, PersistableRecord {
+        var id: Int64?
+        var title: String
+        var year: Int
+    }
+
+    func openLibrary(path: String) throws -> [Book] {
+        let dbQueue = try DatabaseQueue(path: path)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("createBook") { db in
+            try db.create(table: "book") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("title", .text).notNull()
+                t.column("year", .integer).notNull()
+            }
+        }
+        try migrator.migrate(dbQueue)
+        try dbQueue.write { db in try Book(id: nil, title: "Dune", year: 1965).insert(db) }
+        return try dbQueue.read { db in try Book.filter(\.year < 2000).order(\.title).fetchAll(db) }
+        // SELECT * FROM "book" WHERE "year" < ? ORDER BY "title"
+    }
+
     // README: Getting started (records)
     struct Player: Codable, FetchableRecord, PersistableRecord {
         var id: Int64?

@@ -48,6 +48,21 @@ import Testing
         }
     }
 
+    @Test func firstScreenSnippetRuns() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("library.sqlite")
+        let snippets = ReadmeSnippets()
+        #expect(try snippets.openLibrary(path: path).map(\.title) == ["Dune"])
+        // A second start migrates nothing and adds a second book.
+        #expect(try snippets.openLibrary(path: path).map(\.year) == [1965, 1965])
+        // The SQL the README shows next to the snippet.
+        try DatabaseQueue(path: path).read { db throws in
+            try expectSQL(
+                ReadmeSnippets.Book.filter(\.year < 2000).order(\.title), db,
+                #"SELECT * FROM "book" WHERE "year" < ? ORDER BY "title""#, [2000])
+        }
+    }
+
     @Test func modelingAndSearchSnippetRuns() throws {
         let dbQueue = try DatabaseQueue()
         let found = try ReadmeSnippets().customerSearch(dbQueue, query: "zoe \"*(")

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Writes the benchmark tables of README.md and Benchmarks/README.md from the
+one source of their figures, Benchmarks/results/latest-run.csv (which
+quarry-bench writes after a full run), or checks that they agree with it.
+
+    python3 Benchmarks/scripts/tables.py --write   # after a full run
+    python3 Benchmarks/scripts/tables.py --check   # CI: exit 1 if a table differs
+
+Each table sits between two HTML comments in the Markdown file:
+<!-- tables.py: NAME --> and <!-- /tables.py -->; the rest of the file is
+left alone. Standard library only.
+"""
+
+import csv
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "Benchmarks" / "results" / "latest-run.csv"
+
+# The README's words for each workload, by its number.
+README_NAMES = {
+    "1": "insert 100k records",
+    "2": "fetch all 100k records",
+    "3": "fetch 10k by primary key, one query each",
+    "4": "filter + order + limit, 1k queries",
+    "5": "update 10k by primary key",
+    "6": "delete 5k by primary key",
+    "7": "10k records with an eager-loaded parent",
+    "8": "stream 1M rows through a cursor",
+    "9": "bulk insert 100k (`insertAll`)",
+}
+
+
+def read_results():
+    with RESULTS.open(encoding="utf-8") as file:
+        lines = file.read().splitlines()
+    provenance = [line[1:].strip() for line in lines if line.startswith("#")]
+    rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
+    if not rows:
+        raise SystemExit(f"tables.py: {RESULTS} has no rows")
+    return (provenance[0] if provenance else "quarry-bench run"), rows
+
+
+def full_table(provenance, rows):
+    out = [f"From `results/latest-run.csv`: {provenance}.", ""]
+    out.append("| workload | contender | min ms | median ms | ratio to raw | ratio to GRDB Codable |")
+    out.append("|---|---|---:|---:|---:|---:|")
+    for row in rows:
+        out.append(
+            f"| {row['workload']} | {row['contender']} | {row['min_ms']} | {row['median_ms']} "
+            f"| {row['ratio_to_raw']}x | {row['ratio_to_grdb']}x |")
+    return out
+
+
+def summary_table(provenance, rows):
+    out = ["| workload | Quarry vs raw C | Quarry vs GRDB |", "|---|---:|---:|"]
+    for row in rows:
+        if row["contender"] != "quarry-codable":
+            continue
+        number = row["workload"].split(" ", 1)[0]
+        name = README_NAMES.get(number, row["workload"])
+        out.append(f"| {name} | {row['ratio_to_raw']}x | {row['ratio_to_grdb']}x |")
+    out += ["", f"From `Benchmarks/results/latest-run.csv`: {provenance}."]
+    return out
+
+
+def replace_region(text, name, lines, path):
+    start_marker = f"<!-- tables.py: {name} -->"
+    end_marker = "<!-- /tables.py -->"
+    start = text.find(start_marker)
+    end = text.find(end_marker, start)
+    if start < 0 or end < 0:
+        raise SystemExit(f"tables.py: {path} has no '{start_marker}' … '{end_marker}' region")
+    body = start_marker + "\n" + "\n".join(lines) + "\n"
+    return text[:start] + body + text[end:]
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in ("--write", "--check"):
+        raise SystemExit("usage: tables.py --write | --check")
+    provenance, rows = read_results()
+    targets = [
+        (ROOT / "README.md", "performance", summary_table(provenance, rows)),
+        (ROOT / "Benchmarks" / "README.md", "latest-run", full_table(provenance, rows)),
+    ]
+    stale = []
+    for path, name, lines in targets:
+        text = path.read_text(encoding="utf-8")
+        updated = replace_region(text, name, lines, path)
+        if updated != text:
+            if sys.argv[1] == "--write":
+                path.write_text(updated, encoding="utf-8")
+                print(f"tables.py: wrote the {name} table of {path.relative_to(ROOT)}")
+            else:
+                stale.append(str(path.relative_to(ROOT)))
+    if stale:
+        print("tables.py: these tables differ from Benchmarks/results/latest-run.csv: " + ", ".join(stale))
+        print("run: python3 Benchmarks/scripts/tables.py --write")
+        sys.exit(1)
+    if sys.argv[1] == "--check":
+        print("tables.py: the README tables agree with Benchmarks/results/latest-run.csv")
+
+
+if __name__ == "__main__":
+    main()
