@@ -37,23 +37,62 @@ public struct Column: Sendable, CustomStringConvertible {
     /// The column name.
     public let name: String
 
+    /// The SQL the column stands for: the column itself, or an expression of
+    /// it (``lowercased``).
+    let sqlExpression: SQLExpression
+
+    /// Whether the column stands for itself, not an expression of it.
+    private let isPlain: Bool
+
     /// The column named `name`.
     public init(_ name: String) {
         self.name = name
+        self.sqlExpression = .column(name)
+        self.isPlain = true
     }
 
     /// The column of a coding key: its `stringValue`.
     public init(_ codingKey: some CodingKey) {
-        self.name = codingKey.stringValue
+        self.init(codingKey.stringValue)
+    }
+
+    /// An expression of the column `name`, untyped like a column.
+    private init(name: String, expression: SQLExpression) {
+        self.name = name
+        self.sqlExpression = expression
+        self.isPlain = false
     }
 
     /// The hidden `rowid` column (<https://www.sqlite.org/rowidtable.html>).
     public static let rowID = Column("rowid")
 
-    /// The quoted name: `"score"`.
-    public var description: String { name.quotedDatabaseIdentifier }
+    /// The quoted name, `"score"`, or the SQL of an expression of the
+    /// column, `lower("name")`.
+    public var description: String {
+        isPlain ? name.quotedDatabaseIdentifier : SQL(sqlExpression).description
+    }
 
-    var sqlExpression: SQLExpression { .column(name) }
+    /// The column's text in lower case, GRDB's spelling: `lower("name")`.
+    /// An untyped expression, usable wherever a ``Column`` is:
+    ///
+    /// ```swift
+    /// Player.filter(Player.Columns.name.lowercased == "arthur")   // WHERE lower("name") = ?
+    /// Player.order(Player.Columns.name.lowercased)                 // ORDER BY lower("name")
+    /// ```
+    ///
+    /// Unlike GRDB's, which folds case as Swift's `lowercased()` does with a
+    /// function it registers, this is SQL's `lower()`, which folds ASCII
+    /// letters only on SQLite (and every letter on PostgreSQL), and runs on
+    /// both databases with nothing registered.
+    public var lowercased: Column {
+        Column(name: name, expression: .function("lower", [sqlExpression]))
+    }
+
+    /// The column's text in upper case, GRDB's spelling: `upper("name")`.
+    /// See ``lowercased``.
+    public var uppercased: Column {
+        Column(name: name, expression: .function("upper", [sqlExpression]))
+    }
 
     /// Ascending order: `ORDER BY "score"`.
     public var asc: SQLOrdering { SQLOrdering(expression: sqlExpression, isDescending: false) }

@@ -111,6 +111,10 @@ struct Shelf {
         }
     }
 
+    func author(namedCaseInsensitively name: String) throws -> ShelfAuthor? {
+        try writer.read { db in try ShelfAuthor.filter(ShelfAuthor.Columns.name.lowercased == name.lowercased()).fetchOne(db) }
+    }
+
     func authorsWithoutCountry() throws -> [ShelfAuthor] {
         try writer.read { db in try ShelfAuthor.filter(Column("countryCode") == nil).fetchAll(db) }
     }
@@ -308,6 +312,7 @@ struct ShelfMaintenance {
 
         #expect(try library.author(id: tolkienID)?.name == "Tolkien")
         #expect(try library.author(id: 42) == nil)
+        #expect(try library.author(namedCaseInsensitively: "TOLKIEN")?.id == tolkienID)
         #expect(try library.authors(named: "To").map(\.name) == ["Tolkien", "Tove Jansson"])
         #expect(try library.authorsWithoutCountry().map(\.name) == ["Tove Jansson"])
         #expect(try library.books(ofAuthors: [tolkienID, toveID]).map(\.title) == ["The Hobbit, Revised", "Moominvalley"])

@@ -105,6 +105,19 @@ private enum Columns {
                 let uppered = QPlayer.filter(upper(Columns.name) == "DORA")
                 try expectSQL(uppered, db, #"SELECT * FROM "player" WHERE upper("name") = ?"#, ["DORA"])
                 #expect(try uppered.select(\.id).fetchAll(db) == [4])
+                // GRDB's spellings: `lowercased` and `uppercased` properties, untyped like a Column.
+                let grdbLowered = QPlayer.filter(Columns.name.lowercased == "dora")
+                try expectSQL(grdbLowered, db, #"SELECT * FROM "player" WHERE lower("name") = ?"#, ["dora"])
+                (got, expected) = try ids(grdbLowered, "lower(name) = 'dora'", db)
+                #expect(got == expected && got == [4])
+                let grdbUppered = QPlayer.filter(Columns.name.uppercased != "DORA").order(Columns.name.uppercased.desc)
+                try expectSQL(
+                    grdbUppered, db, #"SELECT * FROM "player" WHERE upper("name") <> ? ORDER BY upper("name") DESC"#, ["DORA"])
+                #expect(try grdbUppered.select(\.id).fetchAll(db)
+                    == (try Int64?.fetchAll(db, sql: "SELECT id FROM player WHERE upper(name) <> 'DORA' ORDER BY upper(name) DESC")))
+                #expect(Columns.name.lowercased.description == #"lower("name")"#)
+                #expect(Columns.name.description == #""name""#)
+                #expect(Columns.name.lowercased.name == "name")
             }
         }
     }
