@@ -308,7 +308,7 @@ struct QuarryBench: ParsableCommand {
             return
         }
         var csv = "# quarry-bench run of \(ISO8601DateFormatter().string(from: Date()))"
-        csv += ", \(ProcessInfo.processInfo.activeProcessorCount) cores, \(repetitions) repetitions\(smoke ? ", smoke sizes" : "")"
+        csv += ", \(ProcessInfo.processInfo.activeProcessorCount) cores, \(repetitions) repetition\(repetitions == 1 ? "" : "s")\(smoke ? ", smoke sizes" : "")"
         if let commit = Self.gitCommit() { csv += ", Quarry commit \(commit)" }
         csv += "\nworkload,contender,min_ms,median_ms,ratio_to_raw,ratio_to_grdb\n"
         for (workload, contender, times) in results {
