@@ -1,4 +1,5 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
+// 6.1: package traits (swift-otel with its OTLP/HTTP exporter only).
 // Bookshelf: an example Hummingbird 2 HTTP service whose model layer is Quarry.
 // A separate package, so that Quarry itself never depends on a web framework.
 
@@ -21,6 +22,10 @@ let package = Package(
         // spans and metrics; the tests use their in-memory backends.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        // `bookshelf serve --otel`: the OpenTelemetry exporter, for the
+        // executable only (not BookshelfService, not the tests). OTLP/HTTP
+        // only: the OTLPGRPC trait would add gRPC and HTTP/2.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         .target(
@@ -49,6 +54,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "OTel", package: "swift-otel"),
             ]
         ),
         .testTarget(

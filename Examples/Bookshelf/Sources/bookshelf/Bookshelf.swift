@@ -90,11 +90,14 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let settings = try settings()
         // Once per process, before any logger is made.
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = settings.logLevel
-            return handler
-        }
+        // With OpenTelemetry on, each message carries the current span's
+        // trace_id and span_id.
+        LoggingSystem.bootstrap(
+            { label, metadataProvider in
+                var handler = StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
+                handler.logLevel = settings.logLevel
+                return handler
+            }, metadataProvider: Observability.loggingMetadataProvider(settings))
         let observability = try Observability.bootstrap(settings)
         var configuration = settings.applicationConfiguration
         // The bootstrapped backends, or the no-op ones (which Quarry ignores).
