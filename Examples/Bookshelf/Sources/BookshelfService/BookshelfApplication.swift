@@ -56,11 +56,22 @@ public struct BookshelfConfiguration: Sendable {
 /// Every error becomes a JSON ``APIError`` body (see ``ErrorMiddleware``).
 /// On PostgreSQL, the SQLite-only endpoints (search, the event stream)
 /// answer 501.
+///
+/// With `instrumented`, Hummingbird's `TracingMiddleware` and
+/// `MetricsMiddleware` come first: each request is a span of the
+/// bootstrapped tracer (`InstrumentationSystem.tracer`), the parent of the
+/// database's spans, and is counted and timed by `MetricsSystem.factory`.
 public func buildRouter(
-    database: BookshelfDatabase, eventsHeartbeat: Duration = BookshelfConfiguration.defaultEventsHeartbeat
+    database: BookshelfDatabase, eventsHeartbeat: Duration = BookshelfConfiguration.defaultEventsHeartbeat,
+    instrumented: Bool = false
 ) -> Router<BookshelfRequestContext> {
     let router = Router(context: BookshelfRequestContext.self)
     let (writer, backend) = (database.writer, database.backend)
+    if instrumented {
+        // Outermost, so that they see the status ErrorMiddleware gives an error.
+        router.add(middleware: TracingMiddleware())
+        router.add(middleware: MetricsMiddleware())
+    }
     router.add(middleware: ErrorMiddleware())
     router.get("health") { _, _ in HealthStatus(status: "ok") }
     AuthorController(database: writer, backend: backend).addRoutes(to: router.group("authors"))
@@ -115,12 +126,16 @@ public func buildApplication(
 /// listens, the services shut down (the pool is closed) and running the
 /// application throws the error. On shutdown the services stop in reverse
 /// order: the server (requests in flight finish), the closer, then `services`.
+/// With a ``BookshelfConfiguration/tracer`` or ``BookshelfConfiguration/metricsFactory``,
+/// the router is instrumented (``buildRouter(database:eventsHeartbeat:instrumented:)``).
 public func buildApplication(
     _ configuration: BookshelfConfiguration, database: BookshelfDatabase, logger: Logger, services: [any Service] = [],
     schemaCheck: BookshelfSchemaCheck? = nil
 ) -> Application<RouterResponder<BookshelfRequestContext>> {
     var app = Application(
-        router: buildRouter(database: database, eventsHeartbeat: configuration.eventsHeartbeat),
+        router: buildRouter(
+            database: database, eventsHeartbeat: configuration.eventsHeartbeat,
+            instrumented: configuration.tracer != nil || configuration.metricsFactory != nil),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "bookshelf"),
         logger: logger)
     app.addServices(services)

@@ -100,9 +100,13 @@ struct Serve: AsyncParsableCommand {
             }, metadataProvider: Observability.loggingMetadataProvider(settings))
         let observability = try Observability.bootstrap(settings)
         var configuration = settings.applicationConfiguration
-        // The bootstrapped backends, or the no-op ones (which Quarry ignores).
-        configuration.tracer = InstrumentationSystem.tracer
-        configuration.metricsFactory = MetricsSystem.factory
+        if settings.otel {
+            // The backends swift-otel bootstrapped: for the pool's spans and
+            // metrics, and (their being set) the router's tracing and
+            // metrics middlewares.
+            configuration.tracer = InstrumentationSystem.tracer
+            configuration.metricsFactory = MetricsSystem.factory
+        }
         let app = try await buildApplication(configuration, services: observability.services)
         try await app.runService()
     }

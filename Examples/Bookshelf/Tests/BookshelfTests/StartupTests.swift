@@ -230,3 +230,25 @@ func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () 
         return try #require(try await tasks.next())
     }
 }
+
+@Suite("Instrumented router")
+struct InstrumentedRouterTests {
+    @Test(arguments: TestBackend.available)
+    func anInstrumentedApplicationServesAsUsual(backend: TestBackend) async throws {
+        try await withTestDatabase(backend) { testDatabase in
+            let database = try await testDatabase.open()
+            // A tracer and a factory: the router gets the tracing and metrics
+            // middlewares (on the global backends, no-ops in the tests).
+            let configuration = BookshelfConfiguration(port: 0, tracer: InMemoryTracer(), metricsFactory: TestMetrics())
+            let app = buildApplication(configuration, database: database, logger: quietLogger)
+            try await app.test(.router) { client in
+                let author = try await client.createAuthor("Instrumented")
+                let found = try await client.send(.get, "/authors/\(author.id ?? 0)")
+                #expect(found.status == .ok)
+                let missing = try await client.send(.get, "/authors/999999")
+                #expect(missing.status == .notFound)
+                #expect(try missing.apiError().error.status == 404)
+            }
+        }
+    }
+}
