@@ -33,3 +33,8 @@ public struct DatabaseCloser: Service {
         logger.info("database closed", metadata: ["path": "\(database.path)"])
     }
 }
+
+extension DatabaseCloser: CustomStringConvertible {
+    /// `DatabaseCloser`: the service's name in ServiceLifecycle's logs.
+    public var description: String { "DatabaseCloser" }
+}

@@ -115,12 +115,13 @@ private func createBookSearch(_ db: Database) throws {
         t.update(BookSearch.filter(books.contains(BookSearch.rowID)), \.author <- TriggerRow.new[\Author.name])
     }
     // The books already stored. Quarry has INSERT … SELECT only in trigger
-    // bodies: the SELECT is a request, wrapped in an SQL literal.
+    // bodies: the SELECT is a request, wrapped in an SQL literal (in
+    // parentheses: Quarry interpolates a request without them).
     let authors = TableAlias()
     let existing = Book
         .joining(required: Book.author.aliased(authors))
         .select(QueryExpression(\Book.id), QueryExpression(\Book.title), authors[\Author.name] as QueryExpression<Book, String>)
-    try db.execute(literal: "INSERT INTO \(BookSearch.self)(rowid, title, author) SELECT * FROM \(existing)")
+    try db.execute(literal: "INSERT INTO \(BookSearch.self)(rowid, title, author) SELECT * FROM (\(existing))")
 }
 
 /// Migration `createAudit`, both backends: the table `audit` and its index.

@@ -1,0 +1,100 @@
+// The service's database at start-up: the pool's Quarry configuration (SQL
+// log, spans, metrics), opening the pool without migrating it, and the
+// start-up step that migrates it (and checks its schema) inside the service
+// lifecycle, before the HTTP server listens.
+
+import Logging
+import Metrics
+import Quarry
+import QuarryPostgres
+import Tracing
+
+/// A check of the migrated schema, run at start-up after the migrations and
+/// before the HTTP server listens; throwing stops the service.
+///
+/// The hook for Quarry's schema check (`db.checkSchema(of:)`, not in this
+/// Quarry yet): see ``prepareBookshelfDatabase(_:logger:schemaCheck:)``.
+public typealias BookshelfSchemaCheck = @Sendable (BookshelfDatabase, Logger) async throws -> Void
+
+extension BookshelfConfiguration {
+    /// The Quarry `Configuration` of the service's pool: `base` (the default
+    /// configuration, or one with a `prepareDatabase` step), with
+    ///
+    /// - `logger`: the service's logger, which logs each SQL statement at
+    ///   `.debug` (Quarry's `sqlLogLevel`), so `--log-level debug` shows the SQL;
+    /// - `tracer` and `metricsFactory`: ``tracer`` and ``metricsFactory``
+    ///   (the `bookshelf` command passes the bootstrapped ones,
+    ///   `InstrumentationSystem.tracer` and `MetricsSystem.factory`; Quarry
+    ///   treats the no-op ones as none);
+    /// - `label`: `bookshelf`, the `db` dimension of Quarry's metrics.
+    ///
+    /// On PostgreSQL, Quarry does not use these options yet (only the
+    /// preparation steps apply to a `PostgresDatabasePool`): they are set
+    /// anyway, and take effect when QuarryPostgres supports them.
+    public func databaseConfiguration(logger: Logger, base: Configuration = Configuration()) -> Configuration {
+        var configuration = base
+        configuration.logger = logger
+        configuration.tracer = tracer
+        configuration.metricsFactory = metricsFactory
+        configuration.label = "bookshelf"
+        return configuration
+    }
+}
+
+/// Opens the database `location` names, without migrating it: a WAL
+/// `DatabasePool` for a file (created if needed), a `PostgresDatabasePool` of
+/// `maximumConnectionCount` connections for a `postgres://` URL (which
+/// connects once, so that a wrong address or password throws here).
+///
+/// - throws: a `DatabaseError` when the file cannot be opened or the server
+///   reached, a `PostgresURLError` for a malformed URL.
+public func connectBookshelfDatabase(
+    location: String, configuration: Configuration = Configuration(), maximumConnectionCount: Int = 8
+) throws -> BookshelfDatabase {
+    switch DatabaseBackend(location: location) {
+    case .sqlite:
+        return BookshelfDatabase(try DatabasePool(path: location, configuration: configuration))
+    case .postgres:
+        let pool = try PostgresDatabasePool(url: location, maximumConnectionCount: maximumConnectionCount, configuration: configuration)
+        return BookshelfDatabase(writer: pool, backend: .postgres)
+    }
+}
+
+/// The service's start-up step, run by ``buildApplication(_:database:logger:services:schemaCheck:)``
+/// in Hummingbird's `beforeServerStarts`, inside the service group, before
+/// the HTTP server listens: applies the migrations `database` lacks (each
+/// logged by Quarry's migrator), then runs the schema check.
+///
+/// Logs `migrating database`, then `database ready`; on failure, logs
+/// `database start-up failed` at `.error` with the error, and rethrows it:
+/// the server never listens, the service group shuts down (the
+/// ``DatabaseCloser`` closes the pool), and `bookshelf` exits with status 1.
+///
+/// - throws: a `MigrationError` (or the `DatabaseError` of a failed
+///   migration), or the schema check's error.
+public func prepareBookshelfDatabase(
+    _ database: BookshelfDatabase, logger: Logger, schemaCheck: BookshelfSchemaCheck? = nil
+) async throws {
+    // `path`: the file, or the PostgreSQL URL without its password.
+    let metadata: Logger.Metadata = ["database": "\(database.writer.path)", "backend": "\(database.backend)"]
+    do {
+        logger.info("migrating database", metadata: metadata)
+        var migrator = makeBookshelfMigrator(backend: database.backend)
+        migrator.logger = logger
+        try await migrator.migrate(database.writer)
+        // TODO(schema check): the single call site of Quarry's schema check,
+        // `db.checkSchema(of:)` (being written; not in this Quarry yet): once
+        // it lands, check every record type here (Author, Book, Review,
+        // BookStats, AuditEntry) and throw on a mismatch. Until then the
+        // `schemaCheck` hook (nil in the `bookshelf` command) runs here.
+        if let schemaCheck {
+            try await schemaCheck(database, logger)
+        }
+        logger.info("database ready", metadata: metadata)
+    } catch {
+        var metadata = metadata
+        metadata["error"] = "\(error)"
+        logger.error("database start-up failed; the service stops", metadata: metadata)
+        throw error
+    }
+}
