@@ -12,8 +12,8 @@ import Tracing
 /// A check of the migrated schema, run at start-up after the migrations and
 /// before the HTTP server listens; throwing stops the service.
 ///
-/// The hook for Quarry's schema check (`db.checkSchema(of:)`, not in this
-/// Quarry yet): see ``prepareBookshelfDatabase(_:logger:schemaCheck:)``.
+/// Runs after Quarry's own schema check of ``bookshelfRecordTypes``: see
+/// ``prepareBookshelfDatabase(_:logger:schemaCheck:)``.
 public typealias BookshelfSchemaCheck = @Sendable (BookshelfDatabase, Logger) async throws -> Void
 
 extension BookshelfConfiguration {
@@ -63,7 +63,9 @@ public func connectBookshelfDatabase(
 /// The service's start-up step, run by ``buildApplication(_:database:logger:services:schemaCheck:)``
 /// in Hummingbird's `beforeServerStarts`, inside the service group, before
 /// the HTTP server listens: applies the migrations `database` lacks (each
-/// logged by Quarry's migrator), then runs the schema check.
+/// logged by Quarry's migrator), then checks that the record types of
+/// ``bookshelfRecordTypes`` match their tables (`checkingSchemaOf:`), then
+/// runs `schemaCheck`.
 ///
 /// Logs `migrating database`, then `database ready`; on failure, logs
 /// `database start-up failed` at `.error` with the error, and rethrows it:
@@ -71,7 +73,8 @@ public func connectBookshelfDatabase(
 /// ``DatabaseCloser`` closes the pool), and `bookshelf` exits with status 1.
 ///
 /// - throws: a `MigrationError` (or the `DatabaseError` of a failed
-///   migration), or the schema check's error.
+///   migration), Quarry's `SchemaCheckError` listing every mismatch, or the
+///   error of `schemaCheck`.
 public func prepareBookshelfDatabase(
     _ database: BookshelfDatabase, logger: Logger, schemaCheck: BookshelfSchemaCheck? = nil
 ) async throws {
@@ -81,12 +84,11 @@ public func prepareBookshelfDatabase(
         logger.info("migrating database", metadata: metadata)
         var migrator = makeBookshelfMigrator(backend: database.backend)
         migrator.logger = logger
-        try await migrator.migrate(database.writer)
-        // TODO(schema check): the single call site of Quarry's schema check,
-        // `db.checkSchema(of:)` (being written; not in this Quarry yet): once
-        // it lands, check every record type here (Author, Book, Review,
-        // BookStats, AuditEntry) and throw on a mismatch. Until then the
-        // `schemaCheck` hook (nil in the `bookshelf` command) runs here.
+        // Migrates, then checks that every stored record type matches its
+        // table (Quarry's start-up schema check): a mismatch stops the
+        // service now, not at the first request that meets it.
+        try await migrator.migrate(database.writer, checkingSchemaOf: bookshelfRecordTypes)
+        // A further check of the caller's (tests make one fail on purpose).
         if let schemaCheck {
             try await schemaCheck(database, logger)
         }
@@ -97,4 +99,10 @@ public func prepareBookshelfDatabase(
         logger.error("database start-up failed; the service stops", metadata: metadata)
         throw error
     }
+}
+
+/// The record types stored in the service's tables, which start-up checks
+/// against the live schema (Quarry's `checkSchema(of:)`).
+public var bookshelfRecordTypes: [any (TableRecord & Decodable).Type] {
+    [Author.self, Book.self, Review.self, BookStats.self, AuditEntry.self]
 }

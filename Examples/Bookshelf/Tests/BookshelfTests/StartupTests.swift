@@ -116,6 +116,34 @@ struct StartupTests {
         }
     }
 
+    /// Quarry's own schema check of the record types: a table that lost a
+    /// column the records read stops the service before it listens.
+    @Test(arguments: TestBackend.available)
+    func aSchemaThatNoLongerMatchesTheRecordsStopsTheService(backend: TestBackend) async throws {
+        try await withTestDatabase(backend) { testDatabase in
+            // Migrated, then changed by hand: the review table loses its comment.
+            let setup = try testDatabase.openUnmigrated()
+            try await makeBookshelfMigrator(backend: backend.backend).migrate(setup)
+            try await setup.write { db in try db.execute(sql: "ALTER TABLE review DROP COLUMN comment") }
+            setup.close()
+
+            let storage = CapturingLogHandler.Storage()
+            let logger = Logger(label: "bookshelf-tests") { _ in CapturingLogHandler(storage: storage) }
+            let database = try connectBookshelfDatabase(location: testDatabase.location, configuration: testDatabase.configuration)
+            let app = buildApplication(BookshelfConfiguration(port: 0), database: database, logger: logger)
+            let error = try await #require(throws: SchemaCheckError.self) {
+                try await withTimeout(.seconds(60)) { try await app.run() }
+            }
+            #expect(error.mismatches.count == 1)
+            #expect("\(error)".contains("comment"))
+            #expect(!Self.listened(storage))
+            let failure = try #require(storage.entries.withLock { entries in
+                entries.first { $0.message == "database start-up failed; the service stops" }
+            })
+            #expect(failure.metadata["error"]?.description.contains("comment") == true)
+        }
+    }
+
     @Test(arguments: TestBackend.available)
     func aPassingSchemaCheckLetsTheServerStart(backend: TestBackend) async throws {
         try await withTestDatabase(backend) { testDatabase in
