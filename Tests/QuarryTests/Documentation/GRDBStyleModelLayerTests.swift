@@ -5,7 +5,9 @@
 // default (deferred) foreign key checks, and a file first migrated by GRDB;
 // requests interpolated in SQL (`IN (\(request))`), the static fetching forms
 // that take a request, `try cursor.isEmpty`, `insertAndFetch(db, as:)` and
-// `statement.arguments = …` (issue 32).
+// `statement.arguments = …`, row scopes, GRDB's `Column` expressions
+// (arithmetic, `??`, `collating`, ranges, `count`, `lowercased`, `rank`), the
+// everyday SQL functions, `upsertAll`, `drop(table:ifExists:)` (issue 32).
 // The code of the "Moving from GRDB" article comes from here.
 
 import Foundation
@@ -201,6 +203,71 @@ struct Shelf {
     }
 }
 
+/// The everyday SQL of the same service, written with GRDB's untyped
+/// `Columns` and the query interface's functions: no SQL strings.
+extension Shelf {
+    /// Books whose id is in a range, and the number of them.
+    func bookCount(idsIn range: ClosedRange<Int64>) throws -> Int? {
+        try writer.read { db in
+            try Int.fetchOne(db, ShelfBook.filter(range.contains(Column("id"))).select(count(Column("id")), as: Int.self))
+        }
+    }
+
+    /// The country codes in use, with "??" for none.
+    func countryCodes() throws -> Set<String> {
+        try writer.read { db in
+            try String.fetchSet(db, ShelfAuthor.all().select(ShelfAuthor.Columns.countryCode ?? "??", as: String.self))
+        }
+    }
+
+    /// Authors by name, ignoring case.
+    func authorNamesIgnoringCase() throws -> [String] {
+        try writer.read { db in
+            try String.fetchAll(db, ShelfAuthor.order(ShelfAuthor.Columns.name.collating(.nocase)).select(\.name))
+        }
+    }
+
+    /// The next ids, as arithmetic on a column.
+    func nextBookIDs() throws -> [Int64] {
+        try writer.read { db in
+            try Int64.fetchAll(db, ShelfBook.orderByPrimaryKey().select(Column("id") + 1, as: Int64.self))
+        }
+    }
+
+    /// Trimmed, cut and rewritten titles, and the ISBN as a number.
+    func titleLabels() throws -> [String] {
+        try writer.read { db in
+            let label: QueryExpression<ShelfBook, String> = substr(trim(Column("title")), 1, 3).appending(":").appending(
+                cast(Column("isbn"), as: .text, to: String.self))
+            return try String.fetchAll(db, ShelfBook.orderByPrimaryKey().select(label, as: String.self))
+        }
+    }
+
+    /// An SQL literal built in pieces.
+    func authorNames(inCountry code: String) throws -> [String] {
+        try writer.read { db in
+            var sql: SQL = "SELECT name FROM author"
+            sql.append(literal: " WHERE countryCode = \(code) ORDER BY name")
+            return try String.fetchAll(db, SQLRequest<String>(literal: sql))
+        }
+    }
+
+    /// Imports authors: one statement per chunk, existing names updated.
+    func importAuthors(_ authors: [ShelfAuthor]) throws -> [ShelfAuthor] {
+        try writer.write { db in try ShelfAuthor.upsertAll(db, authors) }
+    }
+
+    /// A scratch table, dropped whether or not a previous run left it.
+    func resetScratch() throws {
+        try writer.write { db in
+            try db.drop(table: "scratch", ifExists: true)
+            try db.create(table: "scratch") { t in t.autoIncrementedPrimaryKey("id") }
+            try db.drop(table: "scratch", ifExists: true)
+            try db.drop(table: "scratch", ifExists: true)
+        }
+    }
+}
+
 struct ShelfAuthorDraft: Codable, PersistableRecord {
     static let databaseTableName = "author"
     var name: String
@@ -224,6 +291,12 @@ struct ShelfLoan: Codable, FetchableRecord, PersistableRecord {
     var id: Int64?
     var bookId: Int64
     var borrowerName: String
+}
+
+/// The full-text index of the books' titles.
+struct ShelfBookFT: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "book_ft"
+    var title: String
 }
 
 struct ShelfMaintenance {
@@ -266,7 +339,8 @@ struct ShelfMaintenance {
     func titles(startingWith text: String) throws -> [String] {
         try dbQueue.read { db in
             guard let pattern = FTS5Pattern(matchingPrefixPhrase: text) else { return [] }
-            return try String.fetchAll(db, sql: "SELECT title FROM book_ft WHERE book_ft MATCH ? ORDER BY rowid", arguments: [pattern])
+            let request = ShelfBookFT.filter(sql: "book_ft MATCH ?", arguments: [pattern]).order(Column.rank)
+            return try ShelfBookFT.fetchAll(db, request).map(\.title)
         }
     }
 
@@ -329,10 +403,31 @@ struct ShelfMaintenance {
         #expect(try library.deleteBooks(ids: [2, 99]) == 1)
         #expect(try !library.hasBooks(authorID: toveID))
         #expect(try library.namesOfAuthorsWithBooks() == ["Tolkien"])
+        #expect(try library.bookCount(idsIn: 1...1) == 1)
+        #expect(try library.countryCodes() == ["GB", "??"])
+        #expect(try library.authorNamesIgnoringCase() == ["Tolkien", "Tove Jansson"])
+        // Against the same SQL written by hand.
+        let (nextIDs, labels) = try library.writer.read { db in
+            (try Int64.fetchAll(db, sql: "SELECT id + 1 FROM book ORDER BY id"),
+             try String.fetchAll(db, sql: "SELECT substr(trim(title), 1, 3) || ':' || CAST(isbn AS TEXT) FROM book ORDER BY id"))
+        }
+        #expect(try library.nextBookIDs() == nextIDs)
+        #expect(nextIDs.count == 1)   // book 2 was deleted above
+        #expect(try library.titleLabels() == labels)
+        #expect(labels == ["The:1"])
+        #expect(try library.authorNames(inCountry: "GB") == ["Tolkien"])
+        try library.resetScratch()
         let leGuin = try library.addAuthor(named: "Le Guin")
         #expect(leGuin.id != nil && leGuin.countryCode == nil)
         try library.setCountry("US", ofAuthorsNamed: ["Le Guin", "Tove Jansson"])
         #expect(try library.authorCount(inCountry: "US") == 2)
+        let imported = try library.importAuthors([
+            ShelfAuthor(id: leGuin.id, name: "Ursula K. Le Guin", countryCode: "US"),
+            ShelfAuthor(id: nil, name: "Borges", countryCode: "AR"),
+        ])
+        #expect(imported.map(\.name) == ["Ursula K. Le Guin", "Borges"])
+        #expect(imported.allSatisfy { $0.id != nil })
+        #expect(try library.authorNames(inCountry: "US") == ["Tove Jansson", "Ursula K. Le Guin"])
     }
 
     @Test func theMaintenanceCodeRunsOnQuarry() throws {
