@@ -69,7 +69,7 @@ public final class StatementCursor<Element>: Cursor {
         self.decode = decode
         serverRows = [].makeIterator()
         decodeServerRow = { _ in throw DatabaseError.misuse("a statement cursor has no server rows") }
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
     }
 
     /// A cursor over the rows a database server returned.

@@ -31,7 +31,7 @@ extension DatabaseValueConvertible {
     ) throws -> [Self] {
         if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).map(RowDecodingError.naming(sql) { try $0[0] as Self }) }
         let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
         var values: [Self] = []
         try statement.forEachRow { values.append(try statement.decode(Self.self, at: 0)) }
         return values
@@ -48,7 +48,7 @@ extension DatabaseValueConvertible {
     ) throws -> Self? {
         if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).first.flatMap(RowDecodingError.naming(sql) { try $0[0] as Self? }) }
         let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
         return try statement.firstRow { try statement.decodeIfPresent(Self.self, at: 0) } ?? nil
     }
 }
@@ -60,7 +60,7 @@ extension DatabaseValueConvertible where Self: Hashable {
     ) throws -> Set<Self> {
         if db.server != nil { return try Set(db.serverRows(sql: sql, arguments: arguments).map(RowDecodingError.naming(sql) { try $0[0] as Self })) }
         let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
         var values: Set<Self> = []
         try statement.forEachRow { values.insert(try statement.decode(Self.self, at: 0)) }
         return values
@@ -78,7 +78,7 @@ extension Optional where Wrapped: DatabaseValueConvertible {
     ) throws -> [Wrapped?] {
         if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).map(RowDecodingError.naming(sql) { try $0[0] as Wrapped? }) }
         let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
         var values: [Wrapped?] = []
         try statement.forEachRow { values.append(try statement.decodeIfPresent(Wrapped.self, at: 0)) }
         return values

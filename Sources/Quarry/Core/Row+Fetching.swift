@@ -38,7 +38,7 @@ extension Row {
     public static func fetchAll(
         _ statement: Statement, arguments: StatementArguments = StatementArguments()
     ) throws -> [Row] {
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
         let layout = RowLayout(columnNames: statement.columnNames)
         var rows: [Row] = []
         try statement.forEachRow { rows.append(Row(statement: statement, layout: layout)) }
@@ -64,7 +64,7 @@ extension Row {
     public static func fetchOne(
         _ statement: Statement, arguments: StatementArguments = StatementArguments()
     ) throws -> Row? {
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
         return try statement.firstRow { Row(statement: statement, layout: RowLayout(columnNames: statement.columnNames)) }
     }
 }

@@ -129,9 +129,10 @@ public final class Statement {
         while try step() {}
     }
 
-    /// The arguments of the statement's parameters: those last given to an
-    /// execution or a fetch, or set here for the next ``execute(arguments:)``
-    /// without arguments, as in GRDB.
+    /// The arguments of the statement's parameters: those set here, with
+    /// ``setArguments(_:)`` or with ``execute(arguments:)``, which
+    /// ``execute(arguments:)`` without arguments runs with, as in GRDB. (A
+    /// fetch with arguments of its own does not change them.)
     ///
     /// Unlike GRDB's setter, which stops the program when the arguments do
     /// not fit the parameters, this one never fails: the next execution
@@ -144,20 +145,28 @@ public final class Statement {
         }
     }
 
-    /// The arguments last set, and whether they are bound to the statement.
+    /// The arguments last set, and whether they are the ones bound now.
     private var currentArguments = StatementArguments()
     private var argumentsAreBound = false
 
-    /// Binds `arguments`, after checking that they match the parameters;
-    /// throws if they do not (a missing or extra value, an unknown name).
+    /// Binds `arguments` and keeps them as ``arguments``, after checking
+    /// that they match the parameters; throws if they do not (a missing or
+    /// extra value, an unknown name).
     public func setArguments(_ arguments: StatementArguments) throws {
+        try bindArguments(arguments)
+        currentArguments = arguments
+        argumentsAreBound = true
+    }
+
+    /// Binds `arguments` for one execution or fetch, after checking that they
+    /// match the parameters. The hot path of every fetch: it keeps no copy of
+    /// them (``arguments`` is unchanged, and no longer bound).
+    func bindArguments(_ arguments: StatementArguments) throws {
         sqlite3_reset(sqliteStatement)
         argumentsAreBound = false
-        currentArguments = arguments
         var used = 0
         try arguments.bind(to: self, positionalIndex: &used)
         try arguments.checkAllPositionalValuesUsed(used, sql: sql)
-        argumentsAreBound = true
     }
 
     /// Binds one value to the parameter at `index` (1-based).

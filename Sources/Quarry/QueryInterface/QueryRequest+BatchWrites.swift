@@ -124,7 +124,7 @@ extension QueryRequest {
             return try rows.map(decode)
         }
         let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments(StatementArguments(databaseValues: arguments))
+        try statement.bindArguments(StatementArguments(databaseValues: arguments))
         let decode = try decoder.prepare(statement, .plain)
         var results: [Value] = []
         try statement.forEachRow { results.append(try decode(statement)) }

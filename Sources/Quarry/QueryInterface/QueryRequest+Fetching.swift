@@ -82,7 +82,7 @@ extension QueryRequest {
         let sql = try context.selectSQL(query)
         let layout = try context.selectionLayout(of: query)
         let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments(StatementArguments(databaseValues: context.arguments))
+        try statement.bindArguments(StatementArguments(databaseValues: context.arguments))
         return (statement, layout)
     }
 
@@ -155,7 +155,7 @@ extension QueryRequest {
             return try row.map { try $0[0] as Bool } ?? false
         }
         let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments(StatementArguments(databaseValues: context.arguments))
+        try statement.bindArguments(StatementArguments(databaseValues: context.arguments))
         return try statement.firstRow { try statement.decode(Bool.self, at: 0) } ?? false
     }
 

@@ -74,7 +74,7 @@ public struct SQLRequest<Result>: Sendable, ExpressibleByStringInterpolation {
             return try rows.map(decode)
         }
         let (statement, arguments, decode) = try prepared(db)
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
         var results: [Result] = []
         try statement.forEachRow { results.append(try decode(statement)) }
         return results
@@ -88,7 +88,7 @@ public struct SQLRequest<Result>: Sendable, ExpressibleByStringInterpolation {
             return try rows.first.map(decode)
         }
         let (statement, arguments, decode) = try prepared(db)
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
         return try statement.firstRow { try decode(statement) }
     }
 

@@ -15,7 +15,7 @@ extension FetchableRecord {
     public static func fetchAll(
         _ statement: Statement, arguments: StatementArguments = StatementArguments()
     ) throws -> [Self] {
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
         let read = reader(for: statement)
         var records: [Self] = []
         try statement.forEachRow { records.append(try read(statement)) }
@@ -26,7 +26,7 @@ extension FetchableRecord {
     public static func fetchOne(
         _ statement: Statement, arguments: StatementArguments = StatementArguments()
     ) throws -> Self? {
-        try statement.setArguments(arguments)
+        try statement.bindArguments(arguments)
         let read = reader(for: statement)
         return try statement.firstRow { try read(statement) }
     }
