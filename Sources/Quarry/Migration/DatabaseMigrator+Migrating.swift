@@ -97,13 +97,10 @@ extension DatabaseMigrator {
                 ? recorded : []
             return .commit
         }
-        if unknownMigrationPolicy == .refuse {
-            let known = Set(migrations)
-            let unknown = recorded.filter { !known.contains($0) }
-            if !unknown.isEmpty { throw MigrationError.unknownMigrations(unknown) }
-        }
-        let recordedNames = Set(recorded)
-        let pending = target >= 0 ? registered[...target].filter { !recordedNames.contains($0.name) } : []
+        let plan = plan(recorded: recorded, upTo: target)
+        if plan.isRefused { throw MigrationError.unknownMigrations(plan.unknown) }
+        let pendingNames = Set(plan.pending)
+        let pending = registered.filter { pendingNames.contains($0.name) }
         if logs {
             let database: Logger.MetadataValue = .string(db.path)
             if pending.isEmpty {
@@ -112,9 +109,9 @@ extension DatabaseMigrator {
                     metadata: ["applied": .stringConvertible(recorded.count), "last_migration": .string(recorded.last ?? ""), "database": database])
             } else {
                 logger.info(
-                    "\(pending.count) pending migration\(pending.count == 1 ? "" : "s"): \(pending.map(\.name).joined(separator: ", "))",
+                    "\(pending.count) pending migration\(pending.count == 1 ? "" : "s"): \(plan.pending.joined(separator: ", "))",
                     metadata: [
-                        "pending": .array(pending.map { .string($0.name) }),
+                        "pending": .array(plan.pending.map { .string($0) }),
                         "applied": .stringConvertible(recorded.count), "database": database,
                     ])
             }

@@ -55,8 +55,7 @@ extension DatabaseMigrator {
     /// let pending = try dbPool.read { db in try migrator.pendingMigrations(db) }
     /// ```
     public func pendingMigrations(_ db: Database) throws -> [String] {
-        let recorded = Set(try recordedMigrations(db))
-        return migrations.filter { !recorded.contains($0) }
+        plan(recorded: try recordedMigrations(db), upTo: registered.count - 1).pending
     }
 
     /// What `migrate(_:)` (or `migrate(_:upTo:)` with `name`) would do,
@@ -67,7 +66,13 @@ extension DatabaseMigrator {
     ///   registrations, and the errors of reading the database.
     public func plan(_ db: Database, upTo name: String? = nil) throws -> MigrationPlan {
         let target = try targetIndex(upTo: name)
-        let recorded = try recordedMigrations(db)
+        return plan(recorded: try recordedMigrations(db), upTo: target)
+    }
+
+    /// The plan of migrating up to `target` (an index of the registered
+    /// migrations, -1 for none), given the migrations the database records:
+    /// what `migrate` itself follows, once it holds the lock.
+    func plan(recorded: [String], upTo target: Int) -> MigrationPlan {
         let recordedNames = Set(recorded)
         let known = Set(migrations)
         let unknown = recorded.filter { !known.contains($0) }
