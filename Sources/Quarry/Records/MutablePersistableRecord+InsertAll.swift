@@ -219,18 +219,18 @@ struct InsertBatch<Record: MutablePersistableRecord> {
             rowIDIndex = index
         }
         let columnCount = written?.count ?? container.columns.count
-        let variableLimit = db.server == nil
-            ? Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
-            : Self.serverParameterLimit(db.sqlDialect)
+        let variableLimit = Self.boundValueLimit(db)
         // No column (DEFAULT VALUES): one row per statement.
         rowsPerStatement = columnCount == 0 ? 1 : max(1, min(Record.maxRowsPerStatement, variableLimit / columnCount))
     }
 
-    /// The most values one statement binds on a server: PostgreSQL's protocol
-    /// counts the parameters of a statement in 16 bits. A server that speaks
-    /// SQLite's SQL (the tests' stand-in) gets SQLite's default limit.
-    static func serverParameterLimit(_ dialect: SQLDialect) -> Int {
-        switch dialect {
+    /// The most values one statement of `db` binds: SQLite's limit of the
+    /// connection; on a server, PostgreSQL's protocol counts the parameters of
+    /// a statement in 16 bits, and a server that speaks SQLite's SQL (the
+    /// tests' stand-in) gets SQLite's default limit.
+    static func boundValueLimit(_ db: Database) -> Int {
+        guard db.server != nil else { return Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+        switch db.sqlDialect {
         case .postgreSQL: return 65_535
         case .sqlite: return 32_766
         }

@@ -32,7 +32,6 @@
 // does not send every column of the target, or sends NULL in one (NULLs never
 // conflict, so the key would not tell rows apart).
 
-import CSQLite
 
 extension MutablePersistableRecord {
     /// The engine of upsertAll: the records written (inserted or updated),
@@ -145,9 +144,7 @@ struct UpsertBatch<Record: MutablePersistableRecord> {
         clauseSQL = try context.upsertClauseSQL(
             clause, table: Record.databaseTableName, insertedColumns: columns, primaryKey: schema.primaryKey)
         clauseValues = context.arguments
-        let variableLimit = db.server == nil
-            ? Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
-            : InsertBatch<Record>.serverParameterLimit(db.sqlDialect)
+        let variableLimit = InsertBatch<Record>.boundValueLimit(db)
         // The clause binds its values once, after the rows'.
         rowsPerStatement = max(1, min(Record.maxRowsPerStatement, (variableLimit - clauseValues.count) / columns.count))
     }
