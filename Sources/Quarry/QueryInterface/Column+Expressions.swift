@@ -18,161 +18,157 @@
 /// `Column("score") + 1` is `"score" + ?`, typed by the value (here `Int`).
 @_disfavoredOverload
 public func + <Root, Value: Numeric>(lhs: Column, rhs: Value) -> QueryExpression<Root, Value> {
-    columnArithmetic("+", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("+", lhs.sqlExpression, value: rhs)
 }
 
 /// `1 + Column("score")` is `? + "score"`, typed by the value.
 @_disfavoredOverload
 public func + <Root, Value: Numeric>(lhs: Value, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("+", .bound(lhs, in: Root.self, near: rhs.sqlExpression), rhs.sqlExpression)
+    arithmetic("+", .bound(lhs, in: Root.self, near: rhs.sqlExpression), rhs.sqlExpression)
 }
 
 /// `Column("score") + Column("bonus") > 10` is `"score" + "bonus" > ?`: the sum is typed by
 /// what it is compared or computed with.
 @_disfavoredOverload
 public func + <Root, Value: Numeric>(lhs: Column, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") + Column("bonus")` with nothing to type it, as in
 /// `(Column("score") + Column("bonus")).desc`: `"score" + "bonus"`, untyped.
 @_disfavoredOverload
 public func + <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, DatabaseValue> {
-    columnArithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") + Column("bonus") * 2` is `"score" + ("bonus" * ?)`.
 @_disfavoredOverload
 public func + <Root, Value: Numeric>(lhs: Column, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
-    columnArithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") * 2 + Column("bonus")` is `("score" * ?) + "bonus"`.
 @_disfavoredOverload
 public func + <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("+", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") - 1` is `"score" - ?`, typed by the value.
 @_disfavoredOverload
 public func - <Root, Value: Numeric>(lhs: Column, rhs: Value) -> QueryExpression<Root, Value> {
-    columnArithmetic("-", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("-", lhs.sqlExpression, value: rhs)
 }
 
 /// `100 - Column("score")` is `? - "score"`, typed by the value.
 @_disfavoredOverload
 public func - <Root, Value: Numeric>(lhs: Value, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("-", .bound(lhs, in: Root.self, near: rhs.sqlExpression), rhs.sqlExpression)
+    arithmetic("-", .bound(lhs, in: Root.self, near: rhs.sqlExpression), rhs.sqlExpression)
 }
 
 /// `Column("score") - Column("bonus")` is `"score" - "bonus"`, typed by what it is compared with.
 @_disfavoredOverload
 public func - <Root, Value: Numeric>(lhs: Column, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") - Column("bonus")` with nothing to type it, as in
 /// `(Column("score") - Column("bonus")).desc`: `"score" - "bonus"`, untyped.
 @_disfavoredOverload
 public func - <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, DatabaseValue> {
-    columnArithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") - Column("bonus") * 2` is `"score" - ("bonus" * ?)`.
 @_disfavoredOverload
 public func - <Root, Value: Numeric>(lhs: Column, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
-    columnArithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") * 2 - Column("bonus")` is `("score" * ?) - "bonus"`.
 @_disfavoredOverload
 public func - <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("-", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") * 2` is `"score" * ?`, typed by the value.
 @_disfavoredOverload
 public func * <Root, Value: Numeric>(lhs: Column, rhs: Value) -> QueryExpression<Root, Value> {
-    columnArithmetic("*", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("*", lhs.sqlExpression, value: rhs)
 }
 
 /// `2 * Column("score")` is `? * "score"`, typed by the value.
 @_disfavoredOverload
 public func * <Root, Value: Numeric>(lhs: Value, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("*", .bound(lhs, in: Root.self, near: rhs.sqlExpression), rhs.sqlExpression)
+    arithmetic("*", .bound(lhs, in: Root.self, near: rhs.sqlExpression), rhs.sqlExpression)
 }
 
 /// `Column("score") * Column("bonus")` is `"score" * "bonus"`, typed by what it is compared with.
 @_disfavoredOverload
 public func * <Root, Value: Numeric>(lhs: Column, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") * Column("bonus")` with nothing to type it, as in
 /// `(Column("score") * Column("bonus")).desc`: `"score" * "bonus"`, untyped.
 @_disfavoredOverload
 public func * <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, DatabaseValue> {
-    columnArithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") * (Column("bonus") + 1)` is `"score" * ("bonus" + ?)`.
 @_disfavoredOverload
 public func * <Root, Value: Numeric>(lhs: Column, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
-    columnArithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `(Column("score") + 1) * Column("bonus")` is `("score" + ?) * "bonus"`.
 @_disfavoredOverload
 public func * <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("*", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") / 2` is `"score" / ?`, typed by the value (an integer
 /// division for integers, on SQLite and PostgreSQL alike).
 @_disfavoredOverload
 public func / <Root, Value: Numeric>(lhs: Column, rhs: Value) -> QueryExpression<Root, Value> {
-    columnArithmetic("/", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("/", lhs.sqlExpression, value: rhs)
 }
 
 /// `100 / Column("score")` is `? / "score"`, typed by the value.
 @_disfavoredOverload
 public func / <Root, Value: Numeric>(lhs: Value, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("/", .bound(lhs, in: Root.self, near: rhs.sqlExpression), rhs.sqlExpression)
+    arithmetic("/", .bound(lhs, in: Root.self, near: rhs.sqlExpression), rhs.sqlExpression)
 }
 
 /// `Column("score") / Column("bonus")` is `"score" / "bonus"`, typed by what it is compared with.
 @_disfavoredOverload
 public func / <Root, Value: Numeric>(lhs: Column, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") / Column("bonus")` with nothing to type it, as in
 /// `(Column("score") / Column("bonus")).desc`: `"score" / "bonus"`, untyped.
 @_disfavoredOverload
 public func / <Root>(lhs: Column, rhs: Column) -> QueryExpression<Root, DatabaseValue> {
-    columnArithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `Column("score") / (Column("bonus") + 1)` is `"score" / ("bonus" + ?)`.
 @_disfavoredOverload
 public func / <Root, Value: Numeric>(lhs: Column, rhs: QueryExpression<Root, Value>) -> QueryExpression<Root, Value> {
-    columnArithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `(Column("score") + 1) / Column("bonus")` is `("score" + ?) / "bonus"`.
 @_disfavoredOverload
 public func / <Root, Value: Numeric>(lhs: QueryExpression<Root, Value>, rhs: Column) -> QueryExpression<Root, Value> {
-    columnArithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("/", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `-Column("score") < -100` is `-"score" < ?`: typed by what it is compared with.
 @_disfavoredOverload
 public prefix func - <Root, Value: SignedNumeric>(operand: Column) -> QueryExpression<Root, Value> {
     QueryExpression(SQLExpression(.prefix("-", operand.sqlExpression)))
-}
-
-private func columnArithmetic<Root, Value>(_ op: String, _ lhs: SQLExpression, _ rhs: SQLExpression) -> QueryExpression<Root, Value> {
-    QueryExpression(SQLExpression(.infix(op, lhs, rhs)))
 }
 
 // MARK: - Coalescing

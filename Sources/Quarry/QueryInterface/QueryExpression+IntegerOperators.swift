@@ -11,150 +11,150 @@
 
 /// The remainder of the integer division: SQL `%`, as in `\.score % 2 == 0`.
 public func % <Root: Decodable, Value: BinaryInteger>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("%", .column(lhs), .bound(rhs, in: Root.self, near: .column(lhs)))
+    arithmetic("%", .column(lhs), value: rhs)
 }
 
 /// The remainder of the integer division, of an expression and a value: SQL `%`.
 public func % <Root, Value: BinaryInteger>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("%", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("%", lhs.sqlExpression, value: rhs)
 }
 
 /// The remainder of the integer division, of two columns: SQL `%`.
 public func % <Root: Decodable, Value: BinaryInteger>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
-    integerOperation("%", .column(lhs), .column(rhs))
+    arithmetic("%", .column(lhs), .column(rhs))
 }
 
 /// The remainder of the integer division, of two expressions: SQL `%`.
 public func % <Root, Value: BinaryInteger>(
     lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>
 ) -> QueryExpression<Root, Value> {
-    integerOperation("%", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("%", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// The remainder of the integer division, of a ``Column`` and a value: SQL `%`, as in `Column("flags") % 2`.
 @_disfavoredOverload
 public func % <Root, Value: BinaryInteger>(lhs: Column, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("%", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("%", lhs.sqlExpression, value: rhs)
 }
 
 // MARK: - bitwise AND
 
 /// The bits set in both: SQL `&`, as in `\.flags & 4 != 0`.
 public func & <Root: Decodable, Value: BinaryInteger>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("&", .column(lhs), .bound(rhs, in: Root.self, near: .column(lhs)))
+    arithmetic("&", .column(lhs), value: rhs)
 }
 
 /// The bits set in both, of an expression and a value: SQL `&`.
 public func & <Root, Value: BinaryInteger>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("&", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("&", lhs.sqlExpression, value: rhs)
 }
 
 /// The bits set in both, of two columns: SQL `&`.
 public func & <Root: Decodable, Value: BinaryInteger>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
-    integerOperation("&", .column(lhs), .column(rhs))
+    arithmetic("&", .column(lhs), .column(rhs))
 }
 
 /// The bits set in both, of two expressions: SQL `&`.
 public func & <Root, Value: BinaryInteger>(
     lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>
 ) -> QueryExpression<Root, Value> {
-    integerOperation("&", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("&", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// The bits set in both, of a ``Column`` and a value: SQL `&`, as in `Column("flags") & 2`.
 @_disfavoredOverload
 public func & <Root, Value: BinaryInteger>(lhs: Column, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("&", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("&", lhs.sqlExpression, value: rhs)
 }
 
 // MARK: - bitwise OR
 
 /// The bits set in either: SQL `|`, as in `\.flags | 4`.
 public func | <Root: Decodable, Value: BinaryInteger>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("|", .column(lhs), .bound(rhs, in: Root.self, near: .column(lhs)))
+    arithmetic("|", .column(lhs), value: rhs)
 }
 
 /// The bits set in either, of an expression and a value: SQL `|`.
 public func | <Root, Value: BinaryInteger>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("|", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("|", lhs.sqlExpression, value: rhs)
 }
 
 /// The bits set in either, of two columns: SQL `|`.
 public func | <Root: Decodable, Value: BinaryInteger>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
-    integerOperation("|", .column(lhs), .column(rhs))
+    arithmetic("|", .column(lhs), .column(rhs))
 }
 
 /// The bits set in either, of two expressions: SQL `|`.
 public func | <Root, Value: BinaryInteger>(
     lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>
 ) -> QueryExpression<Root, Value> {
-    integerOperation("|", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("|", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// The bits set in either, of a ``Column`` and a value: SQL `|`, as in `Column("flags") | 2`.
 @_disfavoredOverload
 public func | <Root, Value: BinaryInteger>(lhs: Column, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("|", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("|", lhs.sqlExpression, value: rhs)
 }
 
 // MARK: - left shift
 
 /// The bits shifted left: SQL `<<`, as in `\.flags << 2`.
 public func << <Root: Decodable, Value: BinaryInteger>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("<<", .column(lhs), .bound(rhs, in: Root.self, near: .column(lhs)))
+    arithmetic("<<", .column(lhs), value: rhs)
 }
 
 /// The bits shifted left, of an expression and a value: SQL `<<`.
 public func << <Root, Value: BinaryInteger>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("<<", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("<<", lhs.sqlExpression, value: rhs)
 }
 
 /// The bits shifted left, of two columns: SQL `<<`.
 public func << <Root: Decodable, Value: BinaryInteger>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
-    integerOperation("<<", .column(lhs), .column(rhs))
+    arithmetic("<<", .column(lhs), .column(rhs))
 }
 
 /// The bits shifted left, of two expressions: SQL `<<`.
 public func << <Root, Value: BinaryInteger>(
     lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>
 ) -> QueryExpression<Root, Value> {
-    integerOperation("<<", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic("<<", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// The bits shifted left, of a ``Column`` and a value: SQL `<<`, as in `Column("flags") << 2`.
 @_disfavoredOverload
 public func << <Root, Value: BinaryInteger>(lhs: Column, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation("<<", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic("<<", lhs.sqlExpression, value: rhs)
 }
 
 // MARK: - right shift
 
 /// The bits shifted right: SQL `>>`, as in `\.flags >> 2`.
 public func >> <Root: Decodable, Value: BinaryInteger>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation(">>", .column(lhs), .bound(rhs, in: Root.self, near: .column(lhs)))
+    arithmetic(">>", .column(lhs), value: rhs)
 }
 
 /// The bits shifted right, of an expression and a value: SQL `>>`.
 public func >> <Root, Value: BinaryInteger>(lhs: QueryExpression<Root, Value>, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation(">>", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic(">>", lhs.sqlExpression, value: rhs)
 }
 
 /// The bits shifted right, of two columns: SQL `>>`.
 public func >> <Root: Decodable, Value: BinaryInteger>(lhs: KeyPath<Root, Value>, rhs: KeyPath<Root, Value>) -> QueryExpression<Root, Value> {
-    integerOperation(">>", .column(lhs), .column(rhs))
+    arithmetic(">>", .column(lhs), .column(rhs))
 }
 
 /// The bits shifted right, of two expressions: SQL `>>`.
 public func >> <Root, Value: BinaryInteger>(
     lhs: QueryExpression<Root, Value>, rhs: QueryExpression<Root, Value>
 ) -> QueryExpression<Root, Value> {
-    integerOperation(">>", lhs.sqlExpression, rhs.sqlExpression)
+    arithmetic(">>", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// The bits shifted right, of a ``Column`` and a value: SQL `>>`, as in `Column("flags") >> 2`.
 @_disfavoredOverload
 public func >> <Root, Value: BinaryInteger>(lhs: Column, rhs: Value) -> QueryExpression<Root, Value> {
-    integerOperation(">>", lhs.sqlExpression, .bound(rhs, in: Root.self, near: lhs.sqlExpression))
+    arithmetic(">>", lhs.sqlExpression, value: rhs)
 }
 
 // MARK: - Bitwise NOT
@@ -175,6 +175,3 @@ public prefix func ~ <Root, Value: BinaryInteger>(operand: Column) -> QueryExpre
     QueryExpression(SQLExpression(.prefix("~", operand.sqlExpression)))
 }
 
-private func integerOperation<Root, Value>(_ op: String, _ lhs: SQLExpression, _ rhs: SQLExpression) -> QueryExpression<Root, Value> {
-    QueryExpression(SQLExpression(.infix(op, lhs, rhs)))
-}

@@ -396,11 +396,15 @@ public func / <Root: Decodable, Value: Numeric>(lhs: QueryExpression<Root, Value
     arithmetic("/", lhs.sqlExpression, .column(rhs))
 }
 
-private func arithmetic<Root, Value>(_ op: String, _ lhs: SQLExpression, value: Value) -> QueryExpression<Root, Value> {
+/// `lhs op value`, the value bound in the format of the record `Root`.
+func arithmetic<Root, Value>(_ op: String, _ lhs: SQLExpression, value: Value) -> QueryExpression<Root, Value> {
     arithmetic(op, lhs, .bound(value, in: Root.self, near: lhs))
 }
 
-private func arithmetic<Root, Value>(_ op: String, _ lhs: SQLExpression, _ rhs: SQLExpression) -> QueryExpression<Root, Value> {
+/// `lhs op rhs`, typed `Value`: the binary operators of the query interface
+/// (arithmetic here, and those of Column+Expressions.swift and
+/// QueryExpression+IntegerOperators.swift).
+func arithmetic<Root, Value>(_ op: String, _ lhs: SQLExpression, _ rhs: SQLExpression) -> QueryExpression<Root, Value> {
     QueryExpression(SQLExpression(.infix(op, lhs, rhs)))
 }
 

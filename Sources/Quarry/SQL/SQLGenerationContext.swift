@@ -327,8 +327,7 @@ final class SQLGenerationContext {
     /// definition (`BIGINT` for `INTEGER` on PostgreSQL). The type name comes
     /// from a `DatabaseColumnType`, written by the program, never a value.
     private func castSQL(_ operand: SQLExpression, _ type: DatabaseColumnType) throws -> String {
-        let dialect: SQLDialect = db?.isPostgreSQL == true ? .postgreSQL : .sqlite
-        return "CAST(" + (try sql(operand)) + " AS " + type.sql(for: dialect) + ")"
+        return "CAST(" + (try sql(operand)) + " AS " + type.sql(for: db?.sqlDialect ?? .sqlite) + ")"
     }
 
     /// On PostgreSQL, the SQL of a call to one of SQLite's date and time
