@@ -114,7 +114,7 @@ final class ConnectionPool: @unchecked Sendable {
             cancellation.cancel()
             // SQLite's progress handler sees the flag; a server needs a cancel
             // request for the statement it runs now.
-            if database.value.server != nil { database.value.interruptRunningStatements() }
+            database.value.connection.accessWasCancelled()
         }
     }
 

@@ -54,34 +54,29 @@ extension Array {
 /// that a caller that goes on iterating never takes a failed query for a
 /// complete one.
 public final class StatementCursor<Element>: Cursor {
-    /// The statement stepped through, or nil for the rows of a database
-    /// server, which come back whole (see DatabaseServerConnection.swift).
-    private let statement: Statement?
-    private let decode: (Statement) throws -> Element
-    private var serverRows: IndexingIterator<[Row]>
-    private let decodeServerRow: (Row) throws -> Element
+    /// The statement stepped through (DatabaseConnection.swift): SQLite's
+    /// `Statement`, or a server's statement whose rows came back whole.
+    private let statement: any PreparedStatement
+    /// Reads the current row.
+    private let read: () throws -> Element
     private var isDone = false
     /// The error that ended the cursor, thrown again by every later `next()`.
     private var failure: (any Error)?
 
     init(statement: Statement, arguments: StatementArguments, decode: @escaping (Statement) throws -> Element) throws {
         self.statement = statement
-        self.decode = decode
-        serverRows = [].makeIterator()
-        decodeServerRow = { _ in throw DatabaseError.misuse("a statement cursor has no server rows") }
+        read = { try decode(statement) }
         try statement.bindArguments(arguments)
     }
 
-    /// A cursor over the rows a database server returned.
-    init(serverRows: [Row], decode: @escaping (Row) throws -> Element) {
-        statement = nil
-        self.decode = { _ in throw DatabaseError.misuse("a server cursor has no statement") }
-        self.serverRows = serverRows.makeIterator()
-        decodeServerRow = decode
+    /// A cursor over a statement already bound, whose rows `read` reads.
+    init(prepared: any PreparedStatement, read: @escaping () throws -> Element) {
+        statement = prepared
+        self.read = read
     }
 
     deinit {
-        if !isDone { statement?.reset() }
+        if !isDone { statement.reset() }
     }
 
     /// The next decoded row, or nil when all rows have been read.
@@ -90,10 +85,9 @@ public final class StatementCursor<Element>: Cursor {
             if let failure { throw failure }
             return nil
         }
-        guard let statement else { return try nextServerRow() }
         do {
             if try statement.step() {
-                return try decode(statement)
+                return try read()
             }
         } catch {
             isDone = true
@@ -104,20 +98,6 @@ public final class StatementCursor<Element>: Cursor {
         isDone = true
         statement.reset()
         return nil
-    }
-
-    private func nextServerRow() throws -> Element? {
-        guard let row = serverRows.next() else {
-            isDone = true
-            return nil
-        }
-        do {
-            return try decodeServerRow(row)
-        } catch {
-            isDone = true
-            failure = error
-            throw error
-        }
     }
 }
 

@@ -18,6 +18,9 @@ extension Database {
     /// Installs the busy handler, which waits up to `milliseconds` in all (at
     /// least that long: the sleeps are counted, not the time spent trying).
     func installBusyHandler(milliseconds: Int32) {
+        // Backend conditional: SQLite's busy handler needs its handle; a
+        // server waits for its locks itself.
+        guard let sqliteConnection else { return }
         guard milliseconds > 0 else {
             sqlite3_busy_handler(sqliteConnection, nil, nil)
             return

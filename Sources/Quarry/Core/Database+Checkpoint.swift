@@ -92,7 +92,7 @@ extension Database {
     public func checkpoint(_ mode: CheckpointMode = .passive, on dbName: String? = "main") throws -> (
         walFrameCount: Int, checkpointedFrameCount: Int
     ) {
-        try requireSQLite("WAL checkpoints (checkpoint(_:on:))")
+        try require(.walCheckpoints, "WAL checkpoints (checkpoint(_:on:))")
         if isInsideTransaction {
             throw DatabaseError.misuse("a checkpoint cannot run inside a transaction: use writeWithoutTransaction")
         }

@@ -75,6 +75,9 @@ extension Database {
     /// Installs or removes the progress handler, as the monitor requires.
     func updateProgressHandler() {
         updateStatementHooks()
+        // Backend conditional: SQLite's hook needs its handle. A server's
+        // statements are stopped by ServerConnection.run and a cancel request.
+        guard let sqliteConnection else { return }
         guard progressMonitor.isActive else {
             sqlite3_progress_handler(sqliteConnection, 0, nil, nil)
             return
@@ -175,9 +178,10 @@ extension Database {
         }
         set {
             progressMonitor.statementLimit = newValue.map(Database.nanoseconds) ?? 0
-            if server != nil {
-                // The setter cannot throw: a connection that fails this
-                // statement fails the next one too, which then throws.
+            if sqlDialect.setStatementTimeout != nil {
+                // The server keeps the limit. The setter cannot throw: a
+                // connection that fails this statement fails the next one
+                // too, which then throws.
                 try? setServerStatementTimeout(progressMonitor.statementLimit)
                 return
             }
@@ -189,9 +193,9 @@ extension Database {
     /// a whole number of milliseconds, rounded up; 0 for none). A statement
     /// over it fails with the server's "query canceled" error (57014).
     func setServerStatementTimeout(_ nanoseconds: UInt64) throws {
-        guard let sql = server?.dialect.setStatementTimeout else { return }
+        guard let sql = sqlDialect.setStatementTimeout else { return }
         let milliseconds = nanoseconds == 0 ? 0 : nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 == 0 ? 0 : 1)
-        _ = try executeOnServer(sql: sql, arguments: [String(milliseconds)])
+        try execute(sql: sql, arguments: [String(milliseconds)])
     }
 
     /// A positive duration in nanoseconds (at least 1, so that a zero limit still limits).
@@ -210,12 +214,7 @@ extension Database {
     /// (<https://www.sqlite.org/c3ref/interrupt.html>). Statements started
     /// after every running one has ended are not affected.
     func interruptRunningStatements() {
-        // A server stops its statement on a cancel request.
-        if let server {
-            server.cancelRunningStatement()
-            return
-        }
-        sqlite3_interrupt(sqliteConnection)
+        connection.interrupt()
     }
 
     /// Whether `error` is a server's "query canceled" (SQLSTATE 57014): a

@@ -53,6 +53,9 @@ extension Database {
 
     /// Registers (or removes) the SQLite trace callback for the handler and the logger.
     func installTrace() {
+        // Backend conditional: SQLite's trace callback needs its handle. A
+        // server's statements are traced by ServerConnection.run.
+        guard let sqliteConnection else { return }
         var mask = traceOptions.rawValue
         if configuration.logger != nil { mask |= Int32(SQLITE_TRACE_STMT) }
         if let instrumentation, instrumentation.observesStatements {
@@ -79,8 +82,8 @@ extension Database {
             return
         }
         // Quarry's check of the schema version runs before most fetches: not
-        // the application's SQL (see RecordCache.checkSchemaVersion).
-        if recordCache.isSchemaCheck(statement) { return }
+        // the application's SQL (see Database+SchemaVersion.swift).
+        if sqliteSchemaVersionCheck.isCheckStatement(statement) { return }
         if mask == UInt32(SQLITE_TRACE_PROFILE), let instrumentation {
             let nanoseconds = detail?.load(as: Int64.self) ?? 0
             instrumentation.statementDuration?.recordNanoseconds(nanoseconds)

@@ -45,8 +45,7 @@ extension Database {
             try inSavepoint(block)
             return
         }
-        // A server has its own locking: its transactions start with a plain BEGIN.
-        try executeCached(server == nil ? "BEGIN \(kind.rawValue) TRANSACTION" : "BEGIN TRANSACTION")
+        try executeCached(sqlDialect.beginTransactionSQL(kind))
         let wasInsideTransactionBlock = isInsideTransactionBlock
         isInsideTransactionBlock = true
         defer { isInsideTransactionBlock = wasInsideTransactionBlock }
@@ -77,8 +76,10 @@ extension Database {
     /// Savepoints nest. Outside a transaction, a savepoint starts one. If
     /// `block` throws, the savepoint's changes are undone and the error is rethrown.
     public func inSavepoint(_ block: () throws -> TransactionCompletion) throws {
-        if server != nil && !isInsideTransaction {
-            // A server's savepoints live only inside transactions.
+        if !isInsideTransaction {
+            // Outside a transaction, a savepoint is a deferred transaction,
+            // as in GRDB: SQLite would start one at `SAVEPOINT`, and a
+            // server's savepoints live only inside transactions.
             try inTransaction(.deferred, block)
             return
         }
@@ -172,10 +173,14 @@ extension Database {
     /// Executes a statement without arguments through the statement cache
     /// (transaction control statements run on every read and write).
     func executeCached(_ sql: String) throws {
-        if server != nil {
-            try executeOnServer(sql: sql, arguments: StatementArguments())
-            return
-        }
-        try cachedStatementWithoutSchemaCheck(sql: sql).execute()
+        try connection.executeCached(self, sql: sql)
+    }
+}
+
+extension SQLDialect {
+    /// The statement that starts a transaction of `kind`. A server has its
+    /// own locking: its transactions start with a plain BEGIN.
+    func beginTransactionSQL(_ kind: TransactionKind) -> String {
+        self == .sqlite ? "BEGIN \(kind.rawValue) TRANSACTION" : "BEGIN TRANSACTION"
     }
 }

@@ -28,24 +28,15 @@ public final class Database {
     public let configuration: Configuration
 
     /// The SQLite connection handle, for direct use of the C API
-    /// (<https://www.sqlite.org/c3ref/sqlite3.html>).
+    /// (<https://www.sqlite.org/c3ref/sqlite3.html>); nil on a connection to a
+    /// database server (PostgreSQL), which has no SQLite handle.
     ///
-    /// On a connection to a database server (PostgreSQL), this is a private,
-    /// empty in-memory SQLite database that holds none of the server's data,
-    /// and Quarry's SQLite-only methods throw there.
-    public let sqliteConnection: OpaquePointer
+    /// GRDB spells it the same, also optional.
+    public let sqliteConnection: OpaquePointer?
 
-    /// The database server connection, when this is not an SQLite connection
-    /// (see DatabaseServerConnection.swift).
-    package let server: (any DatabaseServerConnection)?
-
-    /// The transactions and savepoints open on the server, as Quarry opened
-    /// them (a server tells no SQLite-style autocommit flag).
-    var serverTransactionDepth = 0
-
-    /// The rows changed by the last statement run on the server.
-    var serverChangesCount = 0
-    var serverTotalChangesCount = 0
+    /// The backend this connection runs on, through the execution seam
+    /// (DatabaseConnection.swift): SQLite's connection, or a server's.
+    let connection: any DatabaseConnection
 
     /// Statements compiled by ``cachedStatement(sql:)``, keyed by SQL.
     private var statementCache: [String: Statement] = [:]
@@ -89,6 +80,14 @@ public final class Database {
     /// has not moved since a check made in the same transaction: no other
     /// connection can change the schema a transaction sees.
     var schemaCheckGeneration: UInt64 = 0
+
+    /// Moves on each time `checkSchemaVersion()` notices a schema change
+    /// (Database+SchemaVersion.swift): higher layers compare it to drop
+    /// their caches.
+    var schemaChangeCount: UInt64 = 0
+
+    /// SQLite's check of `PRAGMA schema_version` (Database+SchemaVersion.swift).
+    let sqliteSchemaVersionCheck = SQLiteSchemaVersionCheck()
 
     /// Whether the block of ``inTransaction(_:_:)`` is running: its
     /// transaction must still be open (see `checkTransactionNotAborted`).
@@ -142,7 +141,6 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         self.instrumentation = instrumentation
-        server = nil
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         if configuration.readonly || readerOnly {
             flags |= SQLITE_OPEN_READONLY
@@ -163,8 +161,9 @@ public final class Database {
                 message: "could not open database at \(path): \(message)")
         }
         sqliteConnection = handle
+        connection = SQLiteConnection(handle: handle, path: path)
         do {
-            try setUp(readerOnly: readerOnly)
+            try setUp(handle, readerOnly: readerOnly)
         } catch let error as DatabaseError {
             close()
             throw DatabaseError(
@@ -176,23 +175,14 @@ public final class Database {
         }
     }
 
-    /// A connection to a database server (see DatabaseServerConnection.swift).
-    ///
-    /// `sqliteConnection` is then an empty in-memory SQLite database, opened
-    /// only so that the property keeps its type; nothing runs there.
+    /// A connection to a database server (see ServerConnection.swift): it
+    /// has no SQLite handle.
     package init(server: any DatabaseServerConnection, configuration: Configuration) throws {
         path = server.serverDescription
         self.configuration = configuration
         instrumentation = nil
-        self.server = server
-        var handle: OpaquePointer?
-        let code = sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
-        guard code == SQLITE_OK, let handle else {
-            if let handle { sqlite3_close_v2(handle) }
-            server.close()
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not open a connection to \(path)")
-        }
-        sqliteConnection = handle
+        sqliteConnection = nil
+        connection = ServerConnection(driver: server)
         // Of the configuration, only the preparation steps apply to a server
         // (`SET search_path`, say), in the same order as on SQLite: the steps
         // added with `prepareDatabase(_:)`, then the `prepareDatabase`
@@ -212,8 +202,8 @@ public final class Database {
 
     deinit { close() }
 
-    private func setUp(readerOnly: Bool) throws {
-        sqlite3_extended_result_codes(sqliteConnection, 1)
+    private func setUp(_ handle: OpaquePointer, readerOnly: Bool) throws {
+        sqlite3_extended_result_codes(handle, 1)
         installAuthorizer()
         if let timeout = configuration.busyTimeout {
             let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
@@ -227,7 +217,7 @@ public final class Database {
             maximumStatementDuration = limit
         }
         let quotesCode = quarry_set_double_quoted_string_literals(
-            sqliteConnection, configuration.acceptsDoubleQuotedStringLiterals ? 1 : 0)
+            handle, configuration.acceptsDoubleQuotedStringLiterals ? 1 : 0)
         if quotesCode != SQLITE_OK { throw makeError(code: quotesCode, sql: nil) }
         // Fails with SQLITE_NOTADB for a file that is not a database.
         try execute(sql: "SELECT count(*) FROM sqlite_master")
@@ -251,10 +241,8 @@ public final class Database {
         for statement in statementCache.values { statement.finalize() }
         statementCache.removeAll()
         recordCache.finalizeStatements()
-        // Finalizes nothing else: statements still referenced elsewhere keep
-        // the connection as a zombie until they are released (sqlite3_close_v2).
-        sqlite3_close_v2(sqliteConnection)
-        server?.close()
+        sqliteSchemaVersionCheck.finalize()
+        connection.close()
     }
 
     // MARK: - Executing SQL
@@ -270,10 +258,12 @@ public final class Database {
     ///
     /// Positional arguments are consumed by the statements in order.
     public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
-        if server != nil {
-            try executeOnServer(sql: sql, arguments: arguments)
-            return
-        }
+        try connection.execute(self, sql: sql, arguments: arguments)
+    }
+
+    /// SQLite's ``execute(sql:arguments:)`` (SQLiteConnection.swift): each
+    /// statement is compiled, bound and run in turn.
+    func executeSQLiteScript(sql: String, arguments: StatementArguments) throws {
         var used = 0
         try sql.utf8CString.withUnsafeBufferPointer { buffer in
             guard var start = buffer.baseAddress else { return }
@@ -343,7 +333,7 @@ public final class Database {
     ///
     /// Throws if the SQL is invalid or holds more than one statement.
     public func makeStatement(sql: String) throws -> Statement {
-        try requireSQLite("prepared statements (Statement)", alternative: "the fetch methods that take SQL text")
+        try require(.preparedStatements, "prepared statements (Statement)", alternative: "the fetch methods that take SQL text")
         var statementHandle: OpaquePointer?
         var remainder = ""
         let (code, facts) = compileGatheringFacts {
@@ -386,7 +376,7 @@ public final class Database {
         // names and record layouts may no longer match (see RecordCache). When
         // the check cannot run (a locked file, say), the statement itself
         // reports the problem, with its own SQL.
-        _ = try? recordCache.checkSchemaVersion(self)
+        _ = try? checkSchemaVersion()
         return try cachedStatementWithoutSchemaCheck(sql: sql)
     }
 
@@ -423,26 +413,22 @@ public final class Database {
     ///
     /// A database server has no rowid: on a server connection this is always
     /// 0; use `RETURNING` (records do) to read generated keys.
-    public var lastInsertedRowID: Int64 { server == nil ? sqlite3_last_insert_rowid(sqliteConnection) : 0 }
+    public var lastInsertedRowID: Int64 { connection.lastInsertedRowID }
 
     /// The number of rows changed by the most recent `INSERT`, `UPDATE` or
     /// `DELETE` (<https://www.sqlite.org/c3ref/changes.html>).
-    public var changesCount: Int { server == nil ? Int(sqlite3_changes64(sqliteConnection)) : serverChangesCount }
+    public var changesCount: Int { connection.changesCount }
 
     /// The number of rows changed since the connection was opened
     /// (<https://www.sqlite.org/c3ref/total_changes.html>).
-    public var totalChangesCount: Int {
-        server == nil ? Int(sqlite3_total_changes64(sqliteConnection)) : serverTotalChangesCount
-    }
+    public var totalChangesCount: Int { connection.totalChangesCount }
 
     /// Whether a transaction is open (<https://www.sqlite.org/c3ref/get_autocommit.html>).
     ///
     /// On a server connection: whether a transaction that Quarry's transaction
     /// methods, or a `BEGIN` run with ``execute(sql:arguments:)``, opened is
     /// still open.
-    public var isInsideTransaction: Bool {
-        server == nil ? sqlite3_get_autocommit(sqliteConnection) == 0 : serverTransactionDepth > 0
-    }
+    public var isInsideTransaction: Bool { connection.isInsideTransaction }
 
     // MARK: - Errors
 

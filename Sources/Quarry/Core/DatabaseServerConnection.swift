@@ -1,15 +1,14 @@
-// DatabaseServerConnection: the seam between Quarry's `Database` and a
-// database server backend (PostgreSQL, in the QuarryPostgres target).
+// DatabaseServerConnection: the driver a database server backend implements
+// (PostgreSQL's, in the QuarryPostgres target), under the execution seam.
 //
-// A `Database` is either an SQLite connection (Quarry's own, through the C
-// API) or a connection to a server. On a server, a statement is sent with its
-// values, and its rows come back whole, as DatabaseValues: Quarry then reads
-// them as copied rows, through the same Row, record and request decoding as
-// SQLite's copied rows. The SQLite path is untouched by this seam: each entry
-// point that supports servers tests `db.server` once, and SQLite-only
-// features throw on a server (`Database.requireSQLite(_:)`).
+// A driver only sends one statement with its values and returns its rows
+// whole. ServerConnection.swift does the rest, the same for every server:
+// rewriting raw SQL for the dialect, following transactions and change
+// counts, reading the rows as copied Rows. A backend for another server
+// implements this protocol and an `SQLDialect` (see the DocC article
+// "Backends").
 
-/// A connection to a database server, as a `Database` uses it. Implemented by
+/// A connection to a database server, as `ServerConnection` drives it. Implemented by
 /// backends of this package (QuarryPostgres); not public API.
 ///
 /// A connection is used by one thread at a time (a `Database` is), and its

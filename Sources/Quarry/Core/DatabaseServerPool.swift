@@ -103,11 +103,10 @@ extension Database {
     /// Runs `block` in a read-only snapshot transaction on the server, which
     /// always ends (the body of a server pool's `read`).
     func inServerReadTransaction<T>(_ block: (Database) throws -> T) throws -> T {
-        guard let server else { return try inReadTransaction(block) }
         if isInsideTransaction {
-            throw DatabaseError.misuse("a read cannot start inside a transaction left open on \(server.serverDescription)")
+            throw DatabaseError.misuse("a read cannot start inside a transaction left open on \(path)")
         }
-        try executeOnServer(sql: server.dialect.beginReadTransaction, arguments: StatementArguments())
+        try executeCached(sqlDialect.beginReadTransaction)
         let result: T
         do {
             result = try block(self)
@@ -115,7 +114,7 @@ extension Database {
             rollbackIfNeeded()
             throw error
         }
-        if isInsideTransaction { try executeOnServer(sql: "COMMIT TRANSACTION", arguments: StatementArguments()) }
+        if isInsideTransaction { try executeCached("COMMIT TRANSACTION") }
         return result
     }
 }

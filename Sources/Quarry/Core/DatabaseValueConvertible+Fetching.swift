@@ -10,12 +10,7 @@ extension DatabaseValueConvertible {
     public static func fetchCursor(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> StatementCursor<Self> {
-        if db.server != nil {
-            return try StatementCursor(serverRows: db.serverRows(sql: sql, arguments: arguments), decode: RowDecodingError.naming(sql) { try $0[0] as Self })
-        }
-        return try StatementCursor(statement: db.cachedStatement(sql: sql), arguments: arguments) { statement in
-            try statement.decode(Self.self, at: 0)
-        }
+        try db.prepared(sql: sql, arguments: arguments).fetchCursor(.firstColumn)
     }
 
     /// The values in the first column of the rows of `sql`.
@@ -29,12 +24,7 @@ extension DatabaseValueConvertible {
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> [Self] {
-        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).map(RowDecodingError.naming(sql) { try $0[0] as Self }) }
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.bindArguments(arguments)
-        var values: [Self] = []
-        try statement.forEachRow { values.append(try statement.decode(Self.self, at: 0)) }
-        return values
+        try db.prepared(sql: sql, arguments: arguments).fetchAll(.firstColumn)
     }
 
     /// The value in the first column of the first row of `sql`; nil if there is
@@ -46,10 +36,7 @@ extension DatabaseValueConvertible {
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> Self? {
-        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).first.flatMap(RowDecodingError.naming(sql) { try $0[0] as Self? }) }
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.bindArguments(arguments)
-        return try statement.firstRow { try statement.decodeIfPresent(Self.self, at: 0) } ?? nil
+        try db.prepared(sql: sql, arguments: arguments).fetchOne(.optionalFirstColumn()) ?? nil
     }
 }
 
@@ -58,11 +45,10 @@ extension DatabaseValueConvertible where Self: Hashable {
     public static func fetchSet(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> Set<Self> {
-        if db.server != nil { return try Set(db.serverRows(sql: sql, arguments: arguments).map(RowDecodingError.naming(sql) { try $0[0] as Self })) }
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.bindArguments(arguments)
+        let statement = try db.prepared(sql: sql, arguments: arguments)
+        let read = try statement.reader(RowReading<Self>.firstColumn)
         var values: Set<Self> = []
-        try statement.forEachRow { values.insert(try statement.decode(Self.self, at: 0)) }
+        try statement.forEachRow { values.insert(try read()) }
         return values
     }
 }
@@ -76,23 +62,13 @@ extension Optional where Wrapped: DatabaseValueConvertible {
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> [Wrapped?] {
-        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).map(RowDecodingError.naming(sql) { try $0[0] as Wrapped? }) }
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.bindArguments(arguments)
-        var values: [Wrapped?] = []
-        try statement.forEachRow { values.append(try statement.decodeIfPresent(Wrapped.self, at: 0)) }
-        return values
+        try db.prepared(sql: sql, arguments: arguments).fetchAll(.optionalFirstColumn())
     }
 
     /// A cursor over the values in the first column of the rows of `sql`, nil for `NULL`.
     public static func fetchCursor(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> StatementCursor<Wrapped?> {
-        if db.server != nil {
-            return try StatementCursor(serverRows: db.serverRows(sql: sql, arguments: arguments), decode: RowDecodingError.naming(sql) { try $0[0] as Wrapped? })
-        }
-        return try StatementCursor(statement: db.cachedStatement(sql: sql), arguments: arguments) { statement in
-            try statement.decodeIfPresent(Wrapped.self, at: 0)
-        }
+        try db.prepared(sql: sql, arguments: arguments).fetchCursor(.optionalFirstColumn())
     }
 }

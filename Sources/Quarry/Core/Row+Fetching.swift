@@ -12,8 +12,7 @@ extension Row {
     public static func fetchCursor(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> StatementCursor<Row> {
-        if db.server != nil { return try StatementCursor(serverRows: db.serverRows(sql: sql, arguments: arguments)) { $0 } }
-        return try fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        try db.prepared(sql: sql, arguments: arguments).fetchCursor(.rows)
     }
 
     /// A cursor over the rows of a prepared statement.
@@ -30,8 +29,7 @@ extension Row {
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> [Row] {
-        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments) }
-        return try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        try db.prepared(sql: sql, arguments: arguments).fetchAll(.rows)
     }
 
     /// All rows of a prepared statement.
@@ -56,8 +54,7 @@ extension Row {
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> Row? {
-        if db.server != nil { return try db.serverRows(sql: sql, arguments: arguments).first }
-        return try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+        try db.prepared(sql: sql, arguments: arguments).fetchOne(.rows)
     }
 
     /// The first row of a prepared statement, or nil if there is none.

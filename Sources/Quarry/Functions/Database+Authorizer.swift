@@ -106,7 +106,7 @@ extension Database {
     public func withAuthorizer<T>(
         _ authorizer: @escaping (DatabaseAuthorization) -> AuthorizerDecision, _ body: () throws -> T
     ) throws -> T {
-        try requireSQLite("the authorizer (withAuthorizer(_:_:))")
+        try require(.authorizer, "the authorizer (withAuthorizer(_:_:))")
         let previous = userAuthorizer
         userAuthorizer = { action, name1, name2, name3 in
             let authorization = DatabaseAuthorization(

@@ -67,7 +67,7 @@ extension Database {
     /// Makes `collation` usable in SQL on this connection, replacing a
     /// collation of the same name.
     public func add(collation: DatabaseCollation) throws {
-        try requireSQLite("custom collations (add(collation:))")
+        try require(.swiftFunctions, "custom collations (add(collation:))")
         let box = CollationBox(collation.compare)
         let context = Unmanaged.passRetained(box).toOpaque()
         let code = sqlite3_create_collation_v2(

@@ -121,7 +121,7 @@ extension Database {
     /// To register it on every connection of a queue or pool, call it from
     /// ``Configuration/prepareDatabase``.
     public func add(function: DatabaseFunction) throws {
-        try requireSQLite("custom SQL functions (add(function:))")
+        try require(.swiftFunctions, "custom SQL functions (add(function:))")
         let box = FunctionBox(function)
         let context = Unmanaged.passRetained(box).toOpaque()
         let flags = SQLITE_UTF8 | (function.isPure ? SQLITE_DETERMINISTIC : 0)

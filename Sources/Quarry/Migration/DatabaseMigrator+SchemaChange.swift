@@ -14,7 +14,7 @@ extension DatabaseMigrator {
     /// migration, which can take a while; ``eraseDatabaseOnSchemaChange``
     /// uses it.
     public func hasSchemaChanges(_ db: Database) throws -> Bool {
-        try db.requireSQLite("hasSchemaChanges(_:)")
+        try db.require(.schemaComparison, "hasSchemaChanges(_:)")
         let recorded = try recordedMigrations(db)
         if recorded.isEmpty { return false }
         let known = Set(migrations)

@@ -132,7 +132,7 @@ extension DatabaseWriter {
         transactionObserver: some TransactionObserver, extent: Database.TransactionObservationExtent = .observerLifetime
     ) throws {
         try writeWithoutTransaction { db in
-            try db.requireSQLite("transaction observers (add(transactionObserver:))")
+            try db.require(.observation, "transaction observers (add(transactionObserver:))")
             db.add(transactionObserver: transactionObserver, extent: extent)
         }
     }

@@ -27,7 +27,7 @@ extension Database {
     /// (`SQLITE_DBCONFIG_RESET_DATABASE`, <https://www.sqlite.org/c3ref/c_dbconfig_defensive.html>).
     /// Throws inside a transaction.
     public func erase() throws {
-        try requireSQLite("erase()")
+        try require(.backup, "erase()")
         if isInsideTransaction {
             throw DatabaseError.misuse("erase() cannot run inside a transaction: use writeWithoutTransaction")
         }

@@ -106,28 +106,14 @@ extension QueryRequest {
     }
 
     private func execute(_ db: Database, _ sql: String, _ arguments: [DatabaseValue]) throws {
-        if db.server != nil {
-            try db.executeOnServer(sql: sql, arguments: StatementArguments(databaseValues: arguments))
-            return
-        }
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(databaseValues: arguments))
+        try db.prepared(sql: sql, arguments: StatementArguments(databaseValues: arguments)).forEachRow {}
     }
 
     /// Runs a statement with RETURNING and decodes every returned row.
     func fetchReturning<Value>(
         _ db: Database, _ sql: String, _ arguments: [DatabaseValue], _ decoder: ResultDecoder<Value>
     ) throws -> [Value] {
-        if db.server != nil {
-            let rows = try db.serverRows(sql: sql, arguments: StatementArguments(databaseValues: arguments))
-            let decode = decoder.rowDecoder(
-                layout: .plain, mainCount: rows.first?.count ?? 0, recordType: Root.self, tableName: query.tableName)
-            return try rows.map(decode)
-        }
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.bindArguments(StatementArguments(databaseValues: arguments))
-        let decode = try decoder.prepare(statement, .plain)
-        var results: [Value] = []
-        try statement.forEachRow { results.append(try decode(statement)) }
-        return results
+        try db.prepared(sql: sql, arguments: StatementArguments(databaseValues: arguments))
+            .fetchAll(decoder.reading(.plain, recordType: Root.self, tableName: query.tableName))
     }
 }

@@ -43,60 +43,33 @@ extension QueryRequest {
         return GeneratedSQL(sql: sql, arguments: StatementArguments(databaseValues: context.arguments))
     }
 
-    /// The rows of `query`, copied, their layout and the SQL that selected
-    /// them: from a statement, or from a database server, which returns
-    /// them whole.
+    /// The rows of `query`, copied, their layout and the SQL that selected them.
     func copiedRows(_ db: Database, query: SQLSelectQuery) throws -> (rows: [Row], layout: SelectionLayout, sql: String) {
-        if db.server != nil {
-            let context = SQLGenerationContext(db: db)
-            let sql = try context.selectSQL(query)
-            let layout = try context.selectionLayout(of: query)
-            return (try db.serverRows(sql: sql, arguments: StatementArguments(databaseValues: context.arguments)), layout, sql)
-        }
-        let (statement, layout) = try statement(db, query: query)
-        let rowLayout = RowLayout(columnNames: statement.columnNames)
-        var rows: [Row] = []
-        try statement.forEachRow { rows.append(Row(statement: statement, layout: rowLayout)) }
-        return (rows, layout, statement.sql)
+        let (statement, layout) = try prepared(db, query: query)
+        return (try statement.fetchAll(.rows), layout, statement.sql)
     }
 
-    /// The rows of `query` on a database server, and the function that
-    /// decodes each: as a copied row, with the scopes of its included
-    /// associations.
-    func serverRows(_ db: Database, query: SQLSelectQuery) throws -> ([Row], (Row) throws -> Result) {
-        let (rows, layout, sql) = try copiedRows(db, query: query)
-        let mainCount = layout.mainColumnCount ?? rows.first?.count ?? 0
-        let decode = decoder.rowDecoder(layout: layout, mainCount: mainCount, recordType: Root.self, tableName: query.tableName)
-        return (rows, RowDecodingError.naming(sql, decode))
-    }
-
-    /// The results of `query` on a database server.
-    func serverResults(_ db: Database, query: SQLSelectQuery) throws -> [Result] {
-        let (rows, decode) = try serverRows(db, query: query)
-        return try rows.map(decode)
-    }
-
-    /// A cached statement for `query`, with its arguments bound, and the layout of its rows.
-    func statement(_ db: Database, query: SQLSelectQuery) throws -> (Statement, SelectionLayout) {
+    /// The statement of `query`, with its arguments bound, and the layout of its rows.
+    func prepared(_ db: Database, query: SQLSelectQuery) throws -> (any PreparedStatement, SelectionLayout) {
         let context = SQLGenerationContext(db: db)
         let sql = try context.selectSQL(query)
         let layout = try context.selectionLayout(of: query)
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.bindArguments(StatementArguments(databaseValues: context.arguments))
-        return (statement, layout)
+        return (try db.prepared(sql: sql, arguments: StatementArguments(databaseValues: context.arguments)), layout)
+    }
+
+    /// How to read each row of a statement laid out as `layout`.
+    func reading(_ layout: SelectionLayout, query: SQLSelectQuery) -> RowReading<Result> {
+        decoder.reading(layout, recordType: Root.self, tableName: query.tableName)
     }
 
     /// All the rows of the request.
     public func fetchAll(_ db: Database) throws -> [Result] {
+        let query = try effectiveQuery(db)
         if !prefetches.isEmpty {
-            return try fetchAllWithPrefetches(db, query: effectiveQuery(db))
+            return try fetchAllWithPrefetches(db, query: query)
         }
-        if db.server != nil { return try serverResults(db, query: effectiveQuery(db)) }
-        let (statement, layout) = try statement(db, query: effectiveQuery(db))
-        let decode = try decoder.prepare(statement, layout)
-        var results: [Result] = []
-        try statement.forEachRow { results.append(try decode(statement)) }
-        return results
+        let (statement, layout) = try prepared(db, query: query)
+        return try statement.fetchAll(reading(layout, query: query))
     }
 
     /// The first row of the request, or nil. Adds `LIMIT 1` to the SQL.
@@ -106,10 +79,8 @@ extension QueryRequest {
         if !prefetches.isEmpty {
             return try fetchAllWithPrefetches(db, query: query).first
         }
-        if db.server != nil { return try serverResults(db, query: query).first }
-        let (statement, layout) = try statement(db, query: query)
-        let decode = try decoder.prepare(statement, layout)
-        return try statement.firstRow { try decode(statement) }
+        let (statement, layout) = try prepared(db, query: query)
+        return try statement.fetchOne(reading(layout, query: query))
     }
 
     /// A cursor over the rows of the request, read one at a time in constant memory.
@@ -118,16 +89,8 @@ extension QueryRequest {
             throw DatabaseError.misuse("including(all:) needs all parent rows at once: use fetchAll instead of fetchCursor")
         }
         let query = try effectiveQuery(db)
-        if db.server != nil {
-            let (rows, decode) = try serverRows(db, query: query)
-            return StatementCursor(serverRows: rows, decode: decode)
-        }
-        let context = SQLGenerationContext(db: db)
-        let sql = try context.selectSQL(query)
-        let layout = try context.selectionLayout(of: query)
-        let statement = try db.cachedStatement(sql: sql)
-        let decode = try decoder.prepare(statement, layout)
-        return try StatementCursor(statement: statement, arguments: StatementArguments(databaseValues: context.arguments), decode: decode)
+        let (statement, layout) = try prepared(db, query: query)
+        return try statement.fetchCursor(reading(layout, query: query))
     }
 
     /// The number of rows the request returns.
@@ -137,12 +100,8 @@ extension QueryRequest {
     /// // SELECT COUNT(*) FROM "player" WHERE "score" > ?
     /// ```
     public func fetchCount(_ db: Database) throws -> Int {
-        if db.server != nil {
-            let rows = try copiedRows(db, query: countQuery(try effectiveQuery(db))).rows
-            return try rows.first.map { try $0[0] as Int } ?? 0
-        }
-        let (statement, _) = try statement(db, query: countQuery(try effectiveQuery(db)))
-        return try statement.firstRow { try statement.decode(Int.self, at: 0) } ?? 0
+        let (statement, _) = try prepared(db, query: countQuery(try effectiveQuery(db)))
+        return try statement.fetchOne(.firstColumn) ?? 0
     }
 
     /// Whether the request returns at least one row.
@@ -150,13 +109,8 @@ extension QueryRequest {
         // SELECT EXISTS (...) needs no FROM clause.
         let context = SQLGenerationContext(db: db)
         let sql = "SELECT " + (try context.sql(SQLExpression(.exists(try effectiveQuery(db), negated: false))))
-        if db.server != nil {
-            let row = try db.serverRows(sql: sql, arguments: StatementArguments(databaseValues: context.arguments)).first
-            return try row.map { try $0[0] as Bool } ?? false
-        }
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.bindArguments(StatementArguments(databaseValues: context.arguments))
-        return try statement.firstRow { try statement.decode(Bool.self, at: 0) } ?? false
+        let statement = try db.prepared(sql: sql, arguments: StatementArguments(databaseValues: context.arguments))
+        return try statement.fetchOne(.firstColumn) ?? false
     }
 
     /// The query that counts the rows of `query`.

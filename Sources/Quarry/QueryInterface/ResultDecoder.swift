@@ -54,6 +54,20 @@ struct ResultDecoder<Result>: @unchecked Sendable {
 }
 
 extension ResultDecoder {
+    /// How to read each row of a statement whose selection is laid out as
+    /// `layout` (the execution seam's two forms: Core/DatabaseConnection.swift).
+    func reading(_ layout: SelectionLayout, recordType: Any.Type, tableName: String?) -> RowReading<Result> {
+        RowReading(
+            statement: { try prepare($0, layout) },
+            row: { columnNames in
+                rowDecoder(
+                    layout: layout, mainCount: layout.mainColumnCount ?? columnNames.count, recordType: recordType,
+                    tableName: tableName)
+            })
+    }
+}
+
+extension ResultDecoder {
     /// Records, or other Decodable types that hold a record and the records
     /// of its included associations. Without includes, a fetchable record is
     /// read with the records fast path, with no per-row conversion.

@@ -51,55 +51,31 @@ public struct SQLRequest<Result>: Sendable, ExpressibleByStringInterpolation {
         try literal.sql(db)
     }
 
-    /// A cached statement, its arguments (not bound yet), and the per-row decoder.
-    private func prepared(_ db: Database) throws -> (Statement, StatementArguments, (Statement) throws -> Result) {
+    /// The statement of the request, with its arguments bound.
+    private func prepared(_ db: Database) throws -> any PreparedStatement {
         let generated = try literal.sql(db)
-        let statement = try db.cachedStatement(sql: generated.sql)
-        return (statement, generated.arguments, try decoder.prepare(statement, .plain))
+        return try db.prepared(sql: generated.sql, arguments: generated.arguments)
     }
 
-    /// On a database server: the rows of the request, and their decoder.
-    private func serverRows(_ db: Database) throws -> ([Row], (Row) throws -> Result) {
-        let generated = try literal.sql(db)
-        let rows = try db.serverRows(sql: generated.sql, arguments: generated.arguments)
-        let decode = decoder.rowDecoder(
-            layout: .plain, mainCount: rows.first?.count ?? 0, recordType: Result.self, tableName: nil)
-        return (rows, decode)
+    /// How to read each row.
+    private var reading: RowReading<Result> {
+        decoder.reading(.plain, recordType: Result.self, tableName: nil)
     }
 
     /// All the rows of the request.
     public func fetchAll(_ db: Database) throws -> [Result] {
-        if db.server != nil {
-            let (rows, decode) = try serverRows(db)
-            return try rows.map(decode)
-        }
-        let (statement, arguments, decode) = try prepared(db)
-        try statement.bindArguments(arguments)
-        var results: [Result] = []
-        try statement.forEachRow { results.append(try decode(statement)) }
-        return results
+        try prepared(db).fetchAll(reading)
     }
 
     /// The first row of the request, or nil. The SQL is run as written (no
     /// `LIMIT` is added).
     public func fetchOne(_ db: Database) throws -> Result? {
-        if db.server != nil {
-            let (rows, decode) = try serverRows(db)
-            return try rows.first.map(decode)
-        }
-        let (statement, arguments, decode) = try prepared(db)
-        try statement.bindArguments(arguments)
-        return try statement.firstRow { try decode(statement) }
+        try prepared(db).fetchOne(reading)
     }
 
     /// A cursor over the rows of the request, read one at a time.
     public func fetchCursor(_ db: Database) throws -> StatementCursor<Result> {
-        if db.server != nil {
-            let (rows, decode) = try serverRows(db)
-            return StatementCursor(serverRows: rows, decode: decode)
-        }
-        let (statement, arguments, decode) = try prepared(db)
-        return try StatementCursor(statement: statement, arguments: arguments, decode: decode)
+        try prepared(db).fetchCursor(reading)
     }
 }
 

@@ -40,11 +40,7 @@ extension FetchableRecord {
     public static func fetchCursor(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> StatementCursor<Self> {
-        if db.server != nil {
-            let rows = try db.serverRows(sql: sql, arguments: arguments)
-            return StatementCursor(serverRows: rows, decode: RowDecodingError.naming(sql, rowReader(columnNames: rows.first?.columnNames ?? [])))
-        }
-        return try fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        try db.prepared(sql: sql, arguments: arguments).fetchCursor(recordReading)
     }
 
     /// All records of `sql`.
@@ -55,23 +51,20 @@ extension FetchableRecord {
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> [Self] {
-        if db.server != nil {
-            let rows = try db.serverRows(sql: sql, arguments: arguments)
-            let read = RowDecodingError.naming(sql, rowReader(columnNames: rows.first?.columnNames ?? []))
-            return try rows.map(read)
-        }
-        return try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        try db.prepared(sql: sql, arguments: arguments).fetchAll(recordReading)
     }
 
     /// The first record of `sql`, or nil.
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
     ) throws -> Self? {
-        if db.server != nil {
-            guard let row = try db.serverRows(sql: sql, arguments: arguments).first else { return nil }
-            return try RowDecodingError.naming(sql, rowReader(columnNames: row.columnNames))(row)
-        }
-        return try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+        try db.prepared(sql: sql, arguments: arguments).fetchOne(recordReading)
+    }
+
+    /// Reads records: with the readers cached on SQLite's statement, or from
+    /// copied rows.
+    static var recordReading: RowReading<Self> {
+        RowReading(statement: { reader(for: $0) }, row: { rowReader(columnNames: $0) })
     }
 }
 
@@ -156,9 +149,7 @@ extension FetchableRecord where Self: TableRecord {
             let chunk = Array(values[start..<min(start + chunkSize, values.count)])
             let sql = RecordStatementSQL.select(selectionSQL, from: databaseTableName, column: column, valueCount: chunk.count)
             let arguments = StatementArguments(databaseValues: chunk)
-            records += db.server == nil
-                ? try fetchAll(db.makeStatement(sql: sql), arguments: arguments)
-                : try fetchAll(db, sql: sql, arguments: arguments)
+            records += try fetchAll(db, sql: sql, arguments: arguments)
             start += chunkSize
         }
         return records
@@ -167,11 +158,6 @@ extension FetchableRecord where Self: TableRecord {
     static func fetchOne(_ db: Database, resolved: ResolvedKey) throws -> Self? {
         guard let values = resolved.values else { return nil }
         let plan = try keyPlan(db, .fetchByKey, resolved.columns) { RecordStatementSQL.select(selectionSQL, from: databaseTableName, keyColumns: $0) }
-        guard let statement = plan.statement else {
-            return try plan.firstRow(values, db, as: Self.self, idInLastColumn: false)?.fetched
-        }
-        try plan.bind(values, to: statement)
-        let read = reader(for: statement)
-        return try statement.firstRow { try read(statement) }
+        return try plan.fetchOne(values, recordReading)
     }
 }

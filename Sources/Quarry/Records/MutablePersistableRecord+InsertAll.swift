@@ -241,8 +241,11 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     mutating func flush<T: FetchableRecord>(_ db: Database, records: inout [Record], fetched: inout [T]) throws {
         guard !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
-        if db.server != nil {
-            try flushOnServer(db, records: &records, fetched: &fetched)
+        // Backend conditional: the strategy follows what the connection can
+        // report, not how SQL is spelled (see the top of this file).
+        guard db.connection.supports(.lastInsertedRowID) else {
+            // No rowids to predict: RETURNING rows are matched by position.
+            try flushMatchingByPosition(db, records: &records, fetched: &fetched)
             return
         }
         if pending.count > 1, let rowIDs = try predictedRowIDs(db) {
@@ -262,10 +265,10 @@ struct InsertBatch<Record: MutablePersistableRecord> {
         }
     }
 
-    /// Runs the pending records' INSERT on a server, with `RETURNING` of the
-    /// selection and of the id column, and gives each record the id of the
-    /// returned row at its position (see the top of this file).
-    private mutating func flushOnServer<T: FetchableRecord>(
+    /// Runs the pending records' INSERT with `RETURNING` of the selection and
+    /// of the id column, and gives each record the id of the returned row at
+    /// its position (see the top of this file): on a backend without rowids.
+    private mutating func flushMatchingByPosition<T: FetchableRecord>(
         _ db: Database, records: inout [Record], fetched: inout [T]
     ) throws {
         let first = pending[0]
@@ -294,31 +297,33 @@ struct InsertBatch<Record: MutablePersistableRecord> {
                 values.append(contentsOf: container.databaseValues)
             }
         }
-        let result = try db.executeServerStatement(sql: plan.serverSQL, values: values)
-        guard returning.isEmpty ? result.rowsAffected == rowCount : result.rows.count == rowCount else {
+        try plan.statement.bind(values, bindings: plan.bindings)
+        let rows = try plan.statement.fetchAll(.rows)
+        let sql = plan.statement.sql
+        let count = returning.isEmpty ? db.changesCount : rows.count
+        guard count == rowCount else {
             throw DatabaseError.misuse(
-                "insertAll of \(Record.self) inserted \(returning.isEmpty ? result.rowsAffected : result.rows.count) rows "
-                    + "of \(rowCount) in \(Record.databaseTableName.quotedDatabaseIdentifier)",
-                sql: plan.serverSQL)
+                "insertAll of \(Record.self) inserted \(count) rows of \(rowCount) in \(Record.databaseTableName.quotedDatabaseIdentifier)",
+                sql: sql)
         }
         // The selection's columns, without the id after them.
         var read: ((Row) throws -> T)?
         var layout: RowLayout?
-        if selection != nil {
-            let names = idSQL == nil ? result.columnNames : Array(result.columnNames.dropLast())
-            read = RowDecodingError.naming(plan.serverSQL, T.rowReader(columnNames: names))
+        if selection != nil, let first = rows.first {
+            let names = idSQL == nil ? first.columnNames : Array(first.columnNames.dropLast())
+            read = RowDecodingError.naming(sql, T.rowReader(columnNames: names))
             layout = RowLayout(columnNames: names)
         }
         for index in 0..<rowCount {
-            // Without RETURNING of an id (a key the server does not fill),
+            // Without RETURNING of an id (a key the backend does not fill),
             // the records get the last inserted rowid, as with `insert`.
             var rowID = db.lastInsertedRowID
-            if !result.rows.isEmpty {
-                let row = result.rows[index]
+            if !rows.isEmpty {
+                let row = rows[index].databaseValues
                 if let read, let layout {
                     fetched.append(try read(Row(layout: layout, databaseValues: idSQL == nil ? row : Array(row.dropLast()))))
                 }
-                if idSQL != nil { rowID = try StatementPlan.id(row.last ?? .null, plan.serverSQL) }
+                if idSQL != nil { rowID = try StatementPlan.id(row.last ?? .null, sql) }
             }
             finish(index, rowID: rowID, records: &records)
         }
@@ -397,8 +402,10 @@ struct InsertBatch<Record: MutablePersistableRecord> {
                 returning: returning.isEmpty ? nil : returning, rowCount: range.count)
             return PlanSource(sql: sql, bindings: [])
         }
-        guard let statement = plan.statement else {
-            throw DatabaseError.misuse("a multi-row insert of \(Record.self) runs on SQLite only")
+        // The hot path binds SQLite's statement directly; `flush` comes here
+        // only on SQLite, the backend that reports rowids.
+        guard let statement = plan.statement as? Statement else {
+            throw DatabaseError.misuse("a multi-row insert of \(Record.self) matched by rowid runs on SQLite only")
         }
         // Hot path: bind every value of every record, in order.
         sqlite3_reset(statement.sqliteStatement)

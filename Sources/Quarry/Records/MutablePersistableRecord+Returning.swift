@@ -34,9 +34,7 @@ extension MutablePersistableRecord {
         }
         let sql = RecordStatementSQL.select(returningSQL(selection), from: databaseTableName, keyColumns: columns)
         let arguments = StatementArguments(databaseValues: values)
-        let record = db.server == nil
-            ? try T.fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
-            : try T.fetchOne(db, sql: sql, arguments: arguments)
+        let record = try T.fetchOne(db, sql: sql, arguments: arguments)
         guard let record else {
             throw RecordError.recordNotFound(
                 databaseTableName: databaseTableName, key: Dictionary(zip(columns, values), uniquingKeysWith: { $1 }))

@@ -34,7 +34,8 @@ extension Database {
     /// - parameter table: the table whose rows are checked; nil (the
     ///   default) for every table. Throws if the table does not exist.
     public func checkForeignKeys(in table: String? = nil) throws {
-        try requireSQLite(
+        try require(
+            .foreignKeyCheck,
             "checkForeignKeys(in:)",
             alternative: "the foreign key constraints themselves, which PostgreSQL checks at each statement")
         if let violation = try foreignKeyViolations(in: table).first {

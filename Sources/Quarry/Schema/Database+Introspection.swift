@@ -193,7 +193,7 @@ extension Database {
     /// ```
     public func foreignKeyViolations(in table: String? = nil) throws -> [ForeignKeyViolation] {
         // PostgreSQL never leaves violations behind: its foreign keys are always enforced.
-        try requireSQLite("foreignKeyViolations(in:)")
+        try require(.foreignKeyCheck, "foreignKeyViolations(in:)")
         let rows: [Row]
         if let table {
             guard try tableExists(table) else { throw Database.noSuchTable(table) }

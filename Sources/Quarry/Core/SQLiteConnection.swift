@@ -1,0 +1,83 @@
+// SQLiteConnection: SQLite's side of the execution seam (DatabaseConnection.swift).
+//
+// An SQLite connection is Quarry's own, through the C API: `Database` keeps
+// its machinery (the statement cache, the authorizer, hooks, spans), and this
+// type answers the seam's questions with it. Its prepared statements are
+// `Statement`, stepped directly: the hot path of every fetch.
+
+import CSQLite
+
+/// SQLite's connection, as the execution seam sees it.
+final class SQLiteConnection: DatabaseConnection {
+    /// The connection handle; valid until `close()`.
+    let handle: OpaquePointer
+    let connectionDescription: String
+
+    init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        connectionDescription = path
+    }
+
+    var dialect: SQLDialect { .sqlite }
+
+    /// SQLite supports every capability: they are SQLite's.
+    func supports(_ capability: DatabaseCapability) -> Bool { true }
+
+    func prepare(_ db: Database, sql: String, arguments: StatementArguments) throws -> any PreparedStatement {
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.bindArguments(arguments)
+        return statement
+    }
+
+    func preparePlan(_ db: Database, sql: String, parameterCount: Int) throws -> any PreparedStatement {
+        try db.makeStatement(sql: sql)
+    }
+
+    func execute(_ db: Database, sql: String, arguments: StatementArguments) throws {
+        try db.executeSQLiteScript(sql: sql, arguments: arguments)
+    }
+
+    func executeCached(_ db: Database, sql: String) throws {
+        try db.cachedStatementWithoutSchemaCheck(sql: sql).execute()
+    }
+
+    func schemaChanged(_ db: Database) throws -> Bool {
+        try db.sqliteSchemaVersionCheck.schemaChanged(db, handle: handle)
+    }
+
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var changesCount: Int { Int(sqlite3_changes64(handle)) }
+    var totalChangesCount: Int { Int(sqlite3_total_changes64(handle)) }
+    var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// <https://www.sqlite.org/c3ref/interrupt.html>
+    func interrupt() { sqlite3_interrupt(handle) }
+
+    /// The progress handler stops the statement (Database+Interrupt.swift).
+    func accessWasCancelled() {}
+
+    /// Finalizes nothing: statements still referenced elsewhere keep the
+    /// connection as a zombie until they are released (sqlite3_close_v2).
+    func close() { sqlite3_close_v2(handle) }
+}
+
+/// SQLite's prepared statement is `Statement` itself.
+extension Statement: PreparedStatement {
+    /// Binds `values[bindings[i]]` to parameter `i + 1` (record plans).
+    @inline(__always)
+    func bind(_ values: [DatabaseValue], bindings: [Int]) throws {
+        sqlite3_reset(sqliteStatement)
+        var parameter: Int32 = 1
+        for index in bindings {
+            try bind(values[index], at: parameter)
+            parameter += 1
+        }
+    }
+
+    /// Reads columns with the readers cached on this statement.
+    @inline(__always)
+    func reader<Result>(_ reading: RowReading<Result>) throws -> () throws -> Result {
+        let read = try reading.statement(self)
+        return { try read(self) }
+    }
+}

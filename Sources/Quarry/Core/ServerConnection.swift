@@ -1,0 +1,235 @@
+// ServerConnection: a database server's side of the execution seam
+// (DatabaseConnection.swift), over the driver of a backend target
+// (DatabaseServerConnection.swift: PostgreSQL's, in QuarryPostgres).
+//
+// Raw SQL is rewritten for the server's dialect (parameters `$1…$n`, one
+// statement at a time); a statement runs when it is first stepped and its
+// rows come back whole, read as copied Rows; the transaction state and the
+// change counts are followed from the statements Quarry sends, since a
+// server tells no SQLite-style autocommit flag.
+
+/// A database server's connection, as the execution seam sees it.
+final class ServerConnection: DatabaseConnection {
+    /// The backend's driver.
+    let driver: any DatabaseServerConnection
+
+    /// The transactions and savepoints open on the server, as Quarry opened them.
+    private var transactionDepth = 0
+    private(set) var changesCount = 0
+    private(set) var totalChangesCount = 0
+    /// `Database.schemaCheckGeneration` at the last check of the schema.
+    private var checkedGeneration: UInt64 = 0
+
+    init(driver: any DatabaseServerConnection) {
+        self.driver = driver
+    }
+
+    var dialect: SQLDialect { driver.dialect }
+    var connectionDescription: String { driver.serverDescription }
+
+    /// A server has none of SQLite's own features: each throws there.
+    func supports(_ capability: DatabaseCapability) -> Bool { false }
+
+    /// A server has no schema version to read: the schema changed when this
+    /// connection changed it or rolled back (see `run`).
+    func schemaChanged(_ db: Database) throws -> Bool {
+        guard checkedGeneration != db.schemaCheckGeneration else { return false }
+        checkedGeneration = db.schemaCheckGeneration
+        return true
+    }
+
+    var lastInsertedRowID: Int64 { 0 }
+    var isInsideTransaction: Bool { transactionDepth > 0 }
+
+    func prepare(_ db: Database, sql: String, arguments: StatementArguments) throws -> any PreparedStatement {
+        let statements = try SQLScanner.serverStatements(sql, arguments, dialect: dialect)
+        guard statements.count == 1, let statement = statements.first else {
+            throw DatabaseError.misuse(
+                statements.isEmpty ? "no statement to fetch from" : "fetching needs exactly one statement; got \(statements.count)",
+                sql: sql)
+        }
+        return ServerStatement(db, self, sql: statement.sql, values: statement.values)
+    }
+
+    func preparePlan(_ db: Database, sql: String, parameterCount: Int) throws -> any PreparedStatement {
+        // Plan SQL has one `?` per binding: the rewrite checks the count.
+        let placeholders = StatementArguments(databaseValues: Array(repeating: .null, count: parameterCount))
+        let statements = try SQLScanner.serverStatements(sql, placeholders, dialect: dialect)
+        guard statements.count == 1, let statement = statements.first else {
+            throw DatabaseError.misuse("a record statement must be one statement", sql: sql)
+        }
+        return ServerStatement(db, self, sql: statement.sql, values: [])
+    }
+
+    func execute(_ db: Database, sql: String, arguments: StatementArguments) throws {
+        for statement in try SQLScanner.serverStatements(sql, arguments, dialect: dialect) {
+            _ = try run(db, sql: statement.sql, values: statement.values)
+        }
+    }
+
+    func executeCached(_ db: Database, sql: String) throws {
+        _ = try run(db, sql: sql, values: [])
+    }
+
+    func interrupt() { driver.cancelRunningStatement() }
+
+    func accessWasCancelled() { driver.cancelRunningStatement() }
+
+    func close() { driver.close() }
+
+    /// Runs one statement written for the server (`$1…$n`) and follows the
+    /// transaction state, the change counts and the schema changes.
+    func run(_ db: Database, sql: String, values: [DatabaseValue]) throws -> DatabaseServerResult {
+        let change = ServerTransactionChange(sql)
+        if change == .savepoint, transactionDepth == 0 {
+            // SQLite starts a transaction at a savepoint; a server refuses it.
+            throw DatabaseError.misuse("a savepoint on a database server must be inside a transaction", sql: sql)
+        }
+        // A cancelled async access sends no more statements (on SQLite, the
+        // progress handler stops them). A rollback still runs.
+        if db.progressMonitor.access?.isCancelled == true, !db.progressMonitor.isPaused, change != .end {
+            throw CancellationError()
+        }
+        // trace(options:_:) reports the statements sent, as the server runs them.
+        if db.traceOptions.contains(.statements) { db.traceHandler?(.statement(sql: sql)) }
+        let start = db.traceOptions.contains(.profile) ? ContinuousClock.now : nil
+        defer {
+            if let start { db.traceHandler?(.profile(sql: sql, duration: ContinuousClock.now - start)) }
+        }
+        let result: DatabaseServerResult
+        do {
+            // The driver's errors name the statement.
+            result = try driver.execute(sql: sql, arguments: values)
+        } catch {
+            // A failed COMMIT ends the transaction on a server too.
+            if change == .end { transactionDepth = 0 }
+            throw error
+        }
+        if Self.mayChangeSchema(sql) {
+            db.schemaCheckGeneration &+= 1
+        }
+        changesCount = result.rowsAffected
+        totalChangesCount &+= result.rowsAffected
+        switch change {
+        case .begin: transactionDepth = 1
+        case .savepoint: transactionDepth += 1
+        case .release: transactionDepth = max(1, transactionDepth - 1)
+        case .end: transactionDepth = 0
+        case .none: break
+        }
+        return result
+    }
+
+    /// Whether a statement sent to a server may change the schema, read from
+    /// its first keyword.
+    static func mayChangeSchema(_ sql: String) -> Bool {
+        guard let first = sql.split(whereSeparator: { $0.isWhitespace || $0 == ";" || $0 == "(" }).first else { return false }
+        switch first.uppercased() {
+        // ROLLBACK, and ROLLBACK TO: PostgreSQL's DDL is transactional.
+        case "CREATE", "ALTER", "DROP", "COMMENT", "TRUNCATE", "ROLLBACK", "ABORT": return true
+        default: return false
+        }
+    }
+}
+
+/// A statement on a server: it runs when first stepped (or read), and its
+/// rows, returned whole, are read as copied Rows that share one layout.
+final class ServerStatement: PreparedStatement {
+    /// The connection it runs on (strong, as `Statement`'s is: a cursor may
+    /// outlive the closure that made it; RecordCache drops its plans when
+    /// the connection closes).
+    private let db: Database
+    private let connection: ServerConnection
+    let sql: String
+    private var values: [DatabaseValue]
+    private var result: DatabaseServerResult?
+    private var layout = RowLayout(columnNames: [])
+    /// The index of the current row in `result`.
+    private var index = -1
+
+    init(_ db: Database, _ connection: ServerConnection, sql: String, values: [DatabaseValue]) {
+        self.db = db
+        self.connection = connection
+        self.sql = sql
+        self.values = values
+    }
+
+    var isBusy: Bool { result != nil }
+
+    func bind(_ values: [DatabaseValue], bindings: [Int]) throws {
+        reset()
+        self.values = bindings.map { values[$0] }
+    }
+
+    /// The result of the statement, which runs on the first call of a run.
+    @discardableResult
+    private func run() throws -> DatabaseServerResult {
+        if let result { return result }
+        let result = try connection.run(db, sql: sql, values: values)
+        self.result = result
+        layout = RowLayout(columnNames: result.columnNames)
+        index = -1
+        return result
+    }
+
+    func step() throws -> Bool {
+        let rows = try run().rows
+        guard index + 1 < rows.count else {
+            index = rows.count
+            return false
+        }
+        index += 1
+        return true
+    }
+
+    func forEachRow(_ body: () throws -> Void) throws {
+        defer { reset() }
+        while try step() { try body() }
+    }
+
+    func reset() {
+        result = nil
+        index = -1
+    }
+
+    /// The current row.
+    private var currentRow: Row {
+        get throws {
+            guard let result, index >= 0, index < result.rows.count else {
+                throw DatabaseError.misuse("no current row to read", sql: sql)
+            }
+            return Row(layout: layout, databaseValues: result.rows[index])
+        }
+    }
+
+    /// Reads copied rows; a decoding error names the statement.
+    func reader<Result>(_ reading: RowReading<Result>) throws -> () throws -> Result {
+        let read = RowDecodingError.naming(sql, try reading.row(try run().columnNames))
+        return { try read(try self.currentRow) }
+    }
+}
+
+/// How a statement changes the transaction state of a server connection,
+/// read from its first keywords.
+enum ServerTransactionChange: Equatable {
+    case begin, savepoint, release, end, none
+
+    init(_ sql: String) {
+        let words = sql.split(whereSeparator: { $0.isWhitespace || $0 == ";" }).prefix(3).map { $0.uppercased() }
+        switch words.first {
+        case "BEGIN", "START": self = .begin
+        case "SAVEPOINT": self = .savepoint
+        case "RELEASE": self = .release
+        case "COMMIT", "END", "ABORT": self = .end
+        case "ROLLBACK":
+            // ROLLBACK [TRANSACTION|WORK] TO [SAVEPOINT] name keeps the transaction.
+            self = words.dropFirst().contains("TO") ? .none : .end
+        default: self = .none
+        }
+    }
+}
+
+// SEAM-TODO(dialect merge): the remaining spelling branches move to the dialect; then this goes.
+extension Database {
+    var server: (any DatabaseServerConnection)? { (connection as? ServerConnection)?.driver }
+}
