@@ -30,26 +30,29 @@ import Testing
         return migrator
     }
 
-    @Test(arguments: 1...4)
-    func twoPoolsRacingApplyEachMigrationOnce(round: Int) async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path()
-        let migrator = migrator(count: 12)
-        var first = Configuration()
-        first.label = "first"
-        first.busyTimeout = .seconds(30)
-        var second = first
-        second.label = "second"
-        let poolA = try DatabasePool(path: path, configuration: first)
-        let poolB = try DatabasePool(path: path, configuration: second)
-        async let migratedA: Void = migrator.migrate(poolA)
-        async let migratedB: Void = migrator.migrate(poolB)
-        _ = try await (migratedA, migratedB)
+    /// Two writers of one database (two pools on one file, or on one
+    /// PostgreSQL schema, as two replicas of a service), each its own
+    /// migrator: SQLite's write lock, or PostgreSQL's advisory lock, orders them.
+    @Test(arguments: Backend.all, 1...4)
+    func twoPoolsRacingApplyEachMigrationOnce(_ backend: Backend, round: Int) async throws {
+        try await backend.withSharedDatabase { open in
+            let migrator = migrator(count: 12)
+            var first = Configuration()
+            first.label = "first"
+            first.busyTimeout = .seconds(30)
+            var second = first
+            second.label = "second"
+            let poolA = try open(first)
+            let poolB = try open(second)
+            async let migratedA: Void = migrator.migrate(poolA)
+            async let migratedB: Void = migrator.migrate(poolB)
+            _ = try await (migratedA, migratedB)
 
-        let names = try migrationLog(poolA)
-        #expect(names.sorted() == (0..<12).map { "m\($0)" }.sorted())
-        #expect(names == (0..<12).map { "m\($0)" })  // in registration order
-        try checkCompleted(poolB, migrator)
+            let names = try migrationLog(poolA)
+            #expect(names.sorted() == (0..<12).map { "m\($0)" }.sorted())
+            #expect(names == (0..<12).map { "m\($0)" })  // in registration order
+            try checkCompleted(poolB, migrator)
+        }
     }
 
     private func checkCompleted(_ reader: any DatabaseReader, _ migrator: DatabaseMigrator) throws {
