@@ -302,20 +302,33 @@ struct RecordPersistenceTests {
         }
     }
 
-    // SQLite only: SQLite's upsert without conflict target catches every unique key.
-    @Test(arguments: Backend.sqliteWithMemory)
+    /// SQLite's upsert without conflict target catches every unique key;
+    /// PostgreSQL's conflict target is the primary key, and a conflict on
+    /// another unique key fails.
+    @Test(arguments: Backend.allWithMemory)
     func upsert(storage: Backend) throws {
         try withPlayers(storage) { db in
             var arthur = Player(id: nil, name: "Arthur", email: "a@x", score: 1, teamID: nil)
             let recorder = SQLRecorder()
             try recorder.record(db) { try arthur.upsert(db) }
-            #expect(recorder.writes == [#"INSERT INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "name" = excluded."name", "email" = excluded."email", "score" = excluded."score", "teamID" = excluded."teamID" RETURNING rowid"#])
+            #expect(recorder.writes == [storage.isPostgreSQL
+                ? #"INSERT INTO "player" ("name", "email", "score", "teamID") VALUES (?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name", "email" = excluded."email", "score" = excluded."score", "teamID" = excluded."teamID" RETURNING "id""#
+                : #"INSERT INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "name" = excluded."name", "email" = excluded."email", "score" = excluded."score", "teamID" = excluded."teamID" RETURNING rowid"#])
             #expect(arthur.id == 1)
-            // Conflict on the unique email: the existing row is updated, and its id is written back.
             var sameEmail = Player(id: nil, name: "Arthur II", email: "a@x", score: 50, teamID: nil)
-            try sameEmail.upsert(db)
-            #expect(sameEmail.id == 1)
-            #expect(try Player.fetchAll(db) == [Player(id: 1, name: "Arthur II", email: "a@x", score: 50, teamID: nil)])
+            if storage.isPostgreSQL {
+                // In a savepoint: after an error, PostgreSQL runs nothing else
+                // in the transaction until it rolls back.
+                let error = try #require(throws: DatabaseError.self) { try db.inSavepoint { try sameEmail.upsert(db); return .commit } }
+                #expect(error.isUniqueConstraintViolation)
+                #expect(sameEmail.id == nil)
+                #expect(try Player.fetchAll(db) == [arthur])
+            } else {
+                // Conflict on the unique email: the existing row is updated, and its id is written back.
+                try sameEmail.upsert(db)
+                #expect(sameEmail.id == 1)
+                #expect(try Player.fetchAll(db) == [Player(id: 1, name: "Arthur II", email: "a@x", score: 50, teamID: nil)])
+            }
             // Conflict on the primary key.
             var sameID = Player(id: 1, name: "Third", email: "t@x", score: 3, teamID: nil)
             try sameID.upsert(db)
@@ -403,8 +416,9 @@ struct RecordPersistenceTests {
         }
     }
 
-    // SQLite only: the hidden rowid of a table without primary key.
-    @Test(arguments: Backend.sqliteWithMemory)
+    /// The hidden rowid of a table without primary key is SQLite's: on
+    /// PostgreSQL such a table has no key, and the key-based methods say so.
+    @Test(arguments: Backend.allWithMemory)
     func hiddenRowIDPrimaryKey(storage: Backend) throws {
         struct Note: Codable, FetchableRecord, PersistableRecord, Equatable {
             var text: String
@@ -415,6 +429,13 @@ struct RecordPersistenceTests {
             try db.execute(sql: "CREATE TABLE note (text TEXT)")
             var note = Note(text: "hello")
             try note.insert(db)
+            if storage.isPostgreSQL {
+                let noKey = RecordError.invalidKey(databaseTableName: "note", reason: "the table has no primary key")
+                #expect(throws: noKey) { _ = try Note.fetchOne(db, key: 1) }
+                #expect(throws: noKey) { try note.update(db) }
+                #expect(try Note.fetchAll(db) == [note])
+                return
+            }
             #expect(try Note.fetchOne(db, key: 1) == note)  // the hidden rowid is the key
             #expect(throws: RecordError.missingPrimaryKey(databaseTableName: "note", column: "rowid")) {
                 try note.update(db)

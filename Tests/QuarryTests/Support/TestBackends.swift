@@ -130,6 +130,26 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// The synchronous variant of `withSharedDatabase(_:)`.
+    func withSharedDatabase<T>(_ body: (_ open: (Configuration) throws -> any DatabaseWriter) throws -> T) throws -> T {
+        SharedSuiteTally.count(self)
+        switch self {
+        case .sqliteMemory, .sqliteQueue, .sqlitePool:
+            let directory = try TemporaryDirectory()
+            let path = directory.path("db.sqlite")
+            return try withExtendedLifetime(directory) {
+                try body { configuration -> any DatabaseWriter in
+                    if self == .sqlitePool { return try DatabasePool(path: path, configuration: configuration) }
+                    return try DatabaseQueue(path: path, configuration: configuration)
+                }
+            }
+        case .postgres:
+            let schema = try PostgresSchema(configuration: Configuration())
+            defer { schema.drop() }
+            return try body { configuration in try schema.openPool(configuration: configuration) }
+        }
+    }
+
     /// Runs `body` with a writer on a new database that holds the query
     /// fixtures (QueryFixtures.swift).
     func withQueryFixtures<T>(_ body: (any DatabaseWriter) throws -> T) throws -> T {
