@@ -339,6 +339,8 @@ import Testing
         }
     }
 
+    // SQLite only for now: a PostgresDatabasePool opened with
+    // `Configuration.readonly` still writes (the migration succeeds there).
     @Test func readOnlyDatabaseFails() throws {
         let directory = try TemporaryDirectory()
         _ = try DatabaseQueue(path: directory.path())
