@@ -2,7 +2,7 @@
 // migrator, gets a baseline migration that is a no-op for the existing schema
 // and a second migration that adds a column and an index.
 
-import Quarry
+@testable import Quarry
 import Testing
 
 @Suite struct ChinookAdoptionTests {
@@ -33,8 +33,12 @@ import Testing
     }
 
     private func rowCounts(_ db: Database) throws -> [String: Int] {
-        let tables = try String.fetchAll(
-            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' AND name <> 'quarry_migrations'")
+        let tables = try String.fetchAll(db, sql: db.isPostgreSQL
+            ? """
+                SELECT table_name FROM information_schema.tables
+                WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'quarry_migrations'
+                """
+            : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' AND name <> 'quarry_migrations'")
         var counts: [String: Int] = [:]
         for table in tables {
             counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)")
@@ -42,32 +46,80 @@ import Testing
         return counts
     }
 
-    @Test func adoptsChinookWithoutTouchingData() throws {
+    /// Every track's id, name and duration, in id order.
+    private func trackChecksum(_ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: db.isPostgreSQL
+            ? #"SELECT string_agg("trackId" || name || milliseconds, ',' ORDER BY "trackId") FROM "Track""#
+            : "SELECT group_concat(TrackId || Name || Milliseconds, ',') FROM (SELECT * FROM Track ORDER BY TrackId)")
+    }
+
+    /// The definitions of the schema's objects other than Track and what
+    /// the migrator adds: on PostgreSQL, the columns of the other tables
+    /// and views, and every index but the new one.
+    private func otherSchema(_ db: Database) throws -> [String] {
+        if db.isPostgreSQL {
+            return try String.fetchAll(db, sql: """
+                SELECT table_name || '.' || column_name || ' ' || data_type FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name NOT IN ('Track', 'quarry_migrations')
+                ORDER BY table_name, ordinal_position
+                """)
+                + String.fetchAll(db, sql: """
+                    SELECT indexdef FROM pg_indexes
+                    WHERE schemaname = current_schema() AND indexname NOT IN ('Track_on_Rating', 'quarry_migrations_pkey')
+                    ORDER BY indexname
+                    """)
+        }
+        return try String.fetchAll(db, sql: """
+            SELECT sql FROM sqlite_master
+            WHERE name <> 'Track' AND name <> 'Track_on_Rating' AND name <> 'quarry_migrations' AND sql IS NOT NULL ORDER BY name
+            """)
+    }
+
+    /// A copy of Chinook (on PostgreSQL, the same tables and rows in a
+    /// schema of the test's own) adopted by the migrator.
+    @Test(arguments: Backend.all)
+    func adoptsChinookWithoutTouchingData(_ backend: Backend) throws {
         let directory = try TemporaryDirectory()
-        let dbPool = try DatabasePool(path: try chinookCopy(in: directory))
-        let (countsBefore, trackChecksum, schemaBefore) = try dbPool.read { db throws in
-            (try rowCounts(db),
-             try String.fetchOne(db, sql: "SELECT group_concat(TrackId || Name || Milliseconds, ',') FROM (SELECT * FROM Track ORDER BY TrackId)"),
-             try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE name <> 'Track' AND sql IS NOT NULL ORDER BY name"))
+        let writer: any DatabaseWriter
+        switch backend {
+        case .postgres:
+            writer = try backend.make(in: directory)
+            try writer.write { db in try PostgresChinook.populate(db) }
+        case .sqlitePool:
+            SharedSuiteTally.count(backend)
+            writer = try DatabasePool(path: try chinookCopy(in: directory))
+        case .sqliteMemory, .sqliteQueue:
+            SharedSuiteTally.count(backend)
+            writer = try DatabaseQueue(path: try chinookCopy(in: directory))
+        }
+        let (countsBefore, checksumBefore, schemaBefore) = try writer.read { db throws in
+            (try rowCounts(db), try trackChecksum(db), try otherSchema(db))
         }
         #expect(countsBefore.count == 11)
         #expect(countsBefore["Track"] == 3503)
+        #expect(checksumBefore != nil)
+        #expect(!schemaBefore.isEmpty)
 
         let migrator = chinookMigrator()
-        try migrator.migrate(dbPool)
-        try migrator.migrate(dbPool)  // a second startup does nothing
+        try migrator.migrate(writer)
+        try migrator.migrate(writer)  // a second startup does nothing
 
-        try dbPool.read { db throws in
+        try writer.read { db throws in
             #expect(try migrator.appliedMigrations(db) == ["chinookBaseline", "addTrackRating"])
             #expect(try rowCounts(db) == countsBefore)
-            #expect(try String.fetchOne(db, sql: "SELECT group_concat(TrackId || Name || Milliseconds, ',') FROM (SELECT * FROM Track ORDER BY TrackId)") == trackChecksum)
-            #expect(try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE name <> 'Track' AND name <> 'Track_on_Rating' AND name <> 'quarry_migrations' AND sql IS NOT NULL ORDER BY name") == schemaBefore)
+            #expect(try trackChecksum(db) == checksumBefore)
+            #expect(try otherSchema(db) == schemaBefore)
             let rating = try #require(try db.columns(in: "Track").last)
-            #expect(rating == ColumnInfo(name: "Rating", type: "INTEGER", isNotNull: true, defaultValueSQL: "0", primaryKeyIndex: 0))
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM Track WHERE Rating = 0") == 3503)
+            #expect(rating == ColumnInfo(
+                name: "Rating", type: backend.isPostgreSQL ? "bigint" : "INTEGER", isNotNull: true, defaultValueSQL: "0", primaryKeyIndex: 0))
+            #expect(try Int.fetchOne(db, sql: #"SELECT count(*) FROM "Track" WHERE "Rating" = 0"#) == 3503)
             #expect(try db.indexes(on: "Track").contains(IndexInfo(name: "Track_on_Rating", columns: ["Rating"], isUnique: false, origin: .createIndex, isPartial: false)))
-            #expect(try db.foreignKeyViolations().isEmpty)
+            if !backend.isPostgreSQL {
+                // (PostgreSQL checks foreign keys at each statement: foreignKeyViolations is SQLite's.)
+                #expect(try db.foreignKeyViolations().isEmpty)
+            }
         }
+        withExtendedLifetime(directory) {}
     }
 
     @Test(arguments: Backend.all)

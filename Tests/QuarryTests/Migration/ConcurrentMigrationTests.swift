@@ -30,26 +30,29 @@ import Testing
         return migrator
     }
 
-    @Test(arguments: 1...4)
-    func twoPoolsRacingApplyEachMigrationOnce(round: Int) async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path()
-        let migrator = migrator(count: 12)
-        var first = Configuration()
-        first.label = "first"
-        first.busyTimeout = .seconds(30)
-        var second = first
-        second.label = "second"
-        let poolA = try DatabasePool(path: path, configuration: first)
-        let poolB = try DatabasePool(path: path, configuration: second)
-        async let migratedA: Void = migrator.migrate(poolA)
-        async let migratedB: Void = migrator.migrate(poolB)
-        _ = try await (migratedA, migratedB)
+    /// Two writers of one database (two pools on one file, or on one
+    /// PostgreSQL schema, as two replicas of a service), each its own
+    /// migrator: SQLite's write lock, or PostgreSQL's advisory lock, orders them.
+    @Test(arguments: Backend.all, 1...4)
+    func twoPoolsRacingApplyEachMigrationOnce(_ backend: Backend, round: Int) async throws {
+        try await backend.withSharedDatabase { open in
+            let migrator = migrator(count: 12)
+            var first = Configuration()
+            first.label = "first"
+            first.busyTimeout = .seconds(30)
+            var second = first
+            second.label = "second"
+            let poolA = try open(first)
+            let poolB = try open(second)
+            async let migratedA: Void = migrator.migrate(poolA)
+            async let migratedB: Void = migrator.migrate(poolB)
+            _ = try await (migratedA, migratedB)
 
-        let names = try migrationLog(poolA)
-        #expect(names.sorted() == (0..<12).map { "m\($0)" }.sorted())
-        #expect(names == (0..<12).map { "m\($0)" })  // in registration order
-        try checkCompleted(poolB, migrator)
+            let names = try migrationLog(poolA)
+            #expect(names.sorted() == (0..<12).map { "m\($0)" }.sorted())
+            #expect(names == (0..<12).map { "m\($0)" })  // in registration order
+            try checkCompleted(poolB, migrator)
+        }
     }
 
     private func checkCompleted(_ reader: any DatabaseReader, _ migrator: DatabaseMigrator) throws {
@@ -64,41 +67,47 @@ import Testing
 
     /// A deterministic interleaving: pool B reads the applied list, then pool
     /// A applies every migration, then B goes on. B must notice, under the
-    /// write lock, that the migrations it was about to apply are done.
-    @Test func staleAppliedListIsCheckedAgainUnderTheWriteLock() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path()
-        let migrator = migrator(count: 3)
-        let gate = Gate()
-        var configurationB = Configuration()
-        configurationB.label = "B"
-        configurationB.busyTimeout = .seconds(30)
-        configurationB.prepareDatabase = { db in
-            // The migrator reads this pragma right before each migration's transaction.
-            db.trace { event in
-                if event.description == "PRAGMA foreign_keys", gate.isFirstPass() {
-                    gate.bHasReadTheList.signal()
-                    gate.aIsDone.wait()
+    /// write lock (on PostgreSQL, the migration lock), that the migrations it
+    /// was about to apply are done.
+    @Test(arguments: Backend.all)
+    func staleAppliedListIsCheckedAgainUnderTheWriteLock(_ backend: Backend) throws {
+        try backend.withSharedDatabase { open in
+            let migrator = migrator(count: 3)
+            let gate = Gate()
+            var configurationB = Configuration()
+            configurationB.label = "B"
+            configurationB.busyTimeout = .seconds(30)
+            configurationB.prepareDatabase = { db in
+                db.trace { event in
+                    // On SQLite, the migrator reads this pragma right before each
+                    // migration's transaction. On PostgreSQL, the second
+                    // transaction is the first migration's (the first read the list).
+                    let isPostgreSQL = backend.isPostgreSQL
+                    if event.description == (isPostgreSQL ? "BEGIN TRANSACTION" : "PRAGMA foreign_keys"),
+                       gate.pass() == (isPostgreSQL ? 2 : 1) {
+                        gate.bHasReadTheList.signal()
+                        gate.aIsDone.wait()
+                    }
                 }
             }
-        }
-        let poolB = try DatabasePool(path: path, configuration: configurationB)
-        let poolA = try DatabasePool(path: path)
-        let resultB = ResultBox()
-        let threadB = Thread {
-            do { try migrator.migrate(poolB) } catch { resultB.set(error) }
-            resultB.finished.signal()
-        }
-        threadB.start()
-        gate.bHasReadTheList.wait()
-        try migrator.migrate(poolA)
-        gate.aIsDone.signal()
-        resultB.finished.wait()
-        #expect(resultB.error == nil)
-        #expect(try migrationLog(poolA) == ["m0", "m1", "m2"])
-        // A applied everything, B nothing.
-        try poolA.read { db throws in
-            #expect(try Optional<String>.fetchAll(db, sql: "SELECT connection FROM log") == [nil, nil, nil])
+            let poolB = try open(configurationB)
+            let poolA = try open(Configuration())
+            let resultB = ResultBox()
+            let threadB = Thread {
+                do { try migrator.migrate(poolB) } catch { resultB.set(error) }
+                resultB.finished.signal()
+            }
+            threadB.start()
+            gate.bHasReadTheList.wait()
+            try migrator.migrate(poolA)
+            gate.aIsDone.signal()
+            resultB.finished.wait()
+            #expect(resultB.error == nil)
+            #expect(try migrationLog(poolA) == ["m0", "m1", "m2"])
+            // A applied everything, B nothing.
+            try poolA.read { db throws in
+                #expect(try Optional<String>.fetchAll(db, sql: "SELECT connection FROM log ORDER BY id") == [nil, nil, nil])
+            }
         }
     }
 
@@ -123,12 +132,13 @@ private final class Gate: @unchecked Sendable {
     let bHasReadTheList = DispatchSemaphore(value: 0)
     let aIsDone = DispatchSemaphore(value: 0)
     private let lock = NSLock()
-    private var passed = false
+    private var passes = 0
 
-    func isFirstPass() -> Bool {
+    /// Counts a pass by the gate: 1 for the first.
+    func pass() -> Int {
         lock.withLock {
-            defer { passed = true }
-            return !passed
+            passes += 1
+            return passes
         }
     }
 }

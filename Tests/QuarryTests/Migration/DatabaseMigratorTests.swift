@@ -252,51 +252,68 @@ import Testing
         }
     }
 
-    /// Another connection holds the write lock: the migrator says it waits,
-    /// then migrates once the lock is free.
-    @Test(arguments: WriterKind.allCases) func logsWaitingForTheWriteLock(_ kind: WriterKind) async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("db.sqlite")
-        let migratorWriter = try kind.open(path: path)
-        let holder = try DatabaseQueue(path: path)
-        let recorder = MigratorLogRecorder()
-        var configured = loggingMigrator(["a"])
-        configured.logger = recorder.logger
-        let migrator = configured
-        let holding = ThreadGate()
-        let holderThread = StartedThread { () -> Bool in
-            do {
-                return try holder.writeWithoutTransaction { db throws in
-                    try db.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
-                    holding.open()
-                    // Keep the lock until the migrator says it waits (at most 4 s,
-                    // under the migrator's 5 s busy timeout).
-                    let deadline = ContinuousClock.now + .seconds(4)
-                    while !recorder.entries.contains(where: { $0.level == .notice }), ContinuousClock.now < deadline {
-                        Thread.sleep(forTimeInterval: 0.005)
+    /// Another connection holds the write lock (on PostgreSQL, another
+    /// migrator holds the migration lock): the migrator says it waits, then
+    /// migrates once the lock is free.
+    @Test(arguments: Backend.all) func logsWaitingForTheWriteLock(_ backend: Backend) async throws {
+        try await backend.withSharedDatabase { open in
+            let migratorWriter = try open(Configuration())
+            let holder = try open(Configuration())
+            let recorder = MigratorLogRecorder()
+            var configured = loggingMigrator(["a"])
+            configured.logger = recorder.logger
+            let migrator = configured
+            let holding = ThreadGate()
+            let holderThread = StartedThread { () -> (released: Bool, pid: Int?) in
+                do {
+                    return try holder.writeWithoutTransaction { db throws in
+                        var pid: Int?
+                        if backend.isPostgreSQL {
+                            // The lock of lockMigrations(_:), taken as a migrator takes it.
+                            try db.execute(sql: "BEGIN")
+                            try db.execute(
+                                sql: "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.' || 'quarry_migrations'))")
+                            pid = try Int.fetchOne(db, sql: "SELECT pg_backend_pid()")
+                        } else {
+                            try db.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+                        }
+                        holding.open()
+                        // Keep the lock until the migrator says it waits (at most 4 s,
+                        // under the migrator's 5 s busy timeout).
+                        let deadline = ContinuousClock.now + .seconds(4)
+                        while !recorder.entries.contains(where: { $0.level == .notice }), ContinuousClock.now < deadline {
+                            Thread.sleep(forTimeInterval: 0.005)
+                        }
+                        try db.execute(sql: "COMMIT")
+                        return (recorder.entries.contains { $0.level == .notice }, pid)
                     }
-                    try db.execute(sql: "COMMIT")
-                    return recorder.entries.contains { $0.level == .notice }
+                } catch {
+                    return (false, nil)
                 }
-            } catch {
-                return false
             }
-        }
-        #expect(holding.wait())
-        let migrated = StartedThread { () -> String? in
-            do {
-                try migrator.migrate(migratorWriter)
-                return nil
-            } catch {
-                return "\(error)"
+            #expect(holding.wait())
+            let migrated = StartedThread { () -> String? in
+                do {
+                    try migrator.migrate(migratorWriter)
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
             }
+            #expect(await migrated.value == nil)
+            let held = await holderThread.value
+            #expect(held.released, "the holder released the lock before the migrator said it waited")
+            let notice = try #require(recorder.entries.first { $0.level == .notice })
+            if backend.isPostgreSQL {
+                let pid = try #require(held.pid)
+                #expect(notice.message == "Waiting for the migration lock, held by another migrator (server process \(pid))")
+                #expect(notice.metadata["holder_pid"]?.description == "\(pid)")
+            } else {
+                #expect(notice.message == "Waiting for the write lock of the database: another connection or process is writing")
+            }
+            #expect(notice.metadata["database"]?.description == migratorWriter.path)
+            #expect(try migrationLog(migratorWriter) == ["a"])
         }
-        #expect(await migrated.value == nil)
-        #expect(await holderThread.value, "the holder released the lock before the migrator said it waited")
-        let notice = try #require(recorder.entries.first { $0.level == .notice })
-        #expect(notice.message == "Waiting for the write lock of the database: another connection or process is writing")
-        #expect(notice.metadata["database"]?.description == path)
-        #expect(try migrationLog(migratorWriter) == ["a"])
     }
 
     @Test(arguments: Backend.all) func asyncMigrate(_ backend: Backend) async throws {
@@ -322,6 +339,8 @@ import Testing
         }
     }
 
+    // SQLite only for now: a PostgresDatabasePool opened with
+    // `Configuration.readonly` still writes (the migration succeeds there).
     @Test func readOnlyDatabaseFails() throws {
         let directory = try TemporaryDirectory()
         _ = try DatabaseQueue(path: directory.path())

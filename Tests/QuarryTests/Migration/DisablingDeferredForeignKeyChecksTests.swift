@@ -77,7 +77,8 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.sqlite)
+    /// (On PostgreSQL, the violating statement fails the migration.)
+    @Test(arguments: Backend.all)
     func withoutTheOptionTheMigrationFailsNamingTheViolation(_ backend: Backend) throws {
         try backend.withWriter { writer throws in
             var migrator = libraryMigrator()
@@ -85,7 +86,15 @@ import Testing
                 try db.execute(sql: "INSERT INTO book (id, title, author_id) VALUES (1, 'Lost', 9)")
             }
             let error = try #require(throws: MigrationError.self) { try migrator.migrate(writer) }
-            #expect(error.description == #"migration "orphan" was rolled back because it leaves foreign key violations: row 1 of "book" refers to a missing row of "author""#)
+            if backend.isPostgreSQL {
+                guard case .migrationFailed("orphan", let underlying as DatabaseError) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
+                #expect(underlying.isForeignKeyViolation)
+            } else {
+                #expect(error.description == #"migration "orphan" was rolled back because it leaves foreign key violations: row 1 of "book" refers to a missing row of "author""#)
+            }
             try writer.read { db throws in
                 #expect(try migrator.appliedMigrations(db) == ["createLibrary"])
                 #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM book") == 0)
@@ -93,18 +102,29 @@ import Testing
         }
     }
 
-    /// Migrations registered before the option keep their deferred check.
-    @Test func migrationsRegisteredBeforeTheOptionAreChecked() throws {
-        let dbQueue = try DatabaseQueue()
-        var migrator = libraryMigrator()
-        migrator.registerMigration("orphan") { db throws in
-            try db.execute(sql: "INSERT INTO book (id, title, author_id) VALUES (1, 'Lost', 9)")
-        }
-        migrator = migrator.disablingDeferredForeignKeyChecks()
-        let error = try #require(throws: MigrationError.self) { try migrator.migrate(dbQueue) }
-        guard case .foreignKeyViolations("orphan", _) = error else {
-            Issue.record("unexpected \(error)")
-            return
+    /// Migrations registered before the option keep their deferred check
+    /// (on PostgreSQL, the violating statement fails the migration).
+    @Test(arguments: Backend.all)
+    func migrationsRegisteredBeforeTheOptionAreChecked(_ backend: Backend) throws {
+        try backend.withWriter { writer throws in
+            var migrator = libraryMigrator()
+            migrator.registerMigration("orphan") { db throws in
+                try db.execute(sql: "INSERT INTO book (id, title, author_id) VALUES (1, 'Lost', 9)")
+            }
+            migrator = migrator.disablingDeferredForeignKeyChecks()
+            let error = try #require(throws: MigrationError.self) { try migrator.migrate(writer) }
+            switch error {
+            case .foreignKeyViolations("orphan", let violations) where !backend.isPostgreSQL:
+                #expect(violations == [ForeignKeyViolation(originTable: "book", originRowID: 1, destinationTable: "author", foreignKeyID: 0)])
+            case .migrationFailed("orphan", let underlying as DatabaseError) where backend.isPostgreSQL:
+                #expect(underlying.isForeignKeyViolation)
+            default:
+                Issue.record("unexpected \(error)")
+            }
+            try writer.read { db throws in
+                #expect(try migrator.appliedMigrations(db) == ["createLibrary"])
+                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM book") == 0)
+            }
         }
     }
 

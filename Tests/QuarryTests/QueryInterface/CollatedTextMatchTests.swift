@@ -68,10 +68,10 @@ import Testing
         }
     }
 
-    @Test func otherCollationsAndNULsAreRefused() throws {
-        let queue = try DatabaseQueue()
-        try queue.write { db in try makeQueryFixtures(db) }
-        try queue.read { db in
+    /// Refused before any SQL is sent, whatever the dialect.
+    @Test(arguments: Backend.all)
+    func otherCollationsAndNULsAreRefused(_ backend: Backend) throws {
+        try backend.withQueryFixtures { writer in try writer.read { db throws in
             #expect {
                 try QPlayer.filter { $0.name.collating(.rtrim).contains("a") }.fetchAll(db)
             } throws: { error in
@@ -82,6 +82,6 @@ import Testing
             } throws: { error in
                 "\(error)".contains("NUL character")
             }
-        }
+        } }
     }
 }

@@ -181,9 +181,9 @@ struct TypeCheckBudgetTests {
 
     /// The split form writes the same SQL as the inline one (the SQL the
     /// QueryInterface article shows).
-    @Test func splitExpressionsWriteTheSameSQL() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.read { db in
+    @Test(arguments: Backend.all)
+    func splitExpressionsWriteTheSameSQL(_ backend: Backend) throws {
+        try backend.withQueryFixtures { writer in try writer.read { db throws in
             let scaled: QueryExpression<QPlayer, Int> = (\.score - 50) / 25
             let bonus: QueryExpression<QPlayer, Int> = \.bonus / 5
             let sql = #"SELECT * FROM "player" WHERE (("score" - ?) / ?) = ("bonus" / ?)"#
@@ -191,13 +191,14 @@ struct TypeCheckBudgetTests {
             let (inline, condition) = Self.cases[25]  // r26, the same condition inline
             #expect(condition == "(score - 50) / 25 = bonus / 5")
             try expectSQL(inline, db, sql, [50, 25, 5])
-        }
+            #expect(try QPlayer.filter(scaled == bonus).order(\.id).fetchAll(db) == inline.order(\.id).fetchAll(db))
+        } }
     }
 
     /// The closure form writes the same SQL as the inline one.
-    @Test func closureExpressionsWriteTheSameSQL() throws {
-        let dbQueue = try DatabaseQueue()
-        try dbQueue.read { db in
+    @Test(arguments: Backend.all)
+    func closureExpressionsWriteTheSameSQL(_ backend: Backend) throws {
+        try backend.withWriter { writer in try writer.read { db throws in
             let sql = #"SELECT * FROM "player" WHERE (("score" - ?) / ?) = ("bonus" / ?)"#
             try expectSQL(QPlayer.filter { ($0.score - 50) / 25 == $0.bonus / 5 }, db, sql, [50, 25, 5])
             for index in Self.cases.indices {
@@ -209,7 +210,7 @@ struct TypeCheckBudgetTests {
                 #expect(inlineSQL.sql == closureSQL.sql, "case \(index + 1): \(condition)")
                 #expect(inlineSQL.arguments == closureSQL.arguments, "case \(index + 1): \(condition)")
             }
-        }
+        } }
     }
 
     @Test(arguments: Backend.all)

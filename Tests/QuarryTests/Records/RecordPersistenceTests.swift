@@ -66,25 +66,30 @@ struct RecordPersistenceTests {
         }
     }
 
-    // SQLite only: SQLite's rowid choice (one more than the largest); PostgresRecordTests covers identity columns.
-    @Test(arguments: Backend.sqliteWithMemory)
+    /// The id the database chooses is written back. SQLite picks one more
+    /// than the largest rowid (11 after an explicit 10); PostgreSQL's identity
+    /// sequence is not moved by an explicit id and goes on (2).
+    @Test(arguments: Backend.allWithMemory)
     func insertWritesBackTheID(storage: Backend) throws {
         try withPlayers(storage) { db in
             var arthur = Player(id: nil, name: "Arthur", email: "a@x", score: 100, teamID: nil)
             let recorder = SQLRecorder()
             try recorder.record(db) { try arthur.insert(db) }
-            #expect(recorder.writes == [#"INSERT INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?)"#])
+            #expect(recorder.writes == [storage.isPostgreSQL
+                ? #"INSERT INTO "player" ("name", "email", "score", "teamID") VALUES (?, ?, ?, ?) RETURNING "id""#
+                : #"INSERT INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?)"#])
             #expect(arthur.id == 1)
             var barbara = Player(id: 10, name: "Barbara", email: nil, score: 5, teamID: 2)
             try barbara.insert(db)
             #expect(barbara.id == 10)
             var craig = Player(id: nil, name: "Craig", email: nil, score: 0, teamID: nil)
             try craig.insert(db)
-            #expect(craig.id == 11)
+            #expect(craig.id == (storage.isPostgreSQL ? 2 : 11))
             let copy = try Player(id: nil, name: "Dan", email: nil, score: 1, teamID: nil).inserted(db)
-            #expect(copy.id == 12)
+            #expect(copy.id == (storage.isPostgreSQL ? 3 : 12))
             #expect(try Player.fetchCount(db) == 4)
             #expect(try Player.fetchAll(db).map(\.name) == ["Arthur", "Barbara", "Craig", "Dan"])
+            #expect(try Player.fetchOne(db, key: copy.id) == copy)
         }
     }
 
@@ -231,8 +236,12 @@ struct RecordPersistenceTests {
         }
     }
 
-    // SQLite only: INSERT OR REPLACE, OR FAIL, OR ROLLBACK and UPDATE OR IGNORE.
-    @Test(arguments: Backend.sqliteWithMemory)
+    /// Conflict policies. A constraint violation fails the insert on both
+    /// backends, and `.ignore` skips the row (ON CONFLICT DO NOTHING on
+    /// PostgreSQL). INSERT OR REPLACE, OR FAIL, OR ROLLBACK and UPDATE OR
+    /// IGNORE are SQLite's: PostgreSQL has no OR clause, and they throw there
+    /// before any statement.
+    @Test(arguments: Backend.allWithMemory)
     func conflictPolicies(storage: Backend) throws {
         try withPlayers(storage) { db in
             var arthur = Player(id: nil, name: "Arthur", email: "a@x", score: 1, teamID: nil)
@@ -240,7 +249,9 @@ struct RecordPersistenceTests {
 
             var duplicate = Player(id: nil, name: "Other", email: "a@x", score: 2, teamID: nil)
             do {
-                try duplicate.insert(db)
+                // In a savepoint: after an error, PostgreSQL runs nothing else
+                // in the transaction until it rolls back.
+                try db.inSavepoint { try duplicate.insert(db); return .commit }
                 Issue.record("expected a unique constraint violation")
             } catch let error as DatabaseError {
                 #expect(error.isUniqueConstraintViolation)
@@ -249,16 +260,38 @@ struct RecordPersistenceTests {
 
             let recorder = SQLRecorder()
             try recorder.record(db) { try duplicate.insert(db, onConflict: .ignore) }
-            #expect(recorder.writes == [#"INSERT OR IGNORE INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?)"#])
+            #expect(recorder.writes == [storage.isPostgreSQL
+                ? #"INSERT INTO "player" ("name", "email", "score", "teamID") VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING "id""#
+                : #"INSERT OR IGNORE INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?)"#])
             #expect(duplicate.id == nil)  // nothing inserted: didInsert not called
             #expect(try Player.fetchCount(db) == 1)
+
+            var negative = Player(id: nil, name: "Neg", email: nil, score: -1, teamID: nil)
+            if storage.isPostgreSQL {
+                for policy in [ConflictResolution.replace, .fail, .rollback] {
+                    let refusal = SQLRecorder()
+                    let error = try refusal.record(db) {
+                        try #require(throws: DatabaseError.self) { try duplicate.insert(db, onConflict: policy) }
+                    }
+                    #expect(error.message == "INSERT OR \(policy.rawValue) is SQLite-only: PostgreSQL has no OR clause; "
+                        + "use an upsert, or onConflict: .ignore (ON CONFLICT DO NOTHING)")
+                    #expect(refusal.writes.isEmpty)
+                }
+                arthur.score = 3
+                let error = try #require(throws: DatabaseError.self) { try arthur.update(db, onConflict: .ignore) }
+                #expect(error.message == "UPDATE OR IGNORE is SQLite-only: PostgreSQL has no OR clause")
+                #expect(try Player.fetchAll(db).map(\.score) == [1])
+                // ABORT, the default, fails the statement.
+                #expect(throws: DatabaseError.self) { try db.inSavepoint { try negative.insert(db, onConflict: .abort); return .commit } }
+                #expect(try Player.fetchAll(db).map(\.name) == ["Arthur"])
+                return
+            }
 
             try duplicate.insert(db, onConflict: .replace)
             #expect(duplicate.id == 2)
             #expect(try Player.fetchAll(db).map(\.name) == ["Other"])
 
             // FAIL keeps the changes already made by the statement; ABORT and ROLLBACK fail too.
-            var negative = Player(id: nil, name: "Neg", email: nil, score: -1, teamID: nil)
             for policy in [ConflictResolution.abort, .fail] {
                 #expect(throws: DatabaseError.self) { try negative.insert(db, onConflict: policy) }
             }
@@ -269,20 +302,33 @@ struct RecordPersistenceTests {
         }
     }
 
-    // SQLite only: SQLite's upsert without conflict target catches every unique key.
-    @Test(arguments: Backend.sqliteWithMemory)
+    /// SQLite's upsert without conflict target catches every unique key;
+    /// PostgreSQL's conflict target is the primary key, and a conflict on
+    /// another unique key fails.
+    @Test(arguments: Backend.allWithMemory)
     func upsert(storage: Backend) throws {
         try withPlayers(storage) { db in
             var arthur = Player(id: nil, name: "Arthur", email: "a@x", score: 1, teamID: nil)
             let recorder = SQLRecorder()
             try recorder.record(db) { try arthur.upsert(db) }
-            #expect(recorder.writes == [#"INSERT INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "name" = excluded."name", "email" = excluded."email", "score" = excluded."score", "teamID" = excluded."teamID" RETURNING rowid"#])
+            #expect(recorder.writes == [storage.isPostgreSQL
+                ? #"INSERT INTO "player" ("name", "email", "score", "teamID") VALUES (?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name", "email" = excluded."email", "score" = excluded."score", "teamID" = excluded."teamID" RETURNING "id""#
+                : #"INSERT INTO "player" ("id", "name", "email", "score", "teamID") VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "name" = excluded."name", "email" = excluded."email", "score" = excluded."score", "teamID" = excluded."teamID" RETURNING rowid"#])
             #expect(arthur.id == 1)
-            // Conflict on the unique email: the existing row is updated, and its id is written back.
             var sameEmail = Player(id: nil, name: "Arthur II", email: "a@x", score: 50, teamID: nil)
-            try sameEmail.upsert(db)
-            #expect(sameEmail.id == 1)
-            #expect(try Player.fetchAll(db) == [Player(id: 1, name: "Arthur II", email: "a@x", score: 50, teamID: nil)])
+            if storage.isPostgreSQL {
+                // In a savepoint: after an error, PostgreSQL runs nothing else
+                // in the transaction until it rolls back.
+                let error = try #require(throws: DatabaseError.self) { try db.inSavepoint { try sameEmail.upsert(db); return .commit } }
+                #expect(error.isUniqueConstraintViolation)
+                #expect(sameEmail.id == nil)
+                #expect(try Player.fetchAll(db) == [arthur])
+            } else {
+                // Conflict on the unique email: the existing row is updated, and its id is written back.
+                try sameEmail.upsert(db)
+                #expect(sameEmail.id == 1)
+                #expect(try Player.fetchAll(db) == [Player(id: 1, name: "Arthur II", email: "a@x", score: 50, teamID: nil)])
+            }
             // Conflict on the primary key.
             var sameID = Player(id: 1, name: "Third", email: "t@x", score: 3, teamID: nil)
             try sameID.upsert(db)
@@ -370,8 +416,9 @@ struct RecordPersistenceTests {
         }
     }
 
-    // SQLite only: the hidden rowid of a table without primary key.
-    @Test(arguments: Backend.sqliteWithMemory)
+    /// The hidden rowid of a table without primary key is SQLite's: on
+    /// PostgreSQL such a table has no key, and the key-based methods say so.
+    @Test(arguments: Backend.allWithMemory)
     func hiddenRowIDPrimaryKey(storage: Backend) throws {
         struct Note: Codable, FetchableRecord, PersistableRecord, Equatable {
             var text: String
@@ -382,6 +429,13 @@ struct RecordPersistenceTests {
             try db.execute(sql: "CREATE TABLE note (text TEXT)")
             var note = Note(text: "hello")
             try note.insert(db)
+            if storage.isPostgreSQL {
+                let noKey = RecordError.invalidKey(databaseTableName: "note", reason: "the table has no primary key")
+                #expect(throws: noKey) { _ = try Note.fetchOne(db, key: 1) }
+                #expect(throws: noKey) { try note.update(db) }
+                #expect(try Note.fetchAll(db) == [note])
+                return
+            }
             #expect(try Note.fetchOne(db, key: 1) == note)  // the hidden rowid is the key
             #expect(throws: RecordError.missingPrimaryKey(databaseTableName: "note", column: "rowid")) {
                 try note.update(db)

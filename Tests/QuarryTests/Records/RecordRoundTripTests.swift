@@ -179,23 +179,39 @@ struct RecordRoundTripTests {
         }
     }
 
-    // SQLite only: prepared statements, which a server connection refuses.
-    @Test(arguments: Backend.sqliteWithMemory)
+    /// Records fetched from a prepared statement, and from SQL text. Prepared
+    /// statements are SQLite's: a PostgreSQL connection refuses them, and
+    /// names the fetch methods that take SQL text, which run on both.
+    @Test(arguments: Backend.allWithMemory)
     func statementForms(storage: Backend) throws {
         let directory = try TemporaryDirectory()
         let writer = try storage.make(in: directory)
         try writer.write { db in
-            try db.execute(sql: AllTypes.createTable)
+            try AllTypes.createTypedTable(db)
             for _ in 0..<3 {
                 var record = AllTypes.sample(nils: false)
                 try record.insert(db)
             }
-            let statement = try db.makeStatement(sql: "SELECT * FROM allTypes WHERE id > ?")
-            #expect(try AllTypes.fetchAll(statement, arguments: [1]).map(\.id) == [2, 3])
-            #expect(try AllTypes.fetchOne(statement, arguments: [2])?.id == 3)
-            #expect(try AllTypes.fetchOne(statement, arguments: [3]) == nil)
+            let sql = #"SELECT * FROM "allTypes" WHERE id > ?"#
+            if storage.isPostgreSQL {
+                for error in [
+                    try #require(throws: DatabaseError.self) { _ = try db.makeStatement(sql: sql) },
+                    try #require(throws: DatabaseError.self) { _ = try db.cachedStatement(sql: sql) },
+                ] {
+                    #expect(error.message.hasPrefix("prepared statements (Statement) is SQLite-only; this connection is to "))
+                    #expect(error.message.hasSuffix(": use the fetch methods that take SQL text"))
+                }
+            } else {
+                let statement = try db.makeStatement(sql: sql)
+                #expect(try AllTypes.fetchAll(statement, arguments: [1]).map(\.id) == [2, 3])
+                #expect(try AllTypes.fetchOne(statement, arguments: [2])?.id == 3)
+                #expect(try AllTypes.fetchOne(statement, arguments: [3]) == nil)
+            }
+            #expect(try AllTypes.fetchAll(db, sql: sql + " ORDER BY id", arguments: [1]).map(\.id) == [2, 3])
+            #expect(try AllTypes.fetchOne(db, sql: sql, arguments: [2])?.id == 3)
+            #expect(try AllTypes.fetchOne(db, sql: sql, arguments: [3]) == nil)
             #expect(try AllTypes.fetchOne(db)?.id == 1)
-            #expect(try Array(AllTypes.fetchCursor(db, sql: "SELECT * FROM allTypes ORDER BY id DESC")).map(\.id) == [3, 2, 1])
+            #expect(try Array(AllTypes.fetchCursor(db, sql: #"SELECT * FROM "allTypes" ORDER BY id DESC"#)).map(\.id) == [3, 2, 1])
         }
     }
 }

@@ -104,6 +104,52 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// Runs `body` with a function that opens writers of this backend on one
+    /// new, empty database: the same file (a DatabaseQueue on
+    /// `.sqliteMemory`), or pools on the same PostgreSQL schema. For tests of
+    /// several connections or processes on one database, such as migrators
+    /// started together.
+    func withSharedDatabase<T>(
+        _ body: (_ open: (Configuration) throws -> any DatabaseWriter) async throws -> T
+    ) async throws -> T {
+        SharedSuiteTally.count(self)
+        switch self {
+        case .sqliteMemory, .sqliteQueue, .sqlitePool:
+            let directory = try TemporaryDirectory()
+            let path = directory.path("db.sqlite")
+            let result = try await body { configuration -> any DatabaseWriter in
+                if self == .sqlitePool { return try DatabasePool(path: path, configuration: configuration) }
+                return try DatabaseQueue(path: path, configuration: configuration)
+            }
+            withExtendedLifetime(directory) {}
+            return result
+        case .postgres:
+            let schema = try PostgresSchema(configuration: Configuration())
+            defer { schema.drop() }
+            return try await body { configuration in try schema.openPool(configuration: configuration) }
+        }
+    }
+
+    /// The synchronous variant of `withSharedDatabase(_:)`.
+    func withSharedDatabase<T>(_ body: (_ open: (Configuration) throws -> any DatabaseWriter) throws -> T) throws -> T {
+        SharedSuiteTally.count(self)
+        switch self {
+        case .sqliteMemory, .sqliteQueue, .sqlitePool:
+            let directory = try TemporaryDirectory()
+            let path = directory.path("db.sqlite")
+            return try withExtendedLifetime(directory) {
+                try body { configuration -> any DatabaseWriter in
+                    if self == .sqlitePool { return try DatabasePool(path: path, configuration: configuration) }
+                    return try DatabaseQueue(path: path, configuration: configuration)
+                }
+            }
+        case .postgres:
+            let schema = try PostgresSchema(configuration: Configuration())
+            defer { schema.drop() }
+            return try body { configuration in try schema.openPool(configuration: configuration) }
+        }
+    }
+
     /// Runs `body` with a writer on a new database that holds the query
     /// fixtures (QueryFixtures.swift).
     func withQueryFixtures<T>(_ body: (any DatabaseWriter) throws -> T) throws -> T {
@@ -124,18 +170,34 @@ private final class PostgresSchema {
     let name = "quarry_shared_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
     let pool: PostgresDatabasePool
 
+    /// The other pools on this schema (openPool(configuration:)).
+    private let otherPools = Mutex<[PostgresDatabasePool]>([])
+
     init(configuration: Configuration) throws {
         let name = self.name
         try Self.admin.get().writeWithoutTransaction { db in try db.execute(sql: "CREATE SCHEMA \(name.quotedDatabaseIdentifier)") }
-        var configuration = configuration
-        configuration.prepareDatabase { db in try db.execute(sql: "SET search_path TO \(name.quotedDatabaseIdentifier)") }
-        // A writer and a reader are enough for the tests' accesses.
-        pool = try PostgresDatabasePool(url: Backend.postgresURL ?? "", maximumConnectionCount: 2, configuration: configuration)
+        pool = try Self.makePool(schema: name, configuration: configuration)
     }
 
-    /// Closes the pool and drops the schema with everything in it.
+    /// A pool whose connections use `schema`.
+    private static func makePool(schema: String, configuration: Configuration) throws -> PostgresDatabasePool {
+        var configuration = configuration
+        configuration.prepareDatabase { db in try db.execute(sql: "SET search_path TO \(schema.quotedDatabaseIdentifier)") }
+        // A writer and a reader are enough for the tests' accesses.
+        return try PostgresDatabasePool(url: Backend.postgresURL ?? "", maximumConnectionCount: 2, configuration: configuration)
+    }
+
+    /// Another pool on this schema, closed by drop().
+    func openPool(configuration: Configuration) throws -> PostgresDatabasePool {
+        let other = try Self.makePool(schema: name, configuration: configuration)
+        otherPools.withLock { $0.append(other) }
+        return other
+    }
+
+    /// Closes the pools and drops the schema with everything in it.
     func drop() {
         pool.close()
+        for other in otherPools.withLock({ $0 }) { other.close() }
         let name = self.name
         _ = try? Self.admin.get().writeWithoutTransaction { db in
             try db.execute(sql: "DROP SCHEMA IF EXISTS \(name.quotedDatabaseIdentifier) CASCADE")
