@@ -46,7 +46,7 @@ public final class Statement {
 
     /// Record readers (decoder and column layout), keyed by record type, so
     /// that a cached statement resolves coding keys to column indexes only
-    /// once (see `Records/FetchableRecord.swift` and `Records/RowDecoder.swift`).
+    /// once (see `Records/FetchableRecord.swift` and `Records/RecordDecoder.swift`).
     var recordReaders: [ObjectIdentifier: AnyObject] = [:]
 
     /// What the statement reads and writes, learned when it was compiled

@@ -1,19 +1,6 @@
 // Fetching from a QueryRequest: SQL generation, the statement cache, and the
 // fetchAll / fetchOne / fetchCursor / fetchSet / fetchCount methods.
 
-/// SQL text and the values of its placeholders, as a request generates them.
-public struct GeneratedSQL: Sendable, Equatable, CustomStringConvertible {
-    /// The SQL text, with `?` placeholders.
-    public let sql: String
-    /// The values bound to the placeholders, in order.
-    public let arguments: StatementArguments
-
-    /// The SQL, followed by the arguments when there are any.
-    public var description: String {
-        arguments.isEmpty ? sql : "\(sql) \(arguments)"
-    }
-}
-
 extension QueryRequest {
     /// The SQL and arguments of the request, as ``fetchAll(_:)`` would run them.
     ///
