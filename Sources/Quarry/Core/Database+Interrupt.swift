@@ -189,7 +189,7 @@ extension Database {
     /// a whole number of milliseconds, rounded up; 0 for none). A statement
     /// over it fails with the server's "query canceled" error (57014).
     func setServerStatementTimeout(_ nanoseconds: UInt64) throws {
-        guard let sql = server?.dialect.setStatementTimeout else { return }
+        guard let sql = server?.dialect.statementTimeoutSQL else { return }
         let milliseconds = nanoseconds == 0 ? 0 : nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 == 0 ? 0 : 1)
         _ = try executeOnServer(sql: sql, arguments: [String(milliseconds)])
     }

@@ -5,10 +5,7 @@
 
 extension Database {
     /// The SQL dialect of this connection.
-    var sqlDialect: SQLDialect { server?.dialect ?? .sqlite }
-
-    /// Whether this is a connection to a PostgreSQL server.
-    var isPostgreSQL: Bool { server?.dialect == .postgreSQL }
+    package var sqlDialect: any SQLDialect { server?.dialect ?? SQLiteDialect() }
 
     /// Throws, on a server connection, that `feature` is SQLite's only.
     ///

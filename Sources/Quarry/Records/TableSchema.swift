@@ -46,10 +46,10 @@ final class TableSchema: Sendable {
 
     /// Reads the schema of `table`.
     convenience init(table: String, db: Database) throws {
-        if db.server != nil {
-            try self.init(serverTable: table, db: db)
-        } else {
+        if db.sqlDialect.tablesHaveRowID(db) {
             try self.init(sqliteTable: table, db: db)
+        } else {
+            try self.init(serverTable: table, db: db)
         }
     }
 
