@@ -75,7 +75,7 @@ extension PostgreSQLDialect {
     /// The PostgreSQL text array (`{"address","city"}`) of the keys of a JSON
     /// path as Quarry writes it for SQLite (`$.address.city`, `$."a.b"`), or
     /// nil for another form of path.
-    static func jsonPathKeys(_ path: String) -> String? {
+    package static func jsonPathKeys(_ path: String) -> String? {
         var scalars = path.unicodeScalars[...]
         guard scalars.first == "$" else { return nil }
         scalars = scalars.dropFirst()
@@ -135,7 +135,7 @@ extension PostgreSQLDialect {
     /// `*` is `%`, `?` is `_`, a bracketed `[c]` of one character is `c`, and
     /// `%`, `_` and `\` are escaped. Nil for a GLOB set or range (`[ab]`,
     /// `[a-z]`, `[^x]`) or an unclosed bracket, which LIKE cannot express.
-    static func likePattern(glob: String) -> String? {
+    package static func likePattern(glob: String) -> String? {
         var result = ""
         let scalars = Array(glob.unicodeScalars)
         func escaped(_ scalar: Unicode.Scalar) -> String {
