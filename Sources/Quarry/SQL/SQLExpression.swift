@@ -345,7 +345,7 @@ extension SQLExpression {
     package static let jsonBooleanFunction = "QUARRY_JSON_BOOLEAN"
 
     /// The marker of `hasSuffix(text, suffix)`, which each dialect writes
-    /// its own way (`SQLGenerationContext.hasSuffixSQL`).
+    /// its own way (`SQLDialect.hasSuffix(_:_:)`).
     static let hasSuffixFunction = "QUARRY_HAS_SUFFIX"
 
     /// The marker of `cast(x, as: type)`: its arguments are the expression
