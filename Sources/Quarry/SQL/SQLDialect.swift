@@ -33,10 +33,10 @@ package protocol SQLDialect: Sendable {
 
     // MARK: - Quoting & literals
 
-    /// The SQL literal of `value`, written in a schema object where
-    /// parameters are not allowed (a DEFAULT, a view, a CHECK), in a column
-    /// of `columnType` (nil when unknown). Never built from user input: the
-    /// literal escapes the value.
+    /// The SQL literal of `value` as the DEFAULT of a column of `columnType`
+    /// (nil when unknown), where parameters are not allowed. The literal
+    /// escapes the value. (Views, triggers and CHECK constraints write
+    /// SQLite's literal, `DatabaseValue.sqlLiteral`, on every dialect.)
     func literal(_ value: DatabaseValue, columnType: DatabaseColumnType?) -> String
 
     // MARK: - Query clauses
