@@ -21,7 +21,7 @@ final class PostgresServerConnection: DatabaseServerConnection {
     /// The process of the server that serves this connection.
     let backendPID: Int64
     private let running = RunningStatement()
-    var dialect: SQLDialect { .postgreSQL }
+    var dialect: any SQLDialect { PostgreSQLDialect() }
     var serverDescription: String { session.configuration.description }
 
     init(session: PostgresSession, backendPID: Int64) {

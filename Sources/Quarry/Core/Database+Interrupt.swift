@@ -178,7 +178,7 @@ extension Database {
         }
         set {
             progressMonitor.statementLimit = newValue.map(Database.nanoseconds) ?? 0
-            if sqlDialect.setStatementTimeout != nil {
+            if sqlDialect.statementTimeoutSQL != nil {
                 // The server keeps the limit. The setter cannot throw: a
                 // connection that fails this statement fails the next one
                 // too, which then throws.
@@ -193,7 +193,7 @@ extension Database {
     /// a whole number of milliseconds, rounded up; 0 for none). A statement
     /// over it fails with the server's "query canceled" error (57014).
     func setServerStatementTimeout(_ nanoseconds: UInt64) throws {
-        guard let sql = sqlDialect.setStatementTimeout else { return }
+        guard let sql = sqlDialect.statementTimeoutSQL else { return }
         let milliseconds = nanoseconds == 0 ? 0 : nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 == 0 ? 0 : 1)
         try execute(sql: sql, arguments: [String(milliseconds)])
     }

@@ -176,11 +176,3 @@ extension Database {
         try connection.executeCached(self, sql: sql)
     }
 }
-
-extension SQLDialect {
-    /// The statement that starts a transaction of `kind`. A server has its
-    /// own locking: its transactions start with a plain BEGIN.
-    func beginTransactionSQL(_ kind: TransactionKind) -> String {
-        self == .sqlite ? "BEGIN \(kind.rawValue) TRANSACTION" : "BEGIN TRANSACTION"
-    }
-}

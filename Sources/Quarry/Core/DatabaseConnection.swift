@@ -24,7 +24,7 @@
 /// calls block: Quarry runs them on its own threads, never on an event loop.
 protocol DatabaseConnection: AnyObject {
     /// The SQL spelling of this backend.
-    var dialect: SQLDialect { get }
+    var dialect: any SQLDialect { get }
 
     /// How the connection is named in errors and logs: a path, or a server
     /// URL without its password.
@@ -162,11 +162,8 @@ enum DatabaseCapability: Sendable, CaseIterable {
 }
 
 extension Database {
-    /// The SQL dialect of this connection.
-    var sqlDialect: SQLDialect { connection.dialect }
-
-    /// Whether this is a connection to a PostgreSQL server.
-    var isPostgreSQL: Bool { connection.dialect == .postgreSQL }
+    /// The SQL dialect of this connection (SQL/SQLDialect.swift).
+    var sqlDialect: any SQLDialect { connection.dialect }
 
     /// Throws when this connection's backend does not support `capability`:
     /// the one check of every backend-specific feature. The error names

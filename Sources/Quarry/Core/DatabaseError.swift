@@ -198,7 +198,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
 
 extension DatabaseError {
     /// An error for a misuse of Quarry's API, detected before SQLite is called.
-    static func misuse(_ message: String, sql: String? = nil) -> DatabaseError {
+    package static func misuse(_ message: String, sql: String? = nil) -> DatabaseError {
         DatabaseError(resultCode: .SQLITE_MISUSE, message: message, sql: sql)
     }
 }

@@ -15,7 +15,7 @@
 /// calls block: Quarry runs them on its own threads, never on an event loop.
 package protocol DatabaseServerConnection: AnyObject {
     /// The SQL dialect of the server.
-    var dialect: SQLDialect { get }
+    var dialect: any SQLDialect { get }
 
     /// How the server is named in errors and logs (a URL without password).
     var serverDescription: String { get }

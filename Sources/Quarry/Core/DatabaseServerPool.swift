@@ -76,28 +76,6 @@ package final class DatabaseServerPool: DatabaseWriter {
     }
 }
 
-extension SQLDialect {
-    /// The statement that sets the server's time limit of a statement, whose
-    /// one argument is the limit in milliseconds as text (0: no limit); nil
-    /// for SQLite, whose limit is Quarry's progress handler.
-    /// https://www.postgresql.org/docs/15/runtime-config-client.html#GUC-STATEMENT-TIMEOUT
-    var setStatementTimeout: String? {
-        switch self {
-        case .sqlite: return nil
-        case .postgreSQL: return "SELECT set_config('statement_timeout', ?, false)"
-        }
-    }
-
-    /// The statement that starts a read-only transaction that sees one
-    /// snapshot, as SQLite's read transactions do.
-    var beginReadTransaction: String {
-        switch self {
-        case .sqlite: return "BEGIN DEFERRED TRANSACTION"
-        // https://www.postgresql.org/docs/15/transaction-iso.html#XACT-REPEATABLE-READ
-        case .postgreSQL: return "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
-        }
-    }
-}
 
 extension Database {
     /// Runs `block` in a read-only snapshot transaction on the server, which
@@ -106,7 +84,7 @@ extension Database {
         if isInsideTransaction {
             throw DatabaseError.misuse("a read cannot start inside a transaction left open on \(path)")
         }
-        try executeCached(sqlDialect.beginReadTransaction)
+        try executeCached(sqlDialect.beginReadOnlyTransactionSQL)
         let result: T
         do {
             result = try block(self)

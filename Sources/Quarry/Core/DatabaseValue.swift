@@ -102,7 +102,7 @@ extension DatabaseValue: CustomStringConvertible {
     }
 
     /// The bytes in uppercase hexadecimal: `[0xAB, 1]` gives `AB01`.
-    static func hexDigits(_ bytes: some Sequence<UInt8>) -> String {
+    package static func hexDigits(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789ABCDEF".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes.underestimatedCount * 2)

@@ -10,15 +10,6 @@
 // (<https://www.postgresql.org/docs/15/sql-syntax-lexical.html>), where `$1`
 // written by hand is accepted too.
 
-/// The SQL dialect of a database connection: how generated and raw SQL are
-/// written for it.
-package enum SQLDialect: Sendable, Hashable {
-    /// SQLite's SQL: `?` parameters; the default.
-    case sqlite
-    /// PostgreSQL's SQL: `$1…$n` parameters, dollar quotes, `::` casts.
-    case postgreSQL
-}
-
 /// A parameter of raw SQL: `?` (nil), `?NNN` or `$NNN` (its number), or
 /// `:name` (`@name`, `$name`).
 enum SQLParameter: Equatable {
@@ -37,8 +28,8 @@ enum SQLToken: Equatable {
 }
 
 enum SQLScanner {
-    /// The tokens of `sql` in `dialect`.
-    static func tokens(_ sql: String, dialect: SQLDialect = .sqlite) -> [SQLToken] {
+    /// The tokens of `sql`, read with a dialect's lexical `rules`.
+    static func tokens(_ sql: String, rules: SQLLexicalRules = .sqlite) -> [SQLToken] {
         let scalars = Array(sql.unicodeScalars)
         var tokens: [SQLToken] = []
         var text = String.UnicodeScalarView()
@@ -105,14 +96,14 @@ enum SQLScanner {
             switch scalar {
             case "'":
                 // PostgreSQL's escape strings (E'…') take backslash escapes.
-                let isEscapeString = dialect == .postgreSQL && index > 0 && (scalars[index - 1] == "E" || scalars[index - 1] == "e")
+                let isEscapeString = rules.escapeStrings && index > 0 && (scalars[index - 1] == "E" || scalars[index - 1] == "e")
                     && (index < 2 || !isNameScalar(scalars[index - 2]))
                 copyQuoted(close: "'", doubling: true, backslashEscapes: isEscapeString)
             case "\"":
                 copyQuoted(close: "\"", doubling: true)
-            case "`" where dialect == .sqlite:
+            case "`" where rules.backtickAndBracketIdentifiers:
                 copyQuoted(close: "`", doubling: true)
-            case "[" where dialect == .sqlite:
+            case "[" where rules.backtickAndBracketIdentifiers:
                 copyQuoted(close: "]", doubling: false)
             case "-" where next == "-":
                 while index < scalars.count, scalars[index] != "\n" {
@@ -135,17 +126,17 @@ enum SQLScanner {
                 flush()
                 tokens.append(.semicolon)
                 index += 1
-            case ":" where dialect == .postgreSQL && next == ":":
+            case ":" where rules.doubleColonOperator && next == ":":
                 // The cast operator, `x::int`.
                 text.append(contentsOf: [":", ":"])
                 index += 2
-            case "$" where dialect == .postgreSQL && next.map(isDigit) == true:
+            case "$" where rules.numberedDollarParameters && next.map(isDigit) == true:
                 // PostgreSQL's own numbered parameter, `$1`.
                 index += 1
                 let digits = readDigits()
                 flush()
                 tokens.append(.parameter(.positional(Int(digits) ?? 0)))
-            case "$" where dialect == .postgreSQL && dollarQuoteLength(at: index) != nil:
+            case "$" where rules.dollarQuotedStrings && dollarQuoteLength(at: index) != nil:
                 // A dollar-quoted string, `$$…$$` or `$tag$…$tag$`, copied whole.
                 let length = dollarQuoteLength(at: index) ?? 2
                 let delimiter = Array(scalars[index..<(index + length)])
@@ -192,7 +183,7 @@ enum SQLScanner {
     /// number the positional arguments of their own statement. Statements
     /// made only of white space and comments are left out.
     static func serverStatements(
-        _ sql: String, _ arguments: StatementArguments, dialect: SQLDialect
+        _ sql: String, _ arguments: StatementArguments, dialect: any SQLDialect
     ) throws -> [(sql: String, values: [DatabaseValue])] {
         if let failure = arguments.conversionFailure { throw failure }
         var statements: [(sql: String, values: [DatabaseValue])] = []
@@ -208,7 +199,7 @@ enum SQLScanner {
             isBlankStatement = true
             statementStart = used
         }
-        for token in SQLScanner.tokens(sql, dialect: dialect) {
+        for token in SQLScanner.tokens(sql, rules: dialect.lexicalRules) {
             switch token {
             case .text(let fragment):
                 text += fragment

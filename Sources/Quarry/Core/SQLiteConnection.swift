@@ -18,7 +18,7 @@ final class SQLiteConnection: DatabaseConnection {
         connectionDescription = path
     }
 
-    var dialect: SQLDialect { .sqlite }
+    var dialect: any SQLDialect { SQLiteDialect() }
 
     /// SQLite supports every capability: they are SQLite's.
     func supports(_ capability: DatabaseCapability) -> Bool { true }

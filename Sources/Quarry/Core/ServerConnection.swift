@@ -24,7 +24,7 @@ final class ServerConnection: DatabaseConnection {
         self.driver = driver
     }
 
-    var dialect: SQLDialect { driver.dialect }
+    var dialect: any SQLDialect { driver.dialect }
     var connectionDescription: String { driver.serverDescription }
 
     /// A server has none of SQLite's own features: each throws there.
@@ -227,9 +227,4 @@ enum ServerTransactionChange: Equatable {
         default: self = .none
         }
     }
-}
-
-// SEAM-TODO(dialect merge): the remaining spelling branches move to the dialect; then this goes.
-extension Database {
-    var server: (any DatabaseServerConnection)? { (connection as? ServerConnection)?.driver }
 }

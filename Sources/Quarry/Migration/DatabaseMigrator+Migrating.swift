@@ -127,63 +127,30 @@ extension DatabaseMigrator {
     /// as usual, up to ``Configuration/busyTimeout``). SQLite does not tell
     /// who holds it. On a server, ``lockMigrations(_:)`` says whom it waits for.
     private func announceWriteLockWait(_ db: Database) throws {
-        guard db.server == nil else { return }
-        do {
-            try db.withoutBusyWait {
-                try db.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
-                try db.execute(sql: "ROLLBACK TRANSACTION")
-            }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
-            logger.notice(
-                "Waiting for the write lock of the database: another connection or process is writing",
-                metadata: ["database": .string(db.path)])
-        }
+        guard try db.sqlDialect.isWriteLockHeldElsewhere(db) else { return }
+        logger.notice(
+            "Waiting for the write lock of the database: another connection or process is writing",
+            metadata: ["database": .string(db.path)])
     }
 
     private func createMigrationsTable(_ db: Database) throws {
-        if db.server != nil {
-            // No rowid on a server: `seq` keeps the order of application.
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedDatabaseIdentifier) (
-                    name TEXT NOT NULL PRIMARY KEY,
-                    applied_at TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP,
-                    seq BIGINT GENERATED ALWAYS AS IDENTITY)
-                """)
-            return
-        }
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedDatabaseIdentifier) (
-                name TEXT NOT NULL PRIMARY KEY,
-                applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)
-            """)
+        try db.execute(sql: db.sqlDialect.createMigrationsTableSQL(Self.migrationsTableName))
     }
 
-    /// On a database server, waits for the migrators of other connections
-    /// (other replicas of the application) until the current transaction
-    /// ends: a PostgreSQL advisory lock keyed by the migrations table of the
+    /// Waits for the migrators of other connections (other replicas of the
+    /// application) until the current transaction ends, with the dialect's
+    /// lock (``SQLDialect/lockMigrations(_:table:willWait:)``): on
+    /// PostgreSQL, an advisory lock keyed by the migrations table of the
     /// current schema. On SQLite, `BEGIN IMMEDIATE` has taken the write lock.
     ///
     /// When another migrator holds the lock, logs once whom it waits for:
     /// the process id of the server's session that holds it.
     private func lockMigrations(_ db: Database) throws {
-        guard db.isPostgreSQL else { return }
-        let key = "hashtext(current_schema() || '.' || ?)"
-        let arguments: StatementArguments = [Self.migrationsTableName]
-        if try Bool.fetchOne(db, sql: "SELECT pg_try_advisory_xact_lock(\(key))", arguments: arguments) == true { return }
-        // A lock on one bigint key is listed with its high and low 32 bits
-        // in classid and objid, and objsubid 1
-        // (https://www.postgresql.org/docs/current/view-pg-locks.html).
-        let holder = try Int.fetchOne(db, sql: """
-            SELECT l.pid FROM pg_locks l, (SELECT CAST(\(key) AS BIGINT) AS k) AS wanted
-            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-              AND CAST(l.classid AS BIGINT) = ((wanted.k >> 32) & 4294967295)
-              AND CAST(l.objid AS BIGINT) = (wanted.k & 4294967295)
-            LIMIT 1
-            """, arguments: arguments)
-        logger.notice(
-            "Waiting for the migration lock, held by another migrator\(holder.map { " (server process \($0))" } ?? "")",
-            metadata: ["holder_pid": holder.map { .stringConvertible($0) } ?? .string("unknown"), "database": .string(db.path)])
-        try db.execute(sql: "SELECT pg_advisory_xact_lock(\(key))", arguments: arguments)
+        try db.sqlDialect.lockMigrations(db, table: Self.migrationsTableName) { holder in
+            logger.notice(
+                "Waiting for the migration lock, held by another migrator\(holder.map { " (server process \($0))" } ?? "")",
+                metadata: ["holder_pid": holder.map { .stringConvertible($0) } ?? .string("unknown"), "database": .string(db.path)])
+        }
     }
 
     /// Applies one migration in its own transaction, unless another connection
@@ -191,7 +158,7 @@ extension DatabaseMigrator {
     private func apply(_ migration: Migration, _ db: Database, adopting adopted: [String], logs: Bool) throws {
         // A server checks foreign keys in each statement (or at commit, for
         // DEFERRABLE constraints): there is no pragma to turn off.
-        let foreignKeysEnabled = db.server == nil ? try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false : false
+        let foreignKeysEnabled = try db.sqlDialect.foreignKeysCanBeSuspended(db)
         let disablesForeignKeys = migration.foreignKeyChecks == .deferred && foreignKeysEnabled
         if disablesForeignKeys {
             try db.execute(sql: "PRAGMA foreign_keys = OFF")

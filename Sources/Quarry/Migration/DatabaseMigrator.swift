@@ -193,7 +193,7 @@ public struct DatabaseMigrator: Sendable {
     /// For a database migrated by GRDB and never by Quarry, they are the
     /// identifiers in GRDB's `grdb_migrations` table.
     public func recordedMigrations(_ db: Database) throws -> [String] {
-        let order = db.server == nil ? "rowid" : "seq"
+        let order = db.sqlDialect.migrationsOrderColumn
         let own = try db.tableExists(Self.migrationsTableName)
             ? try String.fetchAll(
                 db, sql: "SELECT name FROM \(Self.migrationsTableName.quotedDatabaseIdentifier) ORDER BY \(order)")
@@ -204,7 +204,7 @@ public struct DatabaseMigrator: Sendable {
     /// The identifiers in GRDB's migrations table, in the order GRDB applied them.
     func grdbMigrations(_ db: Database) throws -> [String] {
         // GRDB writes SQLite files only.
-        guard db.server == nil, try db.tableExists(Self.grdbMigrationsTableName) else { return [] }
+        guard db.sqlDialect.mayHoldGRDBMigrations, try db.tableExists(Self.grdbMigrationsTableName) else { return [] }
         return try String.fetchAll(
             db, sql: "SELECT identifier FROM \(Self.grdbMigrationsTableName.quotedDatabaseIdentifier) ORDER BY rowid")
     }

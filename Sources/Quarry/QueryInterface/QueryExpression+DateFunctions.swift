@@ -10,7 +10,7 @@
 //
 // On PostgreSQL, SQLGenerationContext writes the same calls with to_char,
 // extract, make_interval and date_trunc instead
-// (SQL/SQLExpression+PostgreSQLDateFunctions.swift).
+// (QuarryPostgres/PostgreSQLDialect+DateFunctions.swift).
 //
 // See https://www.sqlite.org/lang_datefunc.html.
 

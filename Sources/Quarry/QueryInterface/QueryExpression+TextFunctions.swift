@@ -5,7 +5,7 @@
 // dialect needs its own spelling, which SQLGenerationContext writes:
 // `instr` is `strpos` on PostgreSQL, and CAST's type is the dialect's
 // (`INTEGER` is `BIGINT` on PostgreSQL, `REAL` `DOUBLE PRECISION`, `BLOB`
-// `BYTEA`: DatabaseColumnType.sql(for:)).
+// `BYTEA`: SQLDialect.columnTypeSQL(_:)).
 
 // MARK: - CAST
 

@@ -94,7 +94,7 @@ extension SQLExpression {
                 // SQLite's ->> returns JSON numbers and booleans as SQL numbers;
                 // PostgreSQL's returns text: the member's Swift type says which
                 // cast makes comparisons and ordering the same there (see
-                // SQLGenerationContext.postgreSQLFunction).
+                // SQLDialect.functionCallSQL).
                 switch Value.self {
                 case is any JSONBooleanMember.Type: return SQLExpression(.function(SQLExpression.jsonBooleanFunction, [member], distinct: false))
                 case is any JSONNumberMember.Type: return SQLExpression(.function(SQLExpression.jsonNumberFunction, [member], distinct: false))

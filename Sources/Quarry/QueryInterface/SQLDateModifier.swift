@@ -1,7 +1,7 @@
 // SQLDateModifier: the modifiers of the date and time functions of the
 // query interface (QueryExpression+DateFunctions.swift), bound as statement
 // arguments in SQLite's spelling, and written as interval arithmetic on
-// PostgreSQL (SQL/SQLExpression+PostgreSQLDateFunctions.swift).
+// PostgreSQL (QuarryPostgres/PostgreSQLDialect+DateFunctions.swift).
 //
 // See https://www.sqlite.org/lang_datefunc.html#modifiers.
 

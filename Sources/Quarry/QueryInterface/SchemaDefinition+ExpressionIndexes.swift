@@ -105,14 +105,15 @@ extension Database {
             throw DatabaseError.misuse("index \(name) on \(table) must have at least one expression")
         }
         let context = SQLGenerationContext(db: self, rendersValuesAsLiterals: true)
+        let dialect = sqlDialect
         let terms = try expressions.map { term in
             let ordering = term.sqlIndexOrdering
-            if ordering.nulls != nil, !isPostgreSQL {
+            if ordering.nulls != nil, !dialect.allowsNullsOrderingInIndexes {
                 throw DatabaseError.misuse(
                     "index \(name) on \(table): NULLS FIRST and NULLS LAST are PostgreSQL-only in an index; SQLite refuses them")
             }
             var sql = try context.sql(ordering.expression)
-            if isPostgreSQL, !ordering.expression.isPlainColumn { sql = "(" + sql + ")" }
+            if dialect.parenthesizesIndexExpressions, !ordering.expression.isPlainColumn { sql = "(" + sql + ")" }
             if ordering.isDescending { sql += " DESC" }
             if let nulls = ordering.nulls { sql += " " + nulls.rawValue }
             return sql

@@ -104,7 +104,7 @@ extension MutablePersistableRecord {
     ) throws -> (records: [Self], fetched: [T]) {
         let conflict = conflictResolution ?? persistenceConflictPolicy.conflictResolutionForInsert
         // PostgreSQL has no OR clause: refuse it before any statement.
-        try RecordStatementSQL.checkConflict(conflict, insert: true, dialect: db.sqlDialect)
+        try db.sqlDialect.checkConflictResolution(conflict, insert: true)
         var inserted: [Self] = []
         inserted.reserveCapacity(records.underestimatedCount)
         var fetched: [T] = []
@@ -113,7 +113,7 @@ extension MutablePersistableRecord {
             let predictable = conflict != .ignore && conflict != .replace && !schema.hasTriggers
             // RETURNING rows are matched to records by rowid on SQLite, by
             // position on a server (see the top of this file).
-            guard predictable, selection == nil || schema.hasRowID || db.server != nil else {
+            guard predictable, selection == nil || schema.hasRowID || db.sqlDialect.matchesReturnedRowsByPosition(db) else {
                 for var record in records {
                     let done = try record.withSaveCallbacks(db) { try $0.performInsert(db, conflict, fetch: selection, as: T.self) }
                     guard let done else { continue }
@@ -224,16 +224,10 @@ struct InsertBatch<Record: MutablePersistableRecord> {
         rowsPerStatement = columnCount == 0 ? 1 : max(1, min(Record.maxRowsPerStatement, variableLimit / columnCount))
     }
 
-    /// The most values one statement of `db` binds: SQLite's limit of the
-    /// connection; on a server, PostgreSQL's protocol counts the parameters of
-    /// a statement in 16 bits, and a server that speaks SQLite's SQL (the
-    /// tests' stand-in) gets SQLite's default limit.
+    /// The most values one statement of `db` binds, as its dialect says
+    /// (``SQLDialect/boundValueLimit(_:)``).
     static func boundValueLimit(_ db: Database) -> Int {
-        guard db.server != nil else { return Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
-        switch db.sqlDialect {
-        case .postgreSQL: return 65_535
-        case .sqlite: return 32_766
-        }
+        db.sqlDialect.boundValueLimit(db)
     }
 
     /// Runs the pending records' INSERT, then their didInsert and didSave,

@@ -162,7 +162,7 @@ extension MutablePersistableRecord {
         fetch: (_ plan: StatementPlan, _ values: [DatabaseValue], _ idInLastColumn: Bool) throws -> (written: Bool, id: Int64?)
     ) throws -> (inserted: InsertionSuccess, schema: TableSchema)? {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
-        try RecordStatementSQL.checkConflict(conflict, insert: true, dialect: db.sqlDialect)
+        try db.sqlDialect.checkConflictResolution(conflict, insert: true)
         try willInsert(db)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db, writing: clause == nil ? .insert : .upsert)
@@ -170,7 +170,7 @@ extension MutablePersistableRecord {
         // it (then the caller reads it again); on a server, also the new id,
         // last, since a server has no last inserted rowid.
         let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
-        let idSQL = db.server == nil ? nil : schema.rowIDColumn?.quotedDatabaseIdentifier
+        let idSQL = db.sqlDialect.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
         var inserted: InsertionSuccess?
         var ignored = false
         try aroundInsert(db) {
@@ -251,7 +251,7 @@ extension MutablePersistableRecord {
         fetch: (_ plan: StatementPlan, _ container: PersistenceContainer, _ schema: TableSchema, _ returns: Bool) throws -> Bool
     ) throws -> PersistenceSuccess {
         let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForUpdate
-        try RecordStatementSQL.checkConflict(conflict, insert: false, dialect: db.sqlDialect)
+        try db.sqlDialect.checkConflictResolution(conflict, insert: false)
         let container = try persistenceContainer(db)
         let schema = try Self.schema(db, writing: .update)
         let returning = selection.map { schema.hasTriggers ? "" : Self.returningSQL($0) } ?? ""
@@ -354,7 +354,7 @@ extension MutablePersistableRecord {
         let schema = try Self.schema(db, writing: .upsert)
         // The id comes last in RETURNING: the fetched value reads the columns
         // before it. SQLite returns the rowid; a server, its integer key.
-        let idSQL = schema.hasRowID ? "rowid" : db.server == nil ? nil : schema.rowIDColumn?.quotedDatabaseIdentifier
+        let idSQL = schema.hasRowID ? "rowid" : db.sqlDialect.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
         let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
         let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
         let plan: StatementPlan

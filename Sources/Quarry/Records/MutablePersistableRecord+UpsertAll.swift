@@ -93,9 +93,9 @@ struct UpsertBatch<Record: MutablePersistableRecord> {
         self.schema = schema
         self.clause = clause
         var keyColumns = clause.conflictTarget
-        if keyColumns.isEmpty, db.isPostgreSQL { keyColumns = schema.primaryKey }
+        if keyColumns.isEmpty, db.sqlDialect.upsertRequiresConflictTarget { keyColumns = schema.primaryKey }
         self.keyColumns = schema.hasTriggers ? [] : keyColumns
-        idSQL = schema.hasRowID ? "rowid" : db.server == nil ? nil : schema.rowIDColumn?.quotedDatabaseIdentifier
+        idSQL = schema.hasRowID ? "rowid" : db.sqlDialect.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
     }
 
     /// Adds a record's container, running the pending statement first when

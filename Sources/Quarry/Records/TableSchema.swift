@@ -46,15 +46,15 @@ final class TableSchema: Sendable {
 
     /// Reads the schema of `table`.
     convenience init(table: String, db: Database) throws {
-        if db.server != nil {
-            try self.init(serverTable: table, db: db)
-        } else {
+        if db.sqlDialect.tablesHaveRowID(db) {
             try self.init(sqliteTable: table, db: db)
+        } else {
+            try self.init(serverTable: table, db: db)
         }
     }
 
     /// Reads the schema of `table` on a database server, from the
-    /// introspection of Database+ServerIntrospection.swift. A server table has
+    /// introspection of its dialect (QuarryPostgres: PostgreSQLDialect+Introspection.swift). A server table has
     /// no rowid: the id of an inserted row comes back through `RETURNING` of
     /// `rowIDColumn`, the one-column integer key the server fills (identity
     /// or serial). The server decides which writes a view accepts (PostgreSQL

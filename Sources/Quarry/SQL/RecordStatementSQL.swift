@@ -34,15 +34,16 @@ enum RecordStatementSQL {
     ///   (`UpsertClause`), used instead of `upsertUpdating`.
     /// - parameter rowCount: the number of rows of the VALUES clause, each
     ///   `(?, ?)`: more than one for `insertAll`.
-    /// - parameter dialect: on PostgreSQL, which has no `OR` clause, `.ignore`
-    ///   is written `ON CONFLICT DO NOTHING`; ``checkConflict(_:insert:dialect:)``
-    ///   refuses the other policies first.
+    /// - parameter dialect: spells the conflict policy: on PostgreSQL, which
+    ///   has no `OR` clause, `.ignore` is written `ON CONFLICT DO NOTHING`;
+    ///   ``SQLDialect/checkConflictResolution(_:insert:)`` refuses the other
+    ///   policies first.
     static func insert(
         into table: String, columns: [String], conflict: ConflictResolution, upsertUpdating: [String]?, returning: String?,
-        conflictClause: String? = nil, rowCount: Int = 1, upsertTarget: [String] = [], dialect: SQLDialect = .sqlite
+        conflictClause: String? = nil, rowCount: Int = 1, upsertTarget: [String] = [],
+        dialect: any SQLDialect = SQLiteDialect()
     ) -> String {
-        let usesOr = dialect == .sqlite
-        var sql = "INSERT \(usesOr ? conflict.sqlPrefix : "")INTO \(table.quotedDatabaseIdentifier) "
+        var sql = "INSERT \(dialect.conflictResolutionPrefix(conflict))INTO \(table.quotedDatabaseIdentifier) "
         if columns.isEmpty {
             sql += "DEFAULT VALUES"
         } else {
@@ -59,8 +60,8 @@ enum RecordStatementSQL {
                 sql += " DO UPDATE SET "
                     + upsertUpdating.map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
                     .joined(separator: ", ")
-            } else if !usesOr, conflict == .ignore {
-                sql += " ON CONFLICT DO NOTHING"
+            } else {
+                sql += dialect.insertConflictClause(conflict)
             }
         }
         return sql + returningClause(returning)
@@ -69,23 +70,11 @@ enum RecordStatementSQL {
     /// `UPDATE [OR ...] "t" SET "a" = ?, "b" = ? WHERE "id" = ? [RETURNING ...]`.
     static func update(
         _ table: String, setting columns: [String], keyColumns: [String], conflict: ConflictResolution, returning: String?,
-        dialect: SQLDialect = .sqlite
+        dialect: any SQLDialect = SQLiteDialect()
     ) -> String {
-        "UPDATE \(dialect == .sqlite ? conflict.sqlPrefix : "")\(table.quotedDatabaseIdentifier) SET "
+        "UPDATE \(dialect.conflictResolutionPrefix(conflict))\(table.quotedDatabaseIdentifier) SET "
             + columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
             + " WHERE " + keyCondition(keyColumns) + returningClause(returning)
-    }
-
-    /// Throws when `dialect` has no such conflict policy: PostgreSQL has no
-    /// `OR` clause. Its only behaviour is SQLite's default, ABORT, and an
-    /// INSERT can skip a conflicting row (`ON CONFLICT DO NOTHING`, our
-    /// `.ignore`); REPLACE, FAIL and ROLLBACK, and `UPDATE OR IGNORE`, have
-    /// no equivalent.
-    static func checkConflict(_ conflict: ConflictResolution, insert: Bool, dialect: SQLDialect) throws {
-        guard dialect == .postgreSQL, conflict != .abort, !(insert && conflict == .ignore) else { return }
-        throw DatabaseError.misuse(
-            "\(insert ? "INSERT" : "UPDATE") OR \(conflict.rawValue) is SQLite-only: PostgreSQL has no OR clause"
-                + (insert ? "; use an upsert, or onConflict: .ignore (ON CONFLICT DO NOTHING)" : ""))
     }
 
     /// `DELETE FROM "t" [WHERE "id" = ?] [RETURNING ...]`; no key columns deletes all rows.

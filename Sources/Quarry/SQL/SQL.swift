@@ -38,7 +38,7 @@
 /// | `\(literal: other)` or `\(other)` (an `SQL`) | the other literal |
 public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// One piece of a literal.
-    enum Element: Sendable {
+    package enum Element: Sendable {
         /// SQL text, used as written.
         case text(String)
         /// An expression: a bound value, a column, a subquery…
@@ -54,7 +54,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
 
     var elements: [Element]
 
-    init(elements: [Element]) {
+    package init(elements: [Element]) {
         self.elements = elements
     }
 

@@ -71,10 +71,10 @@ enum SQLFragment {
     /// String literals, quoted identifiers and comments are copied unchanged
     /// (see SQLScanner.swift).
     static func rewritingParameters(
-        _ sql: String, dialect: SQLDialect = .sqlite, _ replace: (Parameter) throws -> String
+        _ sql: String, rules: SQLLexicalRules = .sqlite, _ replace: (Parameter) throws -> String
     ) throws -> String {
         var output = ""
-        for token in SQLScanner.tokens(sql, dialect: dialect) {
+        for token in SQLScanner.tokens(sql, rules: rules) {
             switch token {
             case .text(let text): output += text
             case .semicolon: output += ";"

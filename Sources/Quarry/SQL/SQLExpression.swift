@@ -18,7 +18,7 @@ import Foundation
 /// Values inside an expression are always bound as statement arguments; they
 /// never appear in the SQL text.
 public struct SQLExpression: Sendable {
-    enum Node: Sendable {
+    package enum Node: Sendable {
         /// A column of the table the expression is evaluated on.
         case column(String, SQLQualifier)
         /// A bound value.
@@ -85,9 +85,9 @@ public struct SQLExpression: Sendable {
     fileprivate var box: NodeBox
 
     /// The node of the expression.
-    var node: Node { box.node }
+    package var node: Node { box.node }
 
-    init(_ node: Node) { box = NodeBox(node) }
+    package init(_ node: Node) { box = NodeBox(node) }
 
     /// Raw SQL, with `?` placeholders bound to `arguments`.
     ///
@@ -290,13 +290,13 @@ extension SQLExpression.Node {
 }
 
 /// One `WHEN ... THEN ...` branch of a `CASE` expression.
-struct SQLCaseBranch: Sendable {
+package struct SQLCaseBranch: Sendable {
     var when: SQLExpression
     var then: SQLExpression
 }
 
 /// Which table a column belongs to.
-enum SQLQualifier: Sendable {
+package enum SQLQualifier: Sendable {
     /// The table of the query or association the expression is attached to.
     case current
     /// A table alias chosen by the user (self-joins, references across joins).
@@ -341,11 +341,11 @@ extension SQLExpression {
     /// number or a boolean, by its Swift type: SQLGenerationContext writes
     /// the member itself on SQLite, whose `->>` returns SQL numbers, and casts
     /// it on PostgreSQL, whose `->>` returns text.
-    static let jsonNumberFunction = "QUARRY_JSON_NUMBER"
-    static let jsonBooleanFunction = "QUARRY_JSON_BOOLEAN"
+    package static let jsonNumberFunction = "QUARRY_JSON_NUMBER"
+    package static let jsonBooleanFunction = "QUARRY_JSON_BOOLEAN"
 
     /// The marker of `hasSuffix(text, suffix)`, which each dialect writes
-    /// its own way (`SQLGenerationContext.hasSuffixSQL`).
+    /// its own way (`SQLDialect.hasSuffix(_:_:)`).
     static let hasSuffixFunction = "QUARRY_HAS_SUFFIX"
 
     /// The marker of `cast(x, as: type)`: its arguments are the expression

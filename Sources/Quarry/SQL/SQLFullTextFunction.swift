@@ -5,7 +5,7 @@
 // (https://www.sqlite.org/fts5.html#_auxiliary_functions_).
 
 /// A call to an FTS5 auxiliary function on a full-text table.
-struct SQLFullTextFunction: Sendable {
+package struct SQLFullTextFunction: Sendable {
     /// One argument after the table.
     enum Argument: Sendable {
         /// A bound value.

@@ -52,7 +52,7 @@ extension SQLGenerationContext {
         // On PostgreSQL, the selected expressions of a grouped query, for
         // `positionalSQL(_:selection:)`.
         var groupedSelection: [SelectedExpression] = []
-        let positionsGroupedExpressions = !query.groupBy.isEmpty && db?.isPostgreSQL == true
+        let positionsGroupedExpressions = !query.groupBy.isEmpty && dialect.groupsBySelectionPosition
         if let selection = query.selection {
             for item in selection {
                 let start = arguments.count
@@ -97,7 +97,7 @@ extension SQLGenerationContext {
             }
         } else if let offset = query.offset {
             // SQLite needs a LIMIT before OFFSET; PostgreSQL refuses a negative one.
-            text += (db?.isPostgreSQL == true ? " OFFSET " : " LIMIT -1 OFFSET ") + placeholder(.integer(Int64(offset)))
+            text += dialect.offsetWithoutLimit + placeholder(.integer(Int64(offset)))
         }
         return text
     }
@@ -122,7 +122,7 @@ extension SQLGenerationContext {
     /// On PostgreSQL, ` "name"`: a subquery in FROM must have a name there
     /// (SQLite needs none, and gets none, so that its SQL stays as written).
     private func derivedTableAlias() -> String {
-        guard db?.isPostgreSQL == true else { return "" }
+        guard dialect.requiresDerivedTableAlias else { return "" }
         return " " + register(TableAlias(), preferred: "subquery").quotedDatabaseIdentifier
     }
 

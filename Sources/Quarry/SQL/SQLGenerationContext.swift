@@ -19,6 +19,10 @@ final class SQLGenerationContext {
     /// The connection, needed to look up foreign keys and column counts for joins.
     let db: Database?
 
+    /// The dialect the SQL is written in: the connection's, SQLite's without
+    /// one. Read once, when the context is made.
+    let dialect: any SQLDialect
+
     /// The values for the `?` placeholders generated so far, in order.
     private(set) var arguments: [DatabaseValue] = []
 
@@ -54,6 +58,7 @@ final class SQLGenerationContext {
 
     init(db: Database?, rendersValuesAsLiterals: Bool = false) {
         self.db = db
+        self.dialect = db?.sqlDialect ?? SQLiteDialect()
         self.rendersValuesAsLiterals = rendersValuesAsLiterals
     }
 
@@ -169,89 +174,24 @@ final class SQLGenerationContext {
             // Flatten chains of the same operator: (a) AND (b) AND (c).
             return try expression.chainOperands(op).map(self.operand).joined(separator: " \(op) ")
         }
-        if op == "->>", db?.isPostgreSQL == true, case .value(.text(let path)) = rhs.node,
-            let elements = Self.postgreSQLJSONPath(path)
-        {
-            // PostgreSQL's ->> takes one key: a path is #>> and an array of keys.
-            return "CAST(" + (try self.operand(lhs)) + " AS JSONB) #>> " + placeholder(.text(elements))
+        if op == "->>", case .value(.text(let path)) = rhs.node, let extraction = dialect.jsonPathExtraction(lhs, path: path) {
+            return try sql(extraction)
         }
         return try self.operand(lhs) + " \(op) " + self.operand(rhs)
-    }
-
-    /// The PostgreSQL text array (`{"address","city"}`) of the keys of a JSON
-    /// path as Quarry writes it for SQLite (`$.address.city`, `$."a.b"`), or
-    /// nil for another form of path.
-    static func postgreSQLJSONPath(_ path: String) -> String? {
-        var scalars = path.unicodeScalars[...]
-        guard scalars.first == "$" else { return nil }
-        scalars = scalars.dropFirst()
-        var keys: [String] = []
-        while let dot = scalars.first {
-            guard dot == "." else { return nil }
-            scalars = scalars.dropFirst()
-            var key = String.UnicodeScalarView()
-            if scalars.first == "\"" {
-                // A quoted key: \" and \\ are escapes.
-                scalars = scalars.dropFirst()
-                var closed = false
-                while let scalar = scalars.first {
-                    scalars = scalars.dropFirst()
-                    if scalar == "\\" {
-                        guard let escaped = scalars.first else { return nil }
-                        key.append(escaped)
-                        scalars = scalars.dropFirst()
-                    } else if scalar == "\"" {
-                        closed = true
-                        break
-                    } else {
-                        key.append(scalar)
-                    }
-                }
-                guard closed else { return nil }
-            } else {
-                while let scalar = scalars.first, scalar != "." {
-                    key.append(scalar)
-                    scalars = scalars.dropFirst()
-                }
-            }
-            keys.append(String(key))
-        }
-        guard !keys.isEmpty else { return nil }
-        let quoted = keys.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-        return "{" + quoted.joined(separator: ",") + "}"
     }
 
     @inline(never)
     private func functionSQL(_ expression: SQLExpression) throws -> String {
         switch expression.node {
         case .function(let name, let functionArguments, let distinct):
-            if name == SQLExpression.hasSuffixFunction, functionArguments.count == 2 {
-                return try hasSuffixSQL(functionArguments[0], functionArguments[1])
-            }
-            if name == SQLExpression.castFunction, functionArguments.count == 2,
-                case .value(.text(let type)) = functionArguments[1].node {
-                return try castSQL(functionArguments[0], DatabaseColumnType(rawValue: type))
-            }
-            if db?.isPostgreSQL == true, let text = try postgreSQLDateFunctionSQL(name, functionArguments) {
-                return text
-            }
-            let argumentSQLs = try functionArguments.map(sql)
-            if db?.isPostgreSQL == true, let text = Self.postgreSQLFunction(name, argumentSQLs, distinct: distinct, filter: "") {
-                return text
-            }
-            // A JSON member typed by its Swift type: SQLite reads it as is.
-            if name == SQLExpression.jsonNumberFunction || name == SQLExpression.jsonBooleanFunction, let member = argumentSQLs.first {
-                return member
-            }
-            return name + "(" + (distinct ? "DISTINCT " : "") + argumentSQLs.joined(separator: ", ") + ")"
+            return try callSQL(name, functionArguments, distinct: distinct, filter: "")
         case .aggregateFilter(let aggregate, let condition):
             // https://www.sqlite.org/lang_aggfunc.html#aggfilter
             let filter = " FILTER (WHERE " + (try sql(condition)) + ")"
-            // On PostgreSQL, the filter belongs to the aggregate call inside
-            // a translation: `CAST(COALESCE(SUM(x) FILTER (…), 0) AS …)`.
-            if db?.isPostgreSQL == true, case .function(let name, let functionArguments, let distinct) = aggregate.node,
-                let text = Self.postgreSQLFunction(name, try functionArguments.map(sql), distinct: distinct, filter: filter) {
-                return text
+            // The filter belongs to the aggregate call, inside anything the
+            // dialect wraps around it: `CAST(COALESCE(SUM(x) FILTER (…), 0) AS …)`.
+            if case .function(let name, let functionArguments, let distinct) = aggregate.node {
+                return try callSQL(name, functionArguments, distinct: distinct, filter: filter)
             }
             return try sql(aggregate) + filter
         default:
@@ -259,92 +199,41 @@ final class SQLGenerationContext {
         }
     }
 
-    /// The PostgreSQL spelling of an SQLite function whose name or result
-    /// type differs there, or nil when the function is written as on SQLite:
-    ///
-    /// | SQLite | PostgreSQL |
-    /// |---|---|
-    /// | `TOTAL(x)` (a real, 0.0 without rows) | `CAST(COALESCE(SUM(x), 0) AS DOUBLE PRECISION)` |
-    /// | `AVG(x)` (a real) | `CAST(AVG(x) AS DOUBLE PRECISION)` (not `numeric`) |
-    /// | `IFNULL(a, b)` | `COALESCE(a, b)` |
-    /// | `instr(a, b)` | `strpos(a, b)` |
-    /// | `group_concat(x[, separator])` | `string_agg(CAST(x AS TEXT), separator)` (`','` by default) |
-    /// | `json_group_array(x)`, `json_group_object(k, v)` | `json_agg(x)`, `json_object_agg(k, v)` |
-    /// | `json_object(k, v, …)`, `json_array(…)` | `json_build_object(CAST(k AS TEXT), v, …)`, `json_build_array(…)` |
-    ///
-    /// `filter` is an aggregate's ` FILTER (WHERE …)` clause, or empty: it
-    /// goes right after the aggregate call, inside any cast around it.
-    private static func postgreSQLFunction(_ name: String, _ arguments: [String], distinct: Bool, filter: String) -> String? {
-        let distinctSQL = distinct ? "DISTINCT " : ""
-        let list = distinctSQL + arguments.joined(separator: ", ")
-        switch name.uppercased() {
-        case "TOTAL": return "CAST(COALESCE(SUM(" + list + ")" + filter + ", 0) AS DOUBLE PRECISION)"
-        case "AVG": return "CAST(AVG(" + list + ")" + filter + " AS DOUBLE PRECISION)"
-        case "IFNULL": return "COALESCE(" + list + ")" + filter
-        case "INSTR": return "strpos(" + list + ")" + filter
-        case "GROUP_CONCAT":
-            guard let first = arguments.first else { return nil }
-            let separator = arguments.count > 1 ? arguments[1] : "','"
-            return "string_agg(" + distinctSQL + "CAST(" + first + " AS TEXT), " + separator + ")" + filter
-        case "JSON_GROUP_ARRAY": return "json_agg(" + list + ")" + filter
-        case "JSON_GROUP_OBJECT": return "json_object_agg(" + list + ")" + filter
-        case "JSON_OBJECT":
-            // Keys are text: a bound key would otherwise have no type the
-            // server can infer ("could not determine data type of parameter").
-            let pairs = arguments.enumerated().map { $0.offset.isMultiple(of: 2) ? "CAST(" + $0.element + " AS TEXT)" : $0.element }
-            return "json_build_object(" + distinctSQL + pairs.joined(separator: ", ") + ")" + filter
-        case "JSON_ARRAY": return "json_build_array(" + list + ")" + filter
-        // A JSON member read as a number or a boolean (QueryExpression.swift).
-        case SQLExpression.jsonNumberFunction: return "CAST(" + list + " AS DOUBLE PRECISION)" + filter
-        case SQLExpression.jsonBooleanFunction: return "CAST(" + list + " AS BOOLEAN)" + filter
-        default: return nil
+    /// The SQL of a call to `name`, followed by `filter` (an aggregate's
+    /// ` FILTER (WHERE …)`, or empty), in the dialect's spelling. Never
+    /// inlined: see `sql(_:)`.
+    @inline(never)
+    private func callSQL(_ name: String, _ functionArguments: [SQLExpression], distinct: Bool, filter: String) throws -> String {
+        if name == SQLExpression.hasSuffixFunction, functionArguments.count == 2 {
+            return try sql(dialect.hasSuffix(functionArguments[0], functionArguments[1])) + filter
         }
-    }
-
-    /// `hasSuffix`: the suffix is bound twice, and compared by Unicode
-    /// scalars. SQLite's GLOB and text functions stop at a NUL in the text,
-    /// so SQLite compares the trailing bytes:
-    /// `substr(CAST(x AS BLOB), -length(CAST(? AS BLOB))) = CAST(? AS BLOB)`.
-    /// PostgreSQL text holds no NUL, and its `right` counts characters:
-    /// `right(x, char_length(CAST(? AS TEXT))) = CAST(? AS TEXT)`.
-    private func hasSuffixSQL(_ text: SQLExpression, _ suffix: SQLExpression) throws -> String {
-        if db?.isPostgreSQL == true {
-            let textSQL = try sql(text)
-            let lengthSQL = try sql(suffix)
-            return "right(" + textSQL + ", char_length(CAST(" + lengthSQL + " AS TEXT))) = CAST(" + (try sql(suffix)) + " AS TEXT)"
+        if name == SQLExpression.castFunction, functionArguments.count == 2,
+            case .value(.text(let type)) = functionArguments[1].node {
+            return try castSQL(functionArguments[0], DatabaseColumnType(rawValue: type)) + filter
         }
-        func bytes(_ expression: SQLExpression) -> SQLExpression {
-            SQLExpression(.function("CAST", [SQLExpression(.postfix(expression, "AS BLOB"))], distinct: false))
+        if let rewritten = try dialect.rewrittenFunctionCall(name, functionArguments) {
+            return try sql(rewritten) + filter
         }
-        let suffixBytes = bytes(suffix)
-        let tail = SQLExpression(.function(
-            "substr", [bytes(text), SQLExpression(.prefix("-", SQLExpression(.function("length", [suffixBytes], distinct: false))))],
-            distinct: false))
-        return try sql(SQLExpression(.infix("=", tail, suffixBytes)))
+        let argumentSQLs = try functionArguments.map(sql)
+        if let text = dialect.functionCallSQL(name, arguments: argumentSQLs, distinct: distinct, filter: filter) {
+            return text
+        }
+        return name + "(" + (distinct ? "DISTINCT " : "") + argumentSQLs.joined(separator: ", ") + ")" + filter
     }
 
     /// `CAST(x AS type)`, with the type as the dialect writes it in a column
     /// definition (`BIGINT` for `INTEGER` on PostgreSQL). The type name comes
     /// from a `DatabaseColumnType`, written by the program, never a value.
     private func castSQL(_ operand: SQLExpression, _ type: DatabaseColumnType) throws -> String {
-        return "CAST(" + (try sql(operand)) + " AS " + type.sql(for: db?.sqlDialect ?? .sqlite) + ")"
-    }
-
-    /// On PostgreSQL, the SQL of a call to one of SQLite's date and time
-    /// functions (SQL/SQLExpression+PostgreSQLDateFunctions.swift), or nil
-    /// for another function. Never inlined: see `sql(_:)`.
-    @inline(never)
-    private func postgreSQLDateFunctionSQL(_ name: String, _ functionArguments: [SQLExpression]) throws -> String? {
-        guard let translated = try SQLExpression.postgreSQLDateFunction(name, functionArguments) else { return nil }
-        return try sql(translated)
+        return "CAST(" + (try sql(operand)) + " AS " + dialect.columnTypeSQL(type) + ")"
     }
 
     @inline(never)
     private func subquerySQL(_ expression: SQLExpression) throws -> String {
         switch expression.node {
         case .inList(let operand, let list, let negated):
-            // PostgreSQL has no empty list: nothing is in it.
-            if list.isEmpty, db?.isPostgreSQL == true { return negated ? "TRUE" : "FALSE" }
+            // A dialect may have no empty list.
+            if list.isEmpty, let text = dialect.emptyInList(negated: negated) { return text }
             return try self.operand(operand) + (negated ? " NOT IN (" : " IN (") + list.map(sql).joined(separator: ", ") + ")"
         case .inSubquery(let operand, let query, let negated):
             return try self.operand(operand) + (negated ? " NOT IN (" : " IN (") + selectSQL(query) + ")"
@@ -364,15 +253,20 @@ final class SQLGenerationContext {
         switch expression.node {
         case .between(let operand, let low, let high, let negated):
             return try self.operand(operand) + (negated ? " NOT BETWEEN " : " BETWEEN ") + self.operand(low) + " AND " + self.operand(high)
-        case .match("GLOB", let operand, let pattern, nil, let negated) where db?.isPostgreSQL == true:
-            // PostgreSQL has no GLOB: the same match as a case-sensitive LIKE.
-            guard case .value(.text(let glob)) = pattern.node else {
-                throw DatabaseError.misuse("GLOB with a pattern that is not a value is SQLite-only")
-            }
-            guard let like = Self.likePattern(glob: glob) else {
-                throw DatabaseError.misuse("the GLOB pattern \(glob.debugDescription) has a character set or range, which is SQLite-only")
-            }
+        case .match("GLOB", let operand, let pattern, nil, let negated):
+            // A dialect without GLOB: the same match as a case-sensitive LIKE.
+            guard let like = try dialect.likePattern(forGlob: pattern) else { return try matchSQL(expression) }
             return try self.operand(operand) + (negated ? " NOT LIKE " : " LIKE ") + placeholder(.text(like)) + #" ESCAPE '\'"#
+        case .match:
+            return try matchSQL(expression)
+        default:
+            return ""
+        }
+    }
+
+    /// `x [NOT] LIKE pattern [ESCAPE e]`, `x [NOT] GLOB pattern`, as written.
+    private func matchSQL(_ expression: SQLExpression) throws -> String {
+        switch expression.node {
         case .match(let op, let operand, let pattern, let escape, let negated):
             var text = try self.operand(operand) + (negated ? " NOT \(op) " : " \(op) ") + self.operand(pattern)
             if let escape {
@@ -382,35 +276,6 @@ final class SQLGenerationContext {
         default:
             return ""
         }
-    }
-
-    /// The LIKE pattern (with `\` as its escape character) that matches
-    /// what a GLOB pattern matches (<https://www.sqlite.org/lang_expr.html#glob>):
-    /// `*` is `%`, `?` is `_`, a bracketed `[c]` of one character is `c`, and
-    /// `%`, `_` and `\` are escaped. Nil for a GLOB set or range (`[ab]`,
-    /// `[a-z]`, `[^x]`) or an unclosed bracket, which LIKE cannot express.
-    static func likePattern(glob: String) -> String? {
-        var result = ""
-        let scalars = Array(glob.unicodeScalars)
-        func escaped(_ scalar: Unicode.Scalar) -> String {
-            scalar == "%" || scalar == "_" || scalar == "\\" ? "\\" + String(scalar) : String(scalar)
-        }
-        var index = 0
-        while index < scalars.count {
-            let scalar = scalars[index]
-            switch scalar {
-            case "*": result += "%"
-            case "?": result += "_"
-            case "[":
-                // Only "[c]", the character c.
-                guard index + 2 < scalars.count, scalars[index + 2] == "]" else { return nil }
-                result += escaped(scalars[index + 1])
-                index += 2
-            default: result += escaped(scalar)
-            }
-            index += 1
-        }
-        return result
     }
 
     @inline(never)

@@ -31,7 +31,7 @@ enum SQLSchemaLookup {
         let holder = childHoldsForeignKey ? childTable : parentTable
         let referenced = childHoldsForeignKey ? parentTable : childTable
         guard try db.tableExists(referenced) else {
-            throw db.server == nil ? Database.noSuchTable(referenced) : Database.noSuchServerTable(referenced)
+            throw db.sqlDialect.noSuchTable(referenced)
         }
         var keys = try db.foreignKeys(on: holder).filter { $0.destinationTable.asciiLowercased == referenced.asciiLowercased }
         if let foreignKeyColumns {

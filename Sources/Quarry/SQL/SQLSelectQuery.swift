@@ -5,7 +5,7 @@
 
 /// A `SELECT` statement being built: source, selection, filter, grouping,
 /// ordering, limit, joins and common table expressions.
-struct SQLSelectQuery: Sendable {
+package struct SQLSelectQuery: Sendable {
     /// What the query reads from.
     var source: SQLSource
     /// The alias of the source table, when the user chose one.
@@ -144,7 +144,7 @@ struct SQLJoin: Sendable {
 /// An aggregate of the rows an association links to each row of a query
 /// (`Author.books.count`), written as a correlated subquery so that several
 /// aggregates never multiply each other's rows, as joins would.
-struct SQLAssociationAggregate: Sendable {
+package struct SQLAssociationAggregate: Sendable {
     /// What the subquery computes.
     enum Kind: Sendable {
         /// An aggregate expression, evaluated on the destination table:

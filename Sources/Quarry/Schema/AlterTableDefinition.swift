@@ -52,7 +52,7 @@ public final class AlterTableDefinition {
     }
 
     /// The statements, in the order the changes were declared, in `dialect`.
-    func statements(_ dialect: SQLDialect = .sqlite) throws -> [String] {
+    func statements(_ dialect: any SQLDialect = SQLiteDialect()) throws -> [String] {
         let table = name.quotedDatabaseIdentifier
         var statements: [String] = []
         for change in changes {

@@ -3,8 +3,9 @@
 //
 // Table names are bound as arguments of SQLite's table-valued pragma functions
 // (https://www.sqlite.org/pragma.html#pragfunc), never spliced into SQL.
-// Schema names compare case-insensitively, as SQLite identifiers do. On
-// PostgreSQL, the answers come from its catalogs (Database+ServerIntrospection.swift).
+// Schema names compare case-insensitively, as SQLite identifiers do. Each
+// public method asks the connection's dialect (SQLDialect.swift): SQLite's
+// calls the `sqlite…` methods below; a server's reads its catalogs.
 
 extension Database {
     /// Whether a table exists, in the main database or the temp schema.
@@ -13,33 +14,30 @@ extension Database {
     /// if try !db.tableExists("player") { … }
     /// ```
     public func tableExists(_ name: String) throws -> Bool {
-        try schemaObjectExists(type: "table", name: name)
+        try schemaObjectExists(type: .table, name: name)
     }
 
     /// Whether a view exists, in the main database or the temp schema.
     public func viewExists(_ name: String) throws -> Bool {
-        try schemaObjectExists(type: "view", name: name)
+        try schemaObjectExists(type: .view, name: name)
     }
 
     /// Whether a trigger exists, in the main database or the temp schema.
     public func triggerExists(_ name: String) throws -> Bool {
-        try schemaObjectExists(type: "trigger", name: name)
+        try schemaObjectExists(type: .trigger, name: name)
     }
 
     /// Whether an index exists, in the main database or the temp schema.
     public func indexExists(_ name: String) throws -> Bool {
-        try schemaObjectExists(type: "index", name: name)
+        try schemaObjectExists(type: .index, name: name)
     }
 
-    private func schemaObjectExists(type: String, name: String) throws -> Bool {
-        if isPostgreSQL {
-            switch type {
-            case "table": return try postgresRelationExists(name, kinds: "'r', 'p', 'f'")
-            case "view": return try postgresRelationExists(name, kinds: "'v', 'm'")
-            case "index": return try postgresRelationExists(name, kinds: "'i'")
-            default: return try postgresTriggerExists(name)
-            }
-        }
+    private func schemaObjectExists(type: SchemaObjectKind, name: String) throws -> Bool {
+        try sqlDialect.schemaObjectExists(self, kind: type, name: name)
+    }
+
+    /// SQLite's answer to ``SQLDialect/schemaObjectExists(_:kind:name:)``.
+    func sqliteSchemaObjectExists(type: String, name: String) throws -> Bool {
         return try Int.fetchOne(
             self,
             sql: """
@@ -52,7 +50,11 @@ extension Database {
     /// Whether triggers exist on a table, in the main or the temporary schema
     /// (<https://www.sqlite.org/schematab.html>).
     public func hasTriggers(on table: String) throws -> Bool {
-        if isPostgreSQL { return try postgresHasTriggers(on: table) }
+        try sqlDialect.hasTriggers(self, on: table)
+    }
+
+    /// SQLite's answer to ``SQLDialect/hasTriggers(_:on:)``.
+    func sqliteHasTriggers(on table: String) throws -> Bool {
         return try Int.fetchOne(
             self,
             sql: """
@@ -72,7 +74,11 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func columns(in table: String) throws -> [ColumnInfo] {
-        if isPostgreSQL { return try postgresColumns(in: table) }
+        try sqlDialect.columns(self, in: table)
+    }
+
+    /// SQLite's answer to ``SQLDialect/columns(_:in:)``.
+    func sqliteColumns(in table: String) throws -> [ColumnInfo] {
         let rows = try Row.fetchAll(
             self,
             sql: "SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?) WHERE hidden <> 1",
@@ -96,7 +102,11 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func primaryKey(_ table: String) throws -> PrimaryKeyInfo {
-        if isPostgreSQL { return try postgresPrimaryKey(table) }
+        try sqlDialect.primaryKey(self, table: table)
+    }
+
+    /// SQLite's answer to ``SQLDialect/primaryKey(_:table:)``.
+    func sqlitePrimaryKey(_ table: String) throws -> PrimaryKeyInfo {
         let keyColumns = try columns(in: table)
             .filter { $0.primaryKeyIndex > 0 }
             .sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
@@ -124,7 +134,11 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func foreignKeys(on table: String) throws -> [ForeignKeyInfo] {
-        if isPostgreSQL { return try postgresForeignKeys(on: table) }
+        try sqlDialect.foreignKeys(self, on: table)
+    }
+
+    /// SQLite's answer to ``SQLDialect/foreignKeys(_:on:)``.
+    func sqliteForeignKeys(on table: String) throws -> [ForeignKeyInfo] {
         guard try tableExists(table) else { throw Database.noSuchTable(table) }
         let rows = try Row.fetchAll(
             self,
@@ -164,7 +178,11 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func indexes(on table: String) throws -> [IndexInfo] {
-        if isPostgreSQL { return try postgresIndexes(on: table) }
+        try sqlDialect.indexes(self, on: table)
+    }
+
+    /// SQLite's answer to ``SQLDialect/indexes(_:on:)``.
+    func sqliteIndexes(on table: String) throws -> [IndexInfo] {
         guard try tableExists(table) else { throw Database.noSuchTable(table) }
         let list = try Row.fetchAll(
             self, sql: "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?) ORDER BY name",
@@ -209,14 +227,7 @@ extension Database {
         }
     }
 
-    static func noSuchTable(_ table: String) -> DatabaseError {
+    package static func noSuchTable(_ table: String) -> DatabaseError {
         DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table)")
-    }
-
-    /// The error for a table a database server does not have: it carries
-    /// PostgreSQL's SQLSTATE for an undefined table, 42P01, and does not
-    /// call itself an SQLite error.
-    static func noSuchServerTable(_ table: String) -> DatabaseError {
-        DatabaseError(sqlState: "42P01", message: "no such table: \(table)")
     }
 }

@@ -130,14 +130,14 @@ extension Database {
                 check.report(.nullableColumn, column: info.name, expected: "NOT NULL", found: "nullable",
                              detail: "the \(typeName) property is not optional, and a NULL would fail decoding")
             }
-            guard let columnClasses = SchemaStorageClass.ofColumn(declaredType: info.type, isPostgreSQL: isPostgreSQL)
+            guard let columnClasses = sqlDialect.storageClasses(ofDeclaredType: info.type)
             else { continue }
             if let readable = SchemaStorageClass.read(by: property.type, dateStrategy: format.dateDecoding),
                 readable.isDisjoint(with: columnClasses)
             {
                 check.report(.incompatibleType, column: info.name, expected: SchemaStorageClass.describe(readable),
                              found: info.type, detail: "the \(typeName) property cannot read its values")
-            } else if isPostgreSQL, isWritten, !info.isGenerated, !columnClasses.contains(.blob),
+            } else if sqlDialect.keepsBytesOnlyInBlobColumns, isWritten, !info.isGenerated, !columnClasses.contains(.blob),
                 SchemaStorageClass.writesBlob(property.type, uuidStrategy: format.uuidEncoding)
             {
                 check.report(.incompatibleType, column: info.name, expected: "bytea", found: info.type,

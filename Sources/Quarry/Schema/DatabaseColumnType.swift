@@ -43,22 +43,4 @@ public struct DatabaseColumnType: RawRepresentable, Hashable, Sendable {
     public static let json = DatabaseColumnType(rawValue: "JSON")
     /// `ANY`: in a STRICT table, a column that accepts any value unchanged.
     public static let any = DatabaseColumnType(rawValue: "ANY")
-
-    /// The type as written for `dialect`. On PostgreSQL, the common types
-    /// become its own: `INTEGER` is `BIGINT` (Quarry's integers are 64-bit, as
-    /// SQLite's are), `REAL` and `DOUBLE` are `DOUBLE PRECISION`, `BLOB` is
-    /// `BYTEA`, `DATETIME` is `TIMESTAMPTZ`, `JSON` is `JSONB`. Other types
-    /// (`TEXT`, `NUMERIC`, `BOOLEAN`, `DATE`, and any raw value) are written
-    /// as given.
-    func sql(for dialect: SQLDialect) -> String {
-        guard dialect == .postgreSQL else { return rawValue }
-        switch self {
-        case .integer: return "BIGINT"
-        case .real, .double: return "DOUBLE PRECISION"
-        case .blob: return "BYTEA"
-        case .datetime: return "TIMESTAMPTZ"
-        case .json: return "JSONB"
-        default: return rawValue
-        }
-    }
 }

@@ -36,7 +36,7 @@ extension DatabaseValue {
     ///   `Double`; infinities as `9e999` and `-9e999`, which SQLite reads as
     ///   ±Inf; NaN as `NULL`, which is how SQLite stores NaN.
     /// - Blob: `X'…'` with uppercase hexadecimal digits.
-    var sqlLiteral: String {
+    package var sqlLiteral: String {
         switch self {
         case .null:
             return "NULL"
@@ -54,26 +54,6 @@ extension DatabaseValue {
             return value.quoted(by: "'")
         case .blob(let data):
             return DatabaseValue.hexLiteral(data)
-        }
-    }
-
-    /// The literal for `dialect`, in a column of `type`: PostgreSQL writes a
-    /// blob `'\x…'::bytea`, and the 0 or 1 of a `Bool` in a `BOOLEAN` column
-    /// `FALSE` or `TRUE` (it does not convert integers to booleans).
-    func sqlLiteral(for dialect: SQLDialect, columnType: DatabaseColumnType?) -> String {
-        guard dialect == .postgreSQL else { return sqlLiteral }
-        switch self {
-        case .blob(let data):
-            return "'\\x" + DatabaseValue.hexDigits(data) + "'::bytea"
-        case .integer(let value) where columnType == .boolean && (value == 0 || value == 1):
-            return value == 1 ? "TRUE" : "FALSE"
-        case .real(let value) where !value.isFinite:
-            return value.isNaN ? "'NaN'::double precision" : value < 0 ? "'-Infinity'::double precision" : "'Infinity'::double precision"
-        case .text(let value) where value.utf8.contains(0):
-            // PostgreSQL text cannot hold NUL: let the server say so.
-            return "convert_from('\\x" + DatabaseValue.hexDigits(Data(value.utf8)) + "'::bytea, 'UTF8')"
-        default:
-            return sqlLiteral
         }
     }
 

@@ -11,10 +11,9 @@
 //   INTEGER affinity holds integers, TEXT affinity texts (it turns numbers
 //   into text), REAL reals, a declared BLOB blobs; no declared type and
 //   NUMERIC affinity (NUMERIC, BOOLEAN, DATE, DATETIME, JSON, ANY…) accept
-//   anything: nil. On PostgreSQL, from the type name `format_type` prints,
-//   as QuarryPostgres reads its values (bool as an integer; uuid, dates and
-//   json as text; bytea as a blob); numeric (integer or text) and other
-//   types: nil.
+//   anything: nil (SQLiteDialect.storageClasses(ofDeclaredType:)). On
+//   PostgreSQL, from the type name `format_type` prints, as QuarryPostgres
+//   reads its values (its dialect's storageClasses(ofDeclaredType:)).
 // - A property type reads the storage classes its `fromDatabaseValue`
 //   accepts (Int: integers and reals; String: text; Data: blobs and text;
 //   Date: text and numbers, numbers only with the milliseconds strategy…);
@@ -25,13 +24,13 @@
 import Foundation
 
 /// A storage class of database values.
-enum SchemaStorageClass: String, Hashable, Comparable {
+package enum SchemaStorageClass: String, Hashable, Comparable, Sendable {
     case integer = "INTEGER"
     case real = "REAL"
     case text = "TEXT"
     case blob = "BLOB"
 
-    static func < (lhs: Self, rhs: Self) -> Bool {
+    package static func < (lhs: Self, rhs: Self) -> Bool {
         let order: [Self] = [.integer, .real, .text, .blob]
         return (order.firstIndex(of: lhs) ?? 0) < (order.firstIndex(of: rhs) ?? 0)
     }
@@ -41,45 +40,6 @@ enum SchemaStorageClass: String, Hashable, Comparable {
         let names = classes.sorted().map(\.rawValue)
         guard let last = names.last else { return "nothing" }
         return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " or " + last
-    }
-
-    /// The storage class of the values a column of `declaredType` holds,
-    /// or nil when it may hold values of any class.
-    static func ofColumn(declaredType: String, isPostgreSQL: Bool) -> Set<Self>? {
-        isPostgreSQL ? ofServerColumn(declaredType) : ofSQLiteColumn(declaredType)
-    }
-
-    /// SQLite's type affinity (rules 1 to 5, in order).
-    private static func ofSQLiteColumn(_ declaredType: String) -> Set<Self>? {
-        let type = declaredType.uppercased()
-        if type.contains("INT") { return [.integer] }
-        if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return [.text] }
-        if type.contains("BLOB") { return [.blob] }
-        if type.isEmpty { return nil }
-        if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { return [.real] }
-        return nil
-    }
-
-    /// A PostgreSQL type as `format_type` names it (`bigint`,
-    /// `character varying(20)`, `timestamp with time zone`), and as
-    /// QuarryPostgres converts its values.
-    private static func ofServerColumn(_ declaredType: String) -> Set<Self>? {
-        let type = declaredType.lowercased()
-        if type.hasSuffix("[]") { return nil }
-        let base = type.split(separator: "(").first.map(String.init) ?? type
-        switch base {
-        case "smallint", "integer", "bigint", "boolean":
-            return [.integer]
-        case "real", "double precision":
-            return [.real]
-        case "text", "character varying", "character", "\"char\"", "name", "json", "jsonb", "xml", "uuid", "date":
-            return [.text]
-        case "bytea":
-            return [.blob]
-        default:
-            if base.hasPrefix("timestamp") || base.hasPrefix("time ") || base == "time" { return [.text] }
-            return nil
-        }
     }
 
     /// The storage classes a property of `type` reads, or nil when it is not

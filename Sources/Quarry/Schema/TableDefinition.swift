@@ -150,7 +150,7 @@ public final class TableDefinition {
     /// The statements that create the table: CREATE TABLE, then one CREATE
     /// INDEX per indexed column, in `dialect` (the connection's by default);
     /// `db` looks up the keys `belongsTo` refers to.
-    func statements(_ db: Database, dialect: SQLDialect? = nil) throws -> [String] {
+    func statements(_ db: Database, dialect: (any SQLDialect)? = nil) throws -> [String] {
         let dialect = dialect ?? db.sqlDialect
         var definitions: [String] = []
         var constraints: [String] = []
@@ -187,10 +187,7 @@ public final class TableDefinition {
             "TABLE", name, temporary: options.contains(.temporary), ifNotExists: options.contains(.ifNotExists))
         create += " (" + definitions.joined(separator: ", ") + ")"
         var tableOptions: [String] = []
-        if dialect == .postgreSQL, options.contains(.withoutRowID) || options.contains(.strict) {
-            throw DatabaseError.misuse(
-                "table \(name): WITHOUT ROWID and STRICT are SQLite-only (a PostgreSQL table has no rowid, and its types are strict)")
-        }
+        try dialect.checkTableOptions(name, options)
         if options.contains(.withoutRowID) { tableOptions.append("WITHOUT ROWID") }
         if options.contains(.strict) { tableOptions.append("STRICT") }
         if !tableOptions.isEmpty { create += " " + tableOptions.joined(separator: ", ") }

@@ -4,6 +4,7 @@
 
 import Foundation
 @testable import Quarry
+import QuarryPostgres
 import Testing
 
 @Suite("Database server pool")
@@ -22,7 +23,7 @@ struct DatabaseServerPoolTests {
         let pool = try DatabaseServerPool(
             description: "stand-in://pool", maximumConnectionCount: capacity, configuration: Configuration()
         ) {
-            let server = StandInServer(path: path, dialect: .sqlite)
+            let server = StandInServer(path: path, dialect: SQLiteDialect())
             opened.append(server)
             return server
         }
@@ -54,12 +55,12 @@ struct DatabaseServerPoolTests {
         #expect(sum == 3)
         let sent = opened.all.flatMap(\.received).map(\.sql)
         // The dialect spells BEGIN (plain on PostgreSQL; this stand-in speaks SQLite's SQL).
-        #expect(sent.contains(SQLDialect.sqlite.beginTransactionSQL(.immediate)))
-        #expect(sent.contains(SQLDialect.sqlite.beginReadTransaction))
+        #expect(sent.contains(SQLiteDialect().beginTransactionSQL(.immediate)))
+        #expect(sent.contains(SQLiteDialect().beginReadOnlyTransactionSQL))
         #expect(sent.filter { $0 == "COMMIT TRANSACTION" }.count == 3)
         // The connections are server connections.
         try pool.read { db throws in
-            #expect(db.server != nil)
+            #expect(db.connection is ServerConnection && db.sqliteConnection == nil)
             #expect(throws: DatabaseError.self) { try db.makeStatement(sql: "SELECT 1") }
         }
     }
@@ -117,14 +118,14 @@ struct DatabaseServerPoolTests {
         var configuration = Configuration()
         configuration.prepareDatabase = { db in try db.execute(sql: "CREATE TABLE IF NOT EXISTS prepared (x INTEGER)") }
         let pool = try DatabaseServerPool(description: "stand-in://prepared", maximumConnectionCount: 1, configuration: configuration) {
-            StandInServer(path: path, dialect: .sqlite)
+            StandInServer(path: path, dialect: SQLiteDialect())
         }
         #expect(try pool.read { db in try db.tableExists("prepared") })
         var failing = Configuration()
         failing.prepareDatabase = { db in try db.execute(sql: "NOT SQL") }
         #expect(throws: DatabaseError.self) {
             _ = try DatabaseServerPool(description: "stand-in://failing", maximumConnectionCount: 1, configuration: failing) {
-                StandInServer(path: path, dialect: .sqlite)
+                StandInServer(path: path, dialect: SQLiteDialect())
             }
         }
     }

@@ -4,6 +4,7 @@
 
 import Foundation
 @testable import Quarry
+import QuarryPostgres
 import Testing
 
 @Suite("Database connected to a server")
@@ -60,10 +61,10 @@ struct DatabaseServerTests {
         #expect(server.received.last?.values == [.text(payload)])
         #expect(try String.fetchOne(db, sql: "SELECT name FROM player") == payload)
         // Literals, quoted identifiers, comments and casts are left alone.
-        let tokens = SQLScanner.tokens("SELECT '?;', \"a?b\", x::int, $$ ? ; $$, $tag$ :n $tag$, E'\\'?' -- ?", dialect: .postgreSQL)
+        let tokens = SQLScanner.tokens("SELECT '?;', \"a?b\", x::int, $$ ? ; $$, $tag$ :n $tag$, E'\\'?' -- ?", rules: PostgreSQLDialect().lexicalRules)
         #expect(tokens == [.text("SELECT '?;', \"a?b\", x::int, $$ ? ; $$, $tag$ :n $tag$, E'\\'?' -- ?")])
         // In SQLite's dialect, `$1` is a named parameter, and `::` is not special.
-        #expect(SQLScanner.tokens("x::int", dialect: .sqlite) == [.text("x:"), .parameter(.named("int"))])
+        #expect(SQLScanner.tokens("x::int", rules: SQLiteDialect().lexicalRules) == [.text("x:"), .parameter(.named("int"))])
     }
 
     @Test func rowsValuesAndRecordsAreFetchedFromTheServer() throws {

@@ -3,7 +3,7 @@
 // SQLDateModifier (https://www.sqlite.org/lang_datefunc.html), on SQLite and
 // on PostgreSQL, where Quarry writes them with to_char, extract,
 // make_interval and date_trunc
-// (SQL/SQLExpression+PostgreSQLDateFunctions.swift).
+// (QuarryPostgres/PostgreSQLDialect+DateFunctions.swift).
 //
 // Each query's SQL and arguments are pinned per backend, and its result is
 // compared with the same query written by hand in each backend's SQL, on

@@ -6,12 +6,13 @@
 
 import Foundation
 @testable import Quarry
+import QuarryPostgres
 import Testing
 
 @Suite("Query interface on a server connection")
 struct ServerQueryTests {
     private func makeDatabase() throws -> (Database, StandInServer) {
-        let server = StandInServer(dialect: .sqlite)
+        let server = StandInServer(dialect: SQLiteDialect())
         let db = try Database(server: server, configuration: Configuration())
         try db.execute(sql: """
             CREATE TABLE team (id INTEGER PRIMARY KEY, name TEXT NOT NULL, color TEXT);

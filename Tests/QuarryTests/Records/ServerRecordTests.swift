@@ -5,6 +5,7 @@
 
 import Foundation
 @testable import Quarry
+import QuarryPostgres
 import Testing
 
 @Suite("Records on a server connection")
@@ -23,7 +24,7 @@ struct ServerRecordTests {
     }
 
     private func makeDatabase() throws -> (Database, StandInServer) {
-        let server = StandInServer(dialect: .sqlite)
+        let server = StandInServer(dialect: SQLiteDialect())
         let db = try Database(server: server, configuration: Configuration())
         try db.execute(sql: """
             CREATE TABLE item (

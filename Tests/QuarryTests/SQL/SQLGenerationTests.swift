@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import Quarry
+import QuarryPostgres
 
 @Suite struct SQLGenerationTests {
     @Test func recordStatements() {
@@ -27,48 +28,48 @@ import Testing
     }
 
     @Test func jsonPathsAsPostgreSQLKeyArrays() {
-        #expect(SQLGenerationContext.postgreSQLJSONPath("$.address.city") == #"{"address","city"}"#)
-        #expect(SQLGenerationContext.postgreSQLJSONPath(#"$."a.b".c"#) == #"{"a.b","c"}"#)
-        #expect(SQLGenerationContext.postgreSQLJSONPath(#"$."say \"hi\"""#) == #"{"say \"hi\""}"#)
-        #expect(SQLGenerationContext.postgreSQLJSONPath("$") == nil)
-        #expect(SQLGenerationContext.postgreSQLJSONPath("city") == nil)
-        #expect(SQLGenerationContext.postgreSQLJSONPath(#"$."open"#) == nil)
+        #expect(PostgreSQLDialect.jsonPathKeys("$.address.city") == #"{"address","city"}"#)
+        #expect(PostgreSQLDialect.jsonPathKeys(#"$."a.b".c"#) == #"{"a.b","c"}"#)
+        #expect(PostgreSQLDialect.jsonPathKeys(#"$."say \"hi\"""#) == #"{"say \"hi\""}"#)
+        #expect(PostgreSQLDialect.jsonPathKeys("$") == nil)
+        #expect(PostgreSQLDialect.jsonPathKeys("city") == nil)
+        #expect(PostgreSQLDialect.jsonPathKeys(#"$."open"#) == nil)
     }
 
     @Test func globPatternsAsLikePatterns() {
-        #expect(SQLGenerationContext.likePattern(glob: "Ev[*]*") == "Ev*%")
-        #expect(SQLGenerationContext.likePattern(glob: "?ora") == "_ora")
-        #expect(SQLGenerationContext.likePattern(glob: "50%_off\\*") == "50\\%\\_off\\\\%")
-        #expect(SQLGenerationContext.likePattern(glob: "[[][?]") == "[?")
+        #expect(PostgreSQLDialect.likePattern(glob: "Ev[*]*") == "Ev*%")
+        #expect(PostgreSQLDialect.likePattern(glob: "?ora") == "_ora")
+        #expect(PostgreSQLDialect.likePattern(glob: "50%_off\\*") == "50\\%\\_off\\\\%")
+        #expect(PostgreSQLDialect.likePattern(glob: "[[][?]") == "[?")
         // Sets and ranges have no LIKE equivalent.
-        #expect(SQLGenerationContext.likePattern(glob: "[ab]") == nil)
-        #expect(SQLGenerationContext.likePattern(glob: "[a-z]") == nil)
-        #expect(SQLGenerationContext.likePattern(glob: "x[") == nil)
+        #expect(PostgreSQLDialect.likePattern(glob: "[ab]") == nil)
+        #expect(PostgreSQLDialect.likePattern(glob: "[a-z]") == nil)
+        #expect(PostgreSQLDialect.likePattern(glob: "x[") == nil)
     }
 
     @Test func recordStatementsInPostgreSQLsDialect() throws {
         // No OR clause: IGNORE is ON CONFLICT DO NOTHING, an upsert targets the primary key.
         #expect(RecordStatementSQL.insert(
             into: "player", columns: ["id", "name"], conflict: .ignore, upsertUpdating: nil, returning: "\"id\"",
-            dialect: .postgreSQL)
+            dialect: PostgreSQLDialect())
             == "INSERT INTO \"player\" (\"id\", \"name\") VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING \"id\"")
         #expect(RecordStatementSQL.insert(
             into: "player", columns: ["id", "name"], conflict: .abort, upsertUpdating: ["name"], returning: nil,
-            upsertTarget: ["id"], dialect: .postgreSQL)
+            upsertTarget: ["id"], dialect: PostgreSQLDialect())
             == "INSERT INTO \"player\" (\"id\", \"name\") VALUES (?, ?) ON CONFLICT (\"id\") DO UPDATE SET \"name\" = excluded.\"name\"")
         #expect(RecordStatementSQL.insert(
-            into: "t", columns: [], conflict: .abort, upsertUpdating: nil, returning: "\"id\"", dialect: .postgreSQL)
+            into: "t", columns: [], conflict: .abort, upsertUpdating: nil, returning: "\"id\"", dialect: PostgreSQLDialect())
             == "INSERT INTO \"t\" DEFAULT VALUES RETURNING \"id\"")
-        #expect(RecordStatementSQL.update("t", setting: ["a"], keyColumns: ["id"], conflict: .abort, returning: nil, dialect: .postgreSQL)
+        #expect(RecordStatementSQL.update("t", setting: ["a"], keyColumns: ["id"], conflict: .abort, returning: nil, dialect: PostgreSQLDialect())
             == "UPDATE \"t\" SET \"a\" = ? WHERE \"id\" = ?")
         // The policies PostgreSQL lacks are refused before any SQL is written.
-        try RecordStatementSQL.checkConflict(.ignore, insert: true, dialect: .postgreSQL)
-        try RecordStatementSQL.checkConflict(.abort, insert: false, dialect: .postgreSQL)
-        try RecordStatementSQL.checkConflict(.replace, insert: true, dialect: .sqlite)
+        try PostgreSQLDialect().checkConflictResolution(.ignore, insert: true)
+        try PostgreSQLDialect().checkConflictResolution(.abort, insert: false)
+        try SQLiteDialect().checkConflictResolution(.replace, insert: true)
         for policy in [ConflictResolution.replace, .fail, .rollback] {
-            #expect(throws: DatabaseError.self) { try RecordStatementSQL.checkConflict(policy, insert: true, dialect: .postgreSQL) }
+            #expect(throws: DatabaseError.self) { try PostgreSQLDialect().checkConflictResolution(policy, insert: true) }
         }
-        #expect(throws: DatabaseError.self) { try RecordStatementSQL.checkConflict(.ignore, insert: false, dialect: .postgreSQL) }
+        #expect(throws: DatabaseError.self) { try PostgreSQLDialect().checkConflictResolution(.ignore, insert: false) }
     }
 
     @Test func expressionsAreParenthesizedAndFlattened() throws {

@@ -4,6 +4,7 @@
 // SQLite-only: PostgreSQL refuses it with a message.
 
 @testable import Quarry
+import QuarryPostgres
 import Testing
 
 @Suite struct CheckForeignKeysTests {
@@ -89,7 +90,7 @@ import Testing
     /// refused with a message (on a stand-in PostgreSQL connection, so that
     /// it runs without a server).
     @Test func refusedOnPostgreSQL() throws {
-        let db = try Database(server: StandInServer(dialect: .postgreSQL), configuration: Configuration())
+        let db = try Database(server: StandInServer(dialect: PostgreSQLDialect()), configuration: Configuration())
         let error = try #require(throws: DatabaseError.self) { try db.checkForeignKeys() }
         #expect(error.message.hasPrefix("checkForeignKeys(in:) is SQLite-only; this connection is to "))
         #expect(error.message.hasSuffix(

@@ -6,6 +6,7 @@
 
 import Foundation
 @testable import Quarry
+import QuarryPostgres
 import Testing
 
 @Suite struct PostgreSQLSchemaSQLTests {
@@ -15,7 +16,7 @@ import Testing
             try db.execute(sql: "CREATE TABLE team (id INTEGER PRIMARY KEY, name TEXT)")
             let definition = TableDefinition(name: name, options: options)
             body(definition)
-            return try definition.statements(db, dialect: .postgreSQL)
+            return try definition.statements(db, dialect: PostgreSQLDialect())
         }
     }
 
@@ -96,7 +97,7 @@ import Testing
             definition.add(column: "avatar", .blob)
             definition.rename(column: "name", to: "full_name")
             definition.drop(column: "rating")
-            return try definition.statements(.postgreSQL)
+            return try definition.statements(PostgreSQLDialect())
         }
         #expect(statements == [
             "ALTER TABLE \"player\" ADD COLUMN \"bonus\" BIGINT NOT NULL DEFAULT 0",
@@ -108,17 +109,17 @@ import Testing
     }
 
     @Test func literalsInPostgreSQLsDialect() {
-        #expect(DatabaseValue.blob(Data([0, 255])).sqlLiteral(for: .postgreSQL, columnType: .blob) == "'\\x00FF'::bytea")
-        #expect(DatabaseValue.integer(1).sqlLiteral(for: .postgreSQL, columnType: .boolean) == "TRUE")
-        #expect(DatabaseValue.integer(0).sqlLiteral(for: .postgreSQL, columnType: .boolean) == "FALSE")
-        #expect(DatabaseValue.integer(1).sqlLiteral(for: .postgreSQL, columnType: .integer) == "1")
-        #expect(DatabaseValue.real(-.infinity).sqlLiteral(for: .postgreSQL, columnType: .double) == "'-Infinity'::double precision")
-        #expect(DatabaseValue.text("it's").sqlLiteral(for: .postgreSQL, columnType: .text) == "'it''s'")
-        #expect(DatabaseValue.blob(Data([0, 255])).sqlLiteral(for: .sqlite, columnType: .blob) == "X'00FF'")
+        #expect(PostgreSQLDialect().literal(.blob(Data([0, 255])), columnType: .blob) == "'\\x00FF'::bytea")
+        #expect(PostgreSQLDialect().literal(DatabaseValue.integer(1), columnType: .boolean) == "TRUE")
+        #expect(PostgreSQLDialect().literal(DatabaseValue.integer(0), columnType: .boolean) == "FALSE")
+        #expect(PostgreSQLDialect().literal(DatabaseValue.integer(1), columnType: .integer) == "1")
+        #expect(PostgreSQLDialect().literal(DatabaseValue.real(-.infinity), columnType: .double) == "'-Infinity'::double precision")
+        #expect(PostgreSQLDialect().literal(DatabaseValue.text("it's"), columnType: .text) == "'it''s'")
+        #expect(SQLiteDialect().literal(.blob(Data([0, 255])), columnType: .blob) == "X'00FF'")
     }
 
     @Test func sqliteOnlyFeaturesThrowOnAServerConnection() throws {
-        let db = try Database(server: StandInServer(dialect: .postgreSQL), configuration: Configuration())
+        let db = try Database(server: StandInServer(dialect: PostgreSQLDialect()), configuration: Configuration())
         func expectSQLiteOnly(_ feature: String, _ body: () throws -> Void) {
             do {
                 try body()

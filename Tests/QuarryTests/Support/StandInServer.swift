@@ -6,18 +6,19 @@
 import CSQLite
 import Foundation
 @testable import Quarry
+import QuarryPostgres
 
 /// The stand-in server: statements run on a separate SQLite connection,
 /// to a private in-memory database or to a file that several stand-ins share.
 final class StandInServer: DatabaseServerConnection {
-    let dialect: SQLDialect
+    let dialect: any SQLDialect
     let serverDescription = "stand-in://server"
     private var handle: OpaquePointer?
     /// The statements received, with their values.
     private(set) var received: [(sql: String, values: [DatabaseValue])] = []
     private(set) var isClosed = false
 
-    init(path: String = ":memory:", dialect: SQLDialect = .postgreSQL) {
+    init(path: String = ":memory:", dialect: any SQLDialect = PostgreSQLDialect()) {
         self.dialect = dialect
         sqlite3_open(path, &handle)
         sqlite3_busy_timeout(handle, 5_000)

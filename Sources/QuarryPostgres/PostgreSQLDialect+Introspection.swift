@@ -1,18 +1,37 @@
-// Schema introspection on a PostgreSQL server: the answers of
-// Database+Introspection.swift, read from PostgreSQL's system catalogs
+// PostgreSQLDialect's introspection catalog queries: the answers of Quarry's
+// Schema/Database+Introspection.swift (tableExists, columns(in:), primaryKey,
+// foreignKeys(on:), indexes(on:)…), read from PostgreSQL's system catalogs
 // (<https://www.postgresql.org/docs/15/catalogs.html>) instead of SQLite's
 // pragmas. Names are matched exactly (Quarry quotes identifiers), in the
-// schemas of the connection's search path.
+// schemas of the connection's search path; they are always bound.
 
-extension Database {
+import Quarry
+
+extension PostgreSQLDialect {
+    package func schemaObjectExists(_ db: Database, kind: SchemaObjectKind, name: String) throws -> Bool {
+        switch kind {
+        case .table: return try relationExists(db, name, kinds: "'r', 'p', 'f'")
+        case .view: return try relationExists(db, name, kinds: "'v', 'm'")
+        case .index: return try relationExists(db, name, kinds: "'i'")
+        case .trigger: return try triggerExists(db, name)
+        }
+    }
+
+    /// The error for a table the server does not have: it carries
+    /// PostgreSQL's SQLSTATE for an undefined table, 42P01, and does not
+    /// call itself an SQLite error.
+    package func noSuchTable(_ table: String) -> DatabaseError {
+        DatabaseError(sqlState: "42P01", message: "no such table: \(table)")
+    }
+
     /// The catalog condition on `pg_class c` / `pg_namespace n` that finds a
     /// relation by name in the search path.
     private static let relationInSearchPath = "c.relname = ? AND n.nspname = ANY (pg_catalog.current_schemas(false))"
 
     /// Whether a relation of one of `kinds` (`pg_class.relkind`) exists.
-    func postgresRelationExists(_ name: String, kinds: String) throws -> Bool {
+    private func relationExists(_ db: Database, _ name: String, kinds: String) throws -> Bool {
         try Bool.fetchOne(
-            self,
+            db,
             sql: """
                 SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c
                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -21,15 +40,15 @@ extension Database {
             arguments: [name]) ?? false
     }
 
-    func postgresTriggerExists(_ name: String) throws -> Bool {
+    private func triggerExists(_ db: Database, _ name: String) throws -> Bool {
         try Bool.fetchOne(
-            self, sql: "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgname = ? AND NOT tgisinternal)",
+            db, sql: "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgname = ? AND NOT tgisinternal)",
             arguments: [name]) ?? false
     }
 
-    func postgresHasTriggers(on table: String) throws -> Bool {
+    package func hasTriggers(_ db: Database, on table: String) throws -> Bool {
         try Bool.fetchOne(
-            self,
+            db,
             sql: """
                 SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t
                 JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
@@ -41,9 +60,9 @@ extension Database {
 
     /// The columns of a table or view: `format_type` names the type as
     /// PostgreSQL writes it (`bigint`, `character varying(20)`).
-    func postgresColumns(in table: String) throws -> [ColumnInfo] {
+    package func columns(_ db: Database, in table: String) throws -> [ColumnInfo] {
         let rows = try Row.fetchAll(
-            self,
+            db,
             sql: """
                 SELECT a.attname AS name, pg_catalog.format_type(a.atttypid, a.atttypmod) AS type,
                     a.attnotnull AS "notnull",
@@ -62,7 +81,7 @@ extension Database {
                 ORDER BY a.attnum
                 """,
             arguments: [table])
-        guard !rows.isEmpty else { throw Database.noSuchServerTable(table) }
+        guard !rows.isEmpty else { throw noSuchTable(table) }
         return try rows.map { row in
             ColumnInfo(
                 name: try row["name"], type: try row["type"] ?? "", isNotNull: try row["notnull"],
@@ -74,8 +93,8 @@ extension Database {
     /// primary key has no key columns, and the "rowid column" is a one-column
     /// integer key filled by the database (identity or `serial`), which
     /// records read back after an insert as SQLite's rowid is.
-    func postgresPrimaryKey(_ table: String) throws -> PrimaryKeyInfo {
-        let keyColumns = try postgresColumns(in: table)
+    package func primaryKey(_ db: Database, table: String) throws -> PrimaryKeyInfo {
+        let keyColumns = try columns(db, in: table)
             .filter { $0.primaryKeyIndex > 0 }
             .sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
         var rowIDColumn: String?
@@ -87,10 +106,10 @@ extension Database {
         return PrimaryKeyInfo(columns: keyColumns.map(\.name), rowIDColumn: rowIDColumn, isHiddenRowID: false)
     }
 
-    func postgresForeignKeys(on table: String) throws -> [ForeignKeyInfo] {
-        guard try postgresRelationExists(table, kinds: "'r', 'p', 'f'") else { throw Database.noSuchServerTable(table) }
+    package func foreignKeys(_ db: Database, on table: String) throws -> [ForeignKeyInfo] {
+        guard try relationExists(db, table, kinds: "'r', 'p', 'f'") else { throw noSuchTable(table) }
         let rows = try Row.fetchAll(
-            self,
+            db,
             sql: """
                 SELECT con.oid::int8 AS id, fc.relname AS "table", a.attname AS "from", fa.attname AS "to",
                     con.confupdtype::text AS on_update, con.confdeltype::text AS on_delete
@@ -134,10 +153,10 @@ extension Database {
         }
     }
 
-    func postgresIndexes(on table: String) throws -> [IndexInfo] {
-        guard try postgresRelationExists(table, kinds: "'r', 'p', 'm'") else { throw Database.noSuchServerTable(table) }
+    package func indexes(_ db: Database, on table: String) throws -> [IndexInfo] {
+        guard try relationExists(db, table, kinds: "'r', 'p', 'm'") else { throw noSuchTable(table) }
         let list = try Row.fetchAll(
-            self,
+            db,
             sql: """
                 SELECT ic.relname AS name, i.indisunique AS "unique",
                     CASE WHEN i.indisprimary THEN 'pk' WHEN con.contype = 'u' THEN 'u' ELSE 'c' END AS origin,
@@ -155,7 +174,7 @@ extension Database {
             let oid: Int64 = try row["oid"]
             // An expression has no column name: "", as SQLite reports it.
             let columns = try Optional<String>.fetchAll(
-                self,
+                db,
                 sql: """
                     SELECT a.attname FROM pg_catalog.pg_index i
                     CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)

@@ -1,6 +1,7 @@
-// The PostgreSQL spelling of SQLite's date and time functions (built by
-// QueryInterface/QueryExpression+DateFunctions.swift), written by
-// SQLGenerationContext in place of a call to `date`, `time`, `datetime`,
+// PostgreSQLDialect's spelling of SQLite's date and time functions (built by
+// Quarry's QueryInterface/QueryExpression+DateFunctions.swift), written by
+// Quarry's SQLGenerationContext, through PostgreSQLDialect.rewrittenFunctionCall,
+// in place of a call to `date`, `time`, `datetime`,
 // `julianday`, `strftime` or `unixepoch` on a PostgreSQL connection.
 //
 // The translation reads the SQLite call that the query interface builds:
@@ -30,6 +31,7 @@
 // modifier; so does a strftime substitution without a translation (`%J`).
 
 import Foundation
+import Quarry
 
 extension SQLExpression {
     /// The PostgreSQL expression of a call to one of SQLite's date and time

@@ -1,0 +1,274 @@
+// SQLDialect: every decision about how Quarry spells SQL for one kind of
+// database, in one value. A `Database` asks its dialect (`db.sqlDialect`):
+// SQLite's (SQLiteDialect.swift) for an SQLite connection, the server
+// connection's for a server (PostgreSQL's lives in the QuarryPostgres target,
+// with all of PostgreSQL's SQL text).
+//
+// The rest of Quarry never branches on the kind of backend: where SQLite and a
+// server differ, it calls a requirement of this protocol. The dialect is
+// consulted once or a few times per statement generated, never per row;
+// requirements that only answer a question are plain properties, so that
+// asking costs no allocation.
+
+/// How one kind of database spells SQL: parameters, literals, clauses,
+/// functions, DDL, upserts, introspection queries, the migrator's own tables
+/// and lock, read-only transactions, limits.
+///
+/// Not public API: implemented by ``SQLiteDialect`` and by the backends of
+/// this package (QuarryPostgres). Requirements have no default
+/// implementation unless SQLite's spelling is a sane default for any
+/// backend, which the requirement then says.
+package protocol SQLDialect: Sendable {
+    // MARK: - Naming
+
+    /// The name of the database, for error messages: `"SQLite"`, `"PostgreSQL"`.
+    var name: String { get }
+
+    // MARK: - Parameters & scanning
+
+    /// What the raw SQL scanner (Core/SQLScanner.swift) reads as literals,
+    /// identifiers and parameters, besides what every dialect shares (`'…'`,
+    /// `"…"`, comments, `?`, `:name`).
+    var lexicalRules: SQLLexicalRules { get }
+
+    // MARK: - Quoting & literals
+
+    /// The SQL literal of `value` as the DEFAULT of a column of `columnType`
+    /// (nil when unknown), where parameters are not allowed. The literal
+    /// escapes the value. (Views, triggers and CHECK constraints write
+    /// SQLite's literal, `DatabaseValue.sqlLiteral`, on every dialect.)
+    func literal(_ value: DatabaseValue, columnType: DatabaseColumnType?) -> String
+
+    // MARK: - Transactions
+
+    /// The statement that starts a transaction of `kind`: SQLite's locking
+    /// kinds, or a plain BEGIN on a server, which has its own locking.
+    func beginTransactionSQL(_ kind: TransactionKind) -> String
+
+    // MARK: - Query clauses
+
+    /// The text between a SELECT and its bound offset when the query has no
+    /// LIMIT, with spaces around it: SQLite needs a LIMIT before OFFSET
+    /// (` LIMIT -1 OFFSET `), other databases do not.
+    var offsetWithoutLimit: String { get }
+
+    /// Whether the GROUP BY terms of a query that are also selected are
+    /// written as their position in the selection (`GROUP BY 1`), so that
+    /// the server sees the same expression (its bound values included).
+    var groupsBySelectionPosition: Bool { get }
+
+    /// Whether the keys of the parents whose children `including(all:)`
+    /// prefetches are bound as one JSON array, read by the table-valued
+    /// `json_each` (SQLite); otherwise they are bound in `IN` lists of at
+    /// most 500.
+    var bindsKeyListAsJSONArray: Bool { get }
+
+    /// Whether a subquery in FROM must be named (`(SELECT …) "subquery"`).
+    var requiresDerivedTableAlias: Bool { get }
+
+    /// The SQL of `x IN ()` (or `NOT IN`, when `negated`), for a dialect
+    /// that has no empty list; nil to write the empty list as is.
+    func emptyInList(negated: Bool) -> String?
+
+    /// For a dialect without `GLOB`, the `LIKE` pattern (escape character
+    /// `\`) that matches what the GLOB `pattern` matches; nil to write GLOB
+    /// as is. Throws when the pattern cannot be translated.
+    func likePattern(forGlob pattern: SQLExpression) throws -> String?
+
+    // MARK: - Functions, dates & JSON translation
+
+    /// `hasSuffix(text, suffix)`, compared by Unicode scalars: an expression
+    /// in which `suffix` may appear more than once (it is then bound again).
+    func hasSuffix(_ text: SQLExpression, _ suffix: SQLExpression) -> SQLExpression
+
+    /// The expression that replaces a call to SQLite's `name(arguments)`
+    /// before its arguments are written (SQLite's date and time functions,
+    /// on a database that has others), or nil to write the call as is.
+    func rewrittenFunctionCall(_ name: String, _ arguments: [SQLExpression]) throws -> SQLExpression?
+
+    /// The SQL of a call to SQLite's function `name`, from the SQL of its
+    /// arguments, when this dialect spells it otherwise (`IFNULL` as
+    /// `COALESCE`…), or nil for `name(arguments)` as written. `filter` is an
+    /// aggregate's ` FILTER (WHERE …)` clause, or empty: it goes right after
+    /// the aggregate call, inside anything wrapped around it. Also spells
+    /// Quarry's markers of a JSON member read as a number or a boolean
+    /// (`SQLExpression.jsonNumberFunction`, `jsonBooleanFunction`).
+    func functionCallSQL(_ name: String, arguments: [String], distinct: Bool, filter: String) -> String?
+
+    /// The expression of `json ->> path`, for a path as Quarry writes it for
+    /// SQLite (`$.address.city`), when this dialect's `->>` takes no path;
+    /// nil to write `->>` as is.
+    func jsonPathExtraction(_ json: SQLExpression, path: String) -> SQLExpression?
+
+    // MARK: - DDL: column types, columns, tables & indexes
+
+    /// A column type as written in a column definition or a CAST.
+    func columnTypeSQL(_ type: DatabaseColumnType) -> String
+
+    /// The primary key clause of a column definition, after its type: an
+    /// auto-incremented key (`autoincrement`), or a key of `type`.
+    func primaryKeyClause(autoincrement: Bool, type: DatabaseColumnType?) -> String
+
+    /// Throws when a column definition uses what the dialect has not:
+    /// `ON CONFLICT` clauses on its NOT NULL or UNIQUE constraints
+    /// (`hasConstraintConflictClauses`), or a virtual generated column.
+    func checkColumnDefinition(_ column: String, hasConstraintConflictClauses: Bool, isVirtualGenerated: Bool) throws
+
+    /// Throws when a table's options are not the dialect's (SQLite's
+    /// `WITHOUT ROWID`, `STRICT`).
+    func checkTableOptions(_ table: String, _ options: TableOptions) throws
+
+    /// Whether an index term may say `NULLS FIRST` or `NULLS LAST`.
+    var allowsNullsOrderingInIndexes: Bool { get }
+
+    /// Whether an index term that is not a plain column is parenthesized.
+    var parenthesizesIndexExpressions: Bool { get }
+
+    /// Whether the dialect has SQLite's FTS5 full-text tables, whose
+    /// synchronization triggers are dropped with them.
+    var hasFullTextTables: Bool { get }
+
+    // MARK: - Upsert & conflict spelling
+
+    /// `OR IGNORE ` (with its trailing space) after `INSERT` or `UPDATE`, or
+    /// an empty string for a dialect without an `OR` clause.
+    func conflictResolutionPrefix(_ conflict: ConflictResolution) -> String
+
+    /// The clause after the VALUES of an INSERT without upsert that gives
+    /// `conflict` (` ON CONFLICT DO NOTHING` for `.ignore`, without an `OR`
+    /// clause), or an empty string.
+    func insertConflictClause(_ conflict: ConflictResolution) -> String
+
+    /// Throws when the dialect has no such conflict policy, before any
+    /// statement runs.
+    func checkConflictResolution(_ conflict: ConflictResolution, insert: Bool) throws
+
+    /// Whether `ON CONFLICT … DO UPDATE` needs a conflict target (then the
+    /// primary key is used when none is given).
+    var upsertRequiresConflictTarget: Bool { get }
+
+    /// Whether the existing row's columns in `DO UPDATE` are qualified by
+    /// the table name (unqualified, they would be ambiguous with `excluded`'s).
+    var qualifiesUpsertColumns: Bool { get }
+
+    // MARK: - Inserted rows
+
+    /// Whether a table has a rowid that identifies its rows on `db`.
+    func tablesHaveRowID(_ db: Database) -> Bool
+
+    /// The RETURNING term that gives the id of an inserted row, for a table
+    /// whose integer key is `rowIDColumn`; nil when `db` reports it itself
+    /// (``Database/lastInsertedRowID``).
+    func insertedRowIDReturning(_ db: Database, rowIDColumn: String?) -> String?
+
+    /// Whether the rows RETURNING from a multi-row INSERT on `db` are matched
+    /// to its VALUES by position (else by rowid).
+    func matchesReturnedRowsByPosition(_ db: Database) -> Bool
+
+    // MARK: - Introspection catalog queries
+
+    /// Whether a schema object of `kind` named `name` exists.
+    func schemaObjectExists(_ db: Database, kind: SchemaObjectKind, name: String) throws -> Bool
+
+    /// Whether triggers exist on `table`.
+    func hasTriggers(_ db: Database, on table: String) throws -> Bool
+
+    /// The columns of a table or view, in order; throws for a missing table.
+    func columns(_ db: Database, in table: String) throws -> [ColumnInfo]
+
+    /// The primary key of a table; throws for a missing table.
+    func primaryKey(_ db: Database, table: String) throws -> PrimaryKeyInfo
+
+    /// The foreign keys of a table; throws for a missing table.
+    func foreignKeys(_ db: Database, on table: String) throws -> [ForeignKeyInfo]
+
+    /// The indexes of a table; throws for a missing table.
+    func indexes(_ db: Database, on table: String) throws -> [IndexInfo]
+
+    /// The error for a table the database does not have.
+    func noSuchTable(_ table: String) -> DatabaseError
+
+    /// The storage classes of the values a column of `declaredType` holds,
+    /// as the start-up schema check judges them, or nil when it may hold any.
+    func storageClasses(ofDeclaredType declaredType: String) -> Set<SchemaStorageClass>?
+
+    /// Whether bytes are kept only in a column whose type holds blobs (then
+    /// the schema check flags a property that writes bytes elsewhere).
+    var keepsBytesOnlyInBlobColumns: Bool { get }
+
+    // MARK: - The migrator's own tables & lock
+
+    /// The statement that creates the migrator's table named `table`
+    /// (`IF NOT EXISTS`), with a `name` column and the order of application.
+    func createMigrationsTableSQL(_ table: String) -> String
+
+    /// The column that orders the migrator's table by application.
+    var migrationsOrderColumn: String { get }
+
+    /// Whether a database may hold GRDB's migrations table.
+    var mayHoldGRDBMigrations: Bool { get }
+
+    /// Whether another connection holds the write lock the migrator is about
+    /// to wait for (so that it logs that it waits). Called outside a transaction.
+    func isWriteLockHeldElsewhere(_ db: Database) throws -> Bool
+
+    /// Inside the migration's transaction, waits until no other migrator of
+    /// the database runs, keyed by the migrator's table `table`. Before
+    /// waiting, calls `willWait` with the server process that holds the
+    /// lock, if known. A no-op where the transaction has the write lock.
+    func lockMigrations(_ db: Database, table: String, willWait: (_ holder: Int?) -> Void) throws
+
+    /// Whether foreign keys are enforced on `db`, and can be turned off for
+    /// the length of a migration (`PRAGMA foreign_keys`).
+    func foreignKeysCanBeSuspended(_ db: Database) throws -> Bool
+
+    // MARK: - Read-only transactions & statement timeout
+
+    /// The statement that sets the time limit of a statement, whose one
+    /// argument is the limit in milliseconds as text (0: no limit); nil when
+    /// Quarry enforces it itself (SQLite's progress handler).
+    var statementTimeoutSQL: String? { get }
+
+    /// The statement that starts a read-only transaction that sees one snapshot.
+    var beginReadOnlyTransactionSQL: String { get }
+
+    // MARK: - Limits
+
+    /// The most values one statement binds on `db`.
+    func boundValueLimit(_ db: Database) -> Int
+}
+
+/// What the raw SQL scanner reads, besides what every dialect shares.
+package struct SQLLexicalRules: Sendable, Equatable {
+    /// `E'…'` strings take backslash escapes.
+    package var escapeStrings: Bool
+    /// `` `name` `` and `[name]` quote identifiers.
+    package var backtickAndBracketIdentifiers: Bool
+    /// `::` is an operator (a cast), not a parameter.
+    package var doubleColonOperator: Bool
+    /// `$1` is a numbered parameter.
+    package var numberedDollarParameters: Bool
+    /// `$$…$$` and `$tag$…$tag$` are strings.
+    package var dollarQuotedStrings: Bool
+
+    package init(
+        escapeStrings: Bool, backtickAndBracketIdentifiers: Bool, doubleColonOperator: Bool,
+        numberedDollarParameters: Bool, dollarQuotedStrings: Bool
+    ) {
+        self.escapeStrings = escapeStrings
+        self.backtickAndBracketIdentifiers = backtickAndBracketIdentifiers
+        self.doubleColonOperator = doubleColonOperator
+        self.numberedDollarParameters = numberedDollarParameters
+        self.dollarQuotedStrings = dollarQuotedStrings
+    }
+
+    /// SQLite's rules.
+    package static let sqlite = SQLLexicalRules(
+        escapeStrings: false, backtickAndBracketIdentifiers: true, doubleColonOperator: false,
+        numberedDollarParameters: false, dollarQuotedStrings: false)
+}
+
+/// A kind of schema object, for ``SQLDialect/schemaObjectExists(_:kind:name:)``.
+package enum SchemaObjectKind: String, Sendable {
+    case table, view, trigger, index
+}
