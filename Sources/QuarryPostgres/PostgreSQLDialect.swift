@@ -16,6 +16,21 @@ package struct PostgreSQLDialect: SQLDialect {
 
     package var name: String { "PostgreSQL" }
 
+    package func alternative(to capability: DatabaseCapability) -> String? {
+        switch capability {
+        case .preparedStatements: "the fetch methods that take SQL text"
+        case .fullTextSearch5: "PostgreSQL's own full-text search (tsvector) through SQL"
+        case .swiftFunctions: "CREATE FUNCTION in SQL"
+        case .authorizer, .walCheckpoints: nil
+        case .triggerDSL: "CREATE FUNCTION and CREATE TRIGGER in SQL"
+        case .backup: "pg_dump"
+        case .observation: "polling, or PostgreSQL's LISTEN/NOTIFY in SQL"
+        case .foreignKeyCheck: "the foreign key constraints themselves, which PostgreSQL checks at each statement"
+        case .schemaComparison: "a development database you drop and create again"
+        case .lastInsertedRowID: "RETURNING, which records use"
+        }
+    }
+
     // MARK: - Parameters & scanning
 
     /// E'' strings, `::` casts, `$1` parameters and dollar quotes

@@ -333,7 +333,7 @@ public final class Database {
     ///
     /// Throws if the SQL is invalid or holds more than one statement.
     public func makeStatement(sql: String) throws -> Statement {
-        try require(.preparedStatements, "prepared statements (Statement)", alternative: "the fetch methods that take SQL text")
+        try require(.preparedStatements, "prepared statements (Statement)")
         var statementHandle: OpaquePointer?
         var remainder = ""
         let (code, facts) = compileGatheringFacts {

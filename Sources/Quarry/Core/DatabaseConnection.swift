@@ -105,6 +105,10 @@ protocol PreparedStatement: AnyObject {
     /// Ends the current run, so that the statement holds no lock.
     func reset()
 
+    /// Releases what the statement holds on the backend; it is not used
+    /// afterwards. Called when its connection closes.
+    func finalize()
+
     /// The function that reads the current row as `Result`, made once per
     /// run of the statement, before or after its first step.
     func reader<Result>(_ reading: RowReading<Result>) throws -> () throws -> Result
@@ -134,7 +138,7 @@ struct RowReading<Result> {
 /// What a backend may not support. A backend declares what it supports
 /// (`DatabaseConnection.supports(_:)`); `Database.require(_:)` refuses the
 /// rest with one error shape.
-enum DatabaseCapability: Sendable, CaseIterable {
+package enum DatabaseCapability: Sendable, CaseIterable {
     /// `Statement`, `makeStatement(sql:)` and `cachedStatement(sql:)`.
     case preparedStatements
     /// FTS5 virtual tables (`create(virtualTable:using:)`).
@@ -167,14 +171,13 @@ extension Database {
 
     /// Throws when this connection's backend does not support `capability`:
     /// the one check of every backend-specific feature. The error names
-    /// `feature`, the API the caller used, and what to use instead.
+    /// `feature`, the API the caller used, and what the dialect suggests
+    /// instead.
     @inline(__always)
-    func require(
-        _ capability: DatabaseCapability, _ feature: @autoclosure () -> String,
-        alternative: @autoclosure () -> String? = nil
-    ) throws {
+    func require(_ capability: DatabaseCapability, _ feature: @autoclosure () -> String) throws {
         guard !connection.supports(capability) else { return }
-        throw DatabaseError.unsupported(feature(), by: connection.connectionDescription, alternative: alternative())
+        throw DatabaseError.unsupported(
+            feature(), by: connection.connectionDescription, alternative: connection.dialect.alternative(to: capability))
     }
 
     /// One statement of `sql`, with `arguments` bound, ready to step (see

@@ -192,6 +192,9 @@ final class ServerStatement: PreparedStatement {
         index = -1
     }
 
+    /// A server statement holds nothing on the server between runs.
+    func finalize() { reset() }
+
     /// The current row.
     private var currentRow: Row {
         get throws {

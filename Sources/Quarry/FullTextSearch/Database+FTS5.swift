@@ -35,7 +35,7 @@ extension Database {
         virtualTable name: String, options: VirtualTableOptions = [], using module: FTS5,
         _ body: (FTS5TableDefinition) throws -> Void
     ) throws {
-        try require(.fullTextSearch5, "FTS5 full-text search", alternative: "PostgreSQL's own full-text search (tsvector) through SQL")
+        try require(.fullTextSearch5, "FTS5 full-text search")
         let definition = FTS5TableDefinition(name: name, options: options)
         try body(definition)
         try executeAtomically(try definition.statements(self))

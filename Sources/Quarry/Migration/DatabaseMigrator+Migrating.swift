@@ -81,7 +81,7 @@ extension DatabaseMigrator {
             throw DatabaseError.misuse("the migrator cannot run inside a transaction")
         }
         if eraseDatabaseOnSchemaChange {
-            try db.require(.schemaComparison, "eraseDatabaseOnSchemaChange", alternative: "a development database you drop and create again")
+            try db.require(.schemaComparison, "eraseDatabaseOnSchemaChange")
             try eraseIfSchemaChanged(db, logs: logs)
         }
         var recorded: [String] = []

@@ -56,7 +56,7 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
                     try await writer.writeWithoutTransaction { [self] db in
                         // A server tells nothing of its commits: the observation
                         // would never see a change.
-                        try db.require(.observation, "ValueObservation", alternative: "polling, or PostgreSQL's LISTEN/NOTIFY in SQL")
+                        try db.require(.observation, "ValueObservation")
                         db.add(transactionObserver: self, extent: .observerLifetime)
                     }
                 } catch {

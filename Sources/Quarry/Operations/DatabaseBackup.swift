@@ -44,8 +44,8 @@ extension Database {
         to destination: Database, pagesPerStep: Int32 = -1,
         progress: ((DatabaseBackupProgress) throws -> Void)? = nil
     ) throws {
-        try require(.backup, "online backup (backup(to:))", alternative: "pg_dump")
-        try destination.require(.backup, "online backup (backup(to:))", alternative: "pg_dump")
+        try require(.backup, "online backup (backup(to:))")
+        try destination.require(.backup, "online backup (backup(to:))")
         if pagesPerStep == 0 {
             throw DatabaseError.misuse("backup(to:pagesPerStep:) needs a positive number of pages per step, or -1 for all")
         }
@@ -123,7 +123,7 @@ extension DatabaseReader {
     ) throws {
         try checkBackupDestination(destination.path)
         try read { source in
-            try source.require(.backup, "online backup (backup(to:))", alternative: "pg_dump")
+            try source.require(.backup, "online backup (backup(to:))")
             try source.beginBackupSnapshot()
             try destination.writeWithoutTransaction { target in
                 try source.backup(to: target, pagesPerStep: pagesPerStep, progress: progress)
@@ -139,7 +139,7 @@ extension DatabaseReader {
     ) async throws {
         try checkBackupDestination(destination.path)
         try await read { source in
-            try source.require(.backup, "online backup (backup(to:))", alternative: "pg_dump")
+            try source.require(.backup, "online backup (backup(to:))")
             try source.beginBackupSnapshot()
             try destination.writeWithoutTransaction { target in
                 try source.backup(to: target, pagesPerStep: pagesPerStep, progress: progress)
@@ -157,7 +157,7 @@ extension DatabaseReader {
         progress: ((DatabaseBackupProgress) throws -> Void)? = nil
     ) throws {
         // Before the destination file is created.
-        try read { source in try source.require(.backup, "online backup (backup(toPath:))", alternative: "pg_dump") }
+        try read { source in try source.require(.backup, "online backup (backup(toPath:))") }
         let destination = try DatabaseQueue(path: path, configuration: backupDestinationConfiguration)
         defer { destination.close() }
         try backup(to: destination, pagesPerStep: pagesPerStep, progress: progress)
@@ -169,7 +169,7 @@ extension DatabaseReader {
         progress: (@Sendable (DatabaseBackupProgress) throws -> Void)? = nil
     ) async throws {
         // Before the destination file is created.
-        try await read { source in try source.require(.backup, "online backup (backup(toPath:))", alternative: "pg_dump") }
+        try await read { source in try source.require(.backup, "online backup (backup(toPath:))") }
         let destination = try DatabaseQueue(path: path, configuration: backupDestinationConfiguration)
         defer { destination.close() }
         try await backup(to: destination, pagesPerStep: pagesPerStep, progress: progress)

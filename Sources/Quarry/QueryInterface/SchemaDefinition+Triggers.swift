@@ -50,7 +50,7 @@ extension Database {
         body: (TriggerDefinition) throws -> Void
     ) throws {
         // A PostgreSQL trigger runs a function: its syntax has nothing in common.
-        try require(.triggerDSL, "the trigger DSL (create(trigger:))", alternative: "CREATE FUNCTION and CREATE TRIGGER in SQL")
+        try require(.triggerDSL, "the trigger DSL (create(trigger:))")
         let definition = TriggerDefinition()
         try body(definition)
         var sql = Self.createClause("TRIGGER", name, temporary: options.contains(.temporary), ifNotExists: options.contains(.ifNotExists))

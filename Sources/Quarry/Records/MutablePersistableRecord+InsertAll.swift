@@ -235,9 +235,7 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     mutating func flush<T: FetchableRecord>(_ db: Database, records: inout [Record], fetched: inout [T]) throws {
         guard !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
-        // Backend conditional: the strategy follows what the connection can
-        // report, not how SQL is spelled (see the top of this file).
-        guard db.connection.supports(.lastInsertedRowID) else {
+        if db.sqlDialect.matchesReturnedRowsByPosition(db) {
             // No rowids to predict: RETURNING rows are matched by position.
             try flushMatchingByPosition(db, records: &records, fetched: &fetched)
             return
@@ -396,8 +394,9 @@ struct InsertBatch<Record: MutablePersistableRecord> {
                 returning: returning.isEmpty ? nil : returning, rowCount: range.count)
             return PlanSource(sql: sql, bindings: [])
         }
-        // The hot path binds SQLite's statement directly; `flush` comes here
-        // only on SQLite, the backend that reports rowids.
+        // Backend conditional: the hot path binds SQLite's statement directly,
+        // value by value, with no flattened copy of the values; `flush` comes
+        // here only on SQLite, whose rowids it predicts.
         guard let statement = plan.statement as? Statement else {
             throw DatabaseError.misuse("a multi-row insert of \(Record.self) matched by rowid runs on SQLite only")
         }

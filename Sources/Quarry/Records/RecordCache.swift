@@ -41,7 +41,7 @@ final class RecordCache {
 
     /// Releases the compiled statements; called when the connection closes.
     func finalizeStatements() {
-        for entries in plans.values { for entry in entries { (entry.plan.statement as? Statement)?.finalize() } }
+        for entries in plans.values { for entry in entries { entry.plan.statement.finalize() } }
         plans.removeAll()
         tables.removeAll()
     }

@@ -24,6 +24,11 @@ package protocol SQLDialect: Sendable {
     /// The name of the database, for error messages: `"SQLite"`, `"PostgreSQL"`.
     var name: String { get }
 
+    /// What to use instead of a feature whose `capability` the backend
+    /// lacks, for the error that refuses it (`Database.require(_:_:)`); nil
+    /// when there is nothing to suggest.
+    func alternative(to capability: DatabaseCapability) -> String?
+
     // MARK: - Parameters & scanning
 
     /// What the raw SQL scanner (Core/SQLScanner.swift) reads as literals,

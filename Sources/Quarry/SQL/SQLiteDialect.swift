@@ -17,6 +17,9 @@ package struct SQLiteDialect: SQLDialect {
 
     package var name: String { "SQLite" }
 
+    /// SQLite has every capability: nothing to suggest.
+    package func alternative(to capability: DatabaseCapability) -> String? { nil }
+
     // MARK: - Parameters & scanning
 
     package var lexicalRules: SQLLexicalRules { .sqlite }

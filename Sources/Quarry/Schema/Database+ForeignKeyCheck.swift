@@ -36,8 +36,7 @@ extension Database {
     public func checkForeignKeys(in table: String? = nil) throws {
         try require(
             .foreignKeyCheck,
-            "checkForeignKeys(in:)",
-            alternative: "the foreign key constraints themselves, which PostgreSQL checks at each statement")
+            "checkForeignKeys(in:)")
         if let violation = try foreignKeyViolations(in: table).first {
             throw violation.databaseError(self)
         }
