@@ -120,29 +120,6 @@ extension Row {
         return Row(layout: RowLayout(columnNames: Array(columnNames[range])), databaseValues: Array(databaseValues[range]))
     }
 
-    /// The record of the scope `scope` (see ``RowAdapter``): `let team: Team = try row["team"]`.
-    ///
-    /// Throws if the row has no such scope.
-    public subscript<Record: FetchableRecord>(_ scope: String) -> Record {
-        get throws {
-            guard let scoped = scopes[scope] else {
-                throw RowDecodingError(
-                    reason: .other("the row has no scope \(scope.debugDescription); its scopes are \(scopes.keys.sorted())"),
-                    column: scope, expectedType: "\(Record.self)")
-            }
-            return try Record(row: scoped)
-        }
-    }
-
-    /// The record of the scope `scope`, or nil when the row has no such
-    /// scope or all its columns are `NULL` (the missing side of a left join).
-    public subscript<Record: FetchableRecord>(_ scope: String) -> Record? {
-        get throws {
-            guard let scoped = scopes[scope], !scoped.databaseValues.allSatisfy(\.isNull) else { return nil }
-            return try Record(row: scoped)
-        }
-    }
-
     // MARK: Fetching adapted rows
 
     /// A cursor over the rows of `sql`, each adapted by `adapter`.
