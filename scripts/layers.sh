@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# layers.sh: checks that each folder (layer) of Sources/Quarry uses only the
+# types of the layers before it in the README's order, and lists the
+# documented exceptions. A use is a type name declared in a later layer that
+# appears in the code of an earlier one (comments and string literals aside).
+#
+# Documented exceptions (README, "How the code is organized"):
+# - the dialect (SQL/SQLDialect.swift, SQLiteDialect.swift) is one half of the
+#   backend seam: Core's connections and Schema's DDL and introspection ask it;
+# - Core's Database keeps the record layer's per-connection cache
+#   (RecordCache), so that it lives and closes with the connection.
+#
+#   bash scripts/layers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec python3 - <<'PYTHON'
+import collections, pathlib, re, sys
+
+order = ["Core", "Schema", "SQL", "Records", "QueryInterface", "FullTextSearch",
+         "Migration", "Functions", "Operations", "Observation"]
+allowed = {"SQLDialect", "SQLiteDialect", "SQLLexicalRules", "SchemaObjectKind", "RecordCache"}
+declaration = re.compile(
+    r"^(?:@\w+\s+)*(?:public |package |private |fileprivate |internal )?(?:final )?(?:indirect )?"
+    r"(?:class|struct|enum|protocol|typealias|actor)\s+([A-Z]\w*)", re.M)
+strings = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+layer_of, code_of = {}, {}
+for layer in order:
+    for path in sorted(pathlib.Path("Sources/Quarry", layer).rglob("*.swift")):
+        text = path.read_text()
+        code_of[path] = (layer, "\n".join(strings.sub('""', line.split("//", 1)[0]) for line in text.split("\n")))
+        for match in declaration.finditer(text):
+            layer_of.setdefault(match.group(1), layer)
+violations, exceptions = collections.defaultdict(set), collections.defaultdict(set)
+for path, (layer, code) in code_of.items():
+    for name, owner in layer_of.items():
+        if order.index(owner) > order.index(layer) and re.search(r"(?<![\w.])" + name + r"\b", code):
+            (exceptions if name in allowed else violations)[f"{layer} -> {owner}"].add(f"{path}: {name}")
+for title, found in (("documented exceptions", exceptions), ("layer violations", violations)):
+    print(f"{title}: {sum(len(v) for v in found.values())}")
+    for pair in sorted(found):
+        for entry in sorted(found[pair]):
+            print(f"  {pair}  {entry}")
+sys.exit(1 if violations else 0)
+PYTHON
