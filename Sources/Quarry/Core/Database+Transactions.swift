@@ -73,8 +73,9 @@ extension Database {
     /// Runs `block` in a savepoint (<https://www.sqlite.org/lang_savepoint.html>),
     /// releasing or rolling it back as it returns.
     ///
-    /// Savepoints nest. Outside a transaction, a savepoint starts one. If
-    /// `block` throws, the savepoint's changes are undone and the error is rethrown.
+    /// Savepoints nest. Outside a transaction, `block` runs in a deferred
+    /// transaction instead (``inTransaction(_:_:)``), as in GRDB. If `block`
+    /// throws, the savepoint's changes are undone and the error is rethrown.
     public func inSavepoint(_ block: () throws -> TransactionCompletion) throws {
         if !isInsideTransaction {
             // Outside a transaction, a savepoint is a deferred transaction,
