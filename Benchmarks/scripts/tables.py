@@ -17,6 +17,9 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "Benchmarks" / "results" / "latest-run.csv"
+# Issue 34's before/after runs of the backend seam: workloads 1 to 6, run
+# before, after, before, after on one machine (see Benchmarks/README.md).
+SEAM_RUNS = ROOT / "Benchmarks" / "results" / "seam-before-after"
 
 # The README's words for each workload, by its number.
 README_NAMES = {
@@ -96,6 +99,37 @@ def targets_table(provenance, rows):
     return out
 
 
+def read_run(path):
+    with path.open(encoding="utf-8") as file:
+        lines = file.read().splitlines()
+    provenance = [line[1:].strip() for line in lines if line.startswith("#")]
+    rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
+    return (provenance[0] if provenance else path.name), rows
+
+
+def seam_table():
+    names = ["before-1", "after-1", "before-2", "after-2"]
+    runs = {name: read_run(SEAM_RUNS / f"{name}.csv") for name in names}
+    medians = {}
+    for name, (_, rows) in runs.items():
+        for row in rows:
+            medians[(name, row["workload"], row["contender"])] = float(row["median_ms"])
+    workloads = [row["workload"] for row in runs["before-1"][1] if row["contender"] == "quarry-codable"]
+    out = ["| workload | Quarry before, runs 1 and 2 (ms) | Quarry after, runs 1 and 2 (ms) | after / before | raw C after / before |",
+           "|---|---:|---:|---:|---:|"]
+    for workload in workloads:
+        def pair(side, contender):
+            return [medians[(f"{side}-{index}", workload, contender)] for index in (1, 2)]
+        before, after = pair("before", "quarry-codable"), pair("after", "quarry-codable")
+        raw_before, raw_after = pair("before", "raw"), pair("after", "raw")
+        out.append(
+            f"| {workload} | {before[0]:.1f}, {before[1]:.1f} | {after[0]:.1f}, {after[1]:.1f} "
+            f"| {sum(after) / sum(before):.2f}x | {sum(raw_after) / sum(raw_before):.2f}x |")
+    out += ["", "Medians of 5 repetitions, from `results/seam-before-after/` (" +
+            "; ".join(f"{name}: {runs[name][0]}" for name in names) + ")."]
+    return out
+
+
 def replace_region(text, name, lines, path):
     start_marker = f"<!-- tables.py: {name} -->"
     end_marker = "<!-- /tables.py -->"
@@ -115,6 +149,7 @@ def main():
         (ROOT / "README.md", "performance", summary_table(provenance, rows)),
         (ROOT / "Benchmarks" / "README.md", "latest-run", full_table(provenance, rows)),
         (ROOT / "Benchmarks" / "README.md", "targets", targets_table(provenance, rows)),
+        (ROOT / "Benchmarks" / "README.md", "seam-before-after", seam_table()),
     ]
     stale = []
     for path, name, lines in targets:

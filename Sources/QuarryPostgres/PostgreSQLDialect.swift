@@ -37,9 +37,7 @@ package struct PostgreSQLDialect: SQLDialect {
     /// (<https://www.postgresql.org/docs/15/sql-syntax-lexical.html>); no
     /// backtick or bracket identifiers.
     package var lexicalRules: SQLLexicalRules {
-        SQLLexicalRules(
-            escapeStrings: true, backtickAndBracketIdentifiers: false, doubleColonOperator: true,
-            numberedDollarParameters: true, dollarQuotedStrings: true)
+        [.escapeStrings, .doubleColonOperator, .numberedDollarParameters, .dollarQuotedStrings]
     }
 
     // MARK: - Quoting & literals

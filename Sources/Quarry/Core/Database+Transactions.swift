@@ -23,6 +23,8 @@ public enum TransactionCompletion: Sendable {
     case rollback
 }
 
+import CSQLite
+
 extension Database {
     /// Runs `block` in a transaction, committing or rolling back as it returns.
     ///
@@ -120,7 +122,9 @@ extension Database {
     /// transaction, each committed on its own. Reads, and `BEGIN`, may run.
     @inline(__always)
     func checkTransactionNotAborted(_ statement: Statement) throws {
-        if isInsideTransactionBlock && !isInsideTransaction && !statement.isReadOnly {
+        // SQLite's own flag, read directly: this runs at each step of a
+        // statement, and `Statement` is SQLite's.
+        if isInsideTransactionBlock && sqlite3_get_autocommit(sqliteConnection) != 0 && !statement.isReadOnly {
             let sql = statement.sql
             throw DatabaseError(
                 resultCode: .SQLITE_ABORT,

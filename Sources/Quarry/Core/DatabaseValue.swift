@@ -87,10 +87,8 @@ extension DatabaseValue: CustomStringConvertible {
     /// `1.5`, `'it''s'`, `X'0102'`. Long texts and blobs are shortened.
     public var description: String {
         switch self {
-        case .null:
-            return "NULL"
-        case .integer(let value):
-            return String(value)
+        case .null, .integer:
+            return sqlLiteral
         case .real(let value):
             return String(value)
         case .text(let value):

@@ -86,16 +86,9 @@ extension MutablePersistableRecord {
         try aroundInsert(db) {
             if inserted != nil { throw Self.callbackMisuse("aroundInsert") }
             let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
-            let plan: StatementPlan
-            var values = container.databaseValues
-            if let clause {
-                // INSERT … ON CONFLICT … DO NOTHING, or DO UPDATE.
-                let controlled = try insertPlan(db, container, schema, clause: clause, returning: returning)
-                plan = controlled.plan
-                values += controlled.clauseValues
-            } else {
-                plan = try insertPlan(db, container, schema, .insert, conflict, returning: returning)
-            }
+            // With a clause: INSERT … ON CONFLICT … DO NOTHING, or DO UPDATE.
+            let (plan, values) = try insertPlan(
+                db, container, schema, clause: clause, otherwise: .insert, conflict, returning: returning)
             var returnedID: Int64?
             if selectionSQL != nil {
                 let result = try fetch(plan, values, idSQL != nil)

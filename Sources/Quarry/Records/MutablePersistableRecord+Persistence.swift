@@ -138,6 +138,20 @@ extension MutablePersistableRecord {
         return (plan, clauseValues)
     }
 
+    /// The plan of the INSERT of `container` and the values it binds: under
+    /// the `ON CONFLICT` clause of a controlled upsert when there is one,
+    /// otherwise as `kind` with `conflict`.
+    func insertPlan(
+        _ db: Database, _ container: PersistenceContainer, _ schema: TableSchema, clause: UpsertClause?,
+        otherwise kind: RecordStatementKey.Kind, _ conflict: ConflictResolution, returning: String
+    ) throws -> (plan: StatementPlan, values: [DatabaseValue]) {
+        guard let clause else {
+            return (try insertPlan(db, container, schema, kind, conflict, returning: returning), container.databaseValues)
+        }
+        let controlled = try insertPlan(db, container, schema, clause: clause, returning: returning)
+        return (controlled.plan, container.databaseValues + controlled.clauseValues)
+    }
+
     // MARK: - Update
 
     /// Updates all columns of the row that has the record's primary key.

@@ -54,15 +54,8 @@ extension MutablePersistableRecord {
         let idSQL = schema.hasRowID ? "rowid" : db.sqlDialect.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
         let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
         let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
-        let plan: StatementPlan
-        var values = container.databaseValues
-        if let clause {
-            let controlled = try insertPlan(db, container, schema, clause: clause, returning: returning)
-            plan = controlled.plan
-            values += controlled.clauseValues
-        } else {
-            plan = try insertPlan(db, container, schema, .upsert, .abort, returning: returning)
-        }
+        let (plan, values) = try insertPlan(
+            db, container, schema, clause: clause, otherwise: .upsert, .abort, returning: returning)
         var inserted: InsertionSuccess?
         // A DO NOTHING, or a DO UPDATE whose WHERE is false, writes no row.
         var skipped = false

@@ -66,27 +66,29 @@ final class RecordDecoder: Decoder {
     let discriminatorColumn: String?
 
     /// A decoder of the rows of a statement.
-    init(statement: Statement, columnNames: [String], layout: DecodingLayout, recordType: Any.Type,
+    convenience init(statement: Statement, columnNames: [String], layout: DecodingLayout, recordType: Any.Type,
          dateStrategy: DatabaseDateDecodingStrategy) {
-        sqliteStatement = statement.sqliteStatement
-        rowValues = []
-        self.columnNames = columnNames
-        sql = statement.sql
-        self.layout = layout
-        self.recordType = recordType
-        self.dateStrategy = dateStrategy
-        userInfo = (recordType as? any FetchableRecord.Type)?.databaseDecodingUserInfo ?? [:]
-        discriminatorColumn = EnumRecordColumns.discriminatorColumn(of: recordType)
-        state = .allocate(capacity: 1)
-        state.initialize(to: State(keys: layout.keys, indexes: layout.indexes))
+        self.init(
+            source: (statement.sqliteStatement, [], statement.sql), columnNames: columnNames, layout: layout,
+            recordType: recordType, dateStrategy: dateStrategy)
     }
 
     /// A decoder of one row.
-    init(row: Row, layout: DecodingLayout, recordType: Any.Type, dateStrategy: DatabaseDateDecodingStrategy) {
-        sqliteStatement = nil
-        rowValues = row.databaseValues
-        columnNames = row.columnNames
-        sql = nil
+    convenience init(row: Row, layout: DecodingLayout, recordType: Any.Type, dateStrategy: DatabaseDateDecodingStrategy) {
+        self.init(
+            source: (nil, row.databaseValues, nil), columnNames: row.columnNames, layout: layout, recordType: recordType,
+            dateStrategy: dateStrategy)
+    }
+
+    /// A decoder that reads `source`: SQLite's statement (with its SQL), or the values of one row.
+    private init(
+        source: (sqliteStatement: OpaquePointer?, rowValues: [DatabaseValue], sql: String?), columnNames: [String],
+        layout: DecodingLayout, recordType: Any.Type, dateStrategy: DatabaseDateDecodingStrategy
+    ) {
+        sqliteStatement = source.sqliteStatement
+        rowValues = source.rowValues
+        self.columnNames = columnNames
+        sql = source.sql
         self.layout = layout
         self.recordType = recordType
         self.dateStrategy = dateStrategy

@@ -244,33 +244,24 @@ package protocol SQLDialect: Sendable {
 }
 
 /// What the raw SQL scanner reads, besides what every dialect shares.
-package struct SQLLexicalRules: Sendable, Equatable {
-    /// `E'…'` strings take backslash escapes.
-    package var escapeStrings: Bool
-    /// `` `name` `` and `[name]` quote identifiers.
-    package var backtickAndBracketIdentifiers: Bool
-    /// `::` is an operator (a cast), not a parameter.
-    package var doubleColonOperator: Bool
-    /// `$1` is a numbered parameter.
-    package var numberedDollarParameters: Bool
-    /// `$$…$$` and `$tag$…$tag$` are strings.
-    package var dollarQuotedStrings: Bool
+package struct SQLLexicalRules: OptionSet, Sendable {
+    package let rawValue: UInt8
 
-    package init(
-        escapeStrings: Bool, backtickAndBracketIdentifiers: Bool, doubleColonOperator: Bool,
-        numberedDollarParameters: Bool, dollarQuotedStrings: Bool
-    ) {
-        self.escapeStrings = escapeStrings
-        self.backtickAndBracketIdentifiers = backtickAndBracketIdentifiers
-        self.doubleColonOperator = doubleColonOperator
-        self.numberedDollarParameters = numberedDollarParameters
-        self.dollarQuotedStrings = dollarQuotedStrings
-    }
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// `E'…'` strings take backslash escapes.
+    package static let escapeStrings = SQLLexicalRules(rawValue: 1 << 0)
+    /// `` `name` `` and `[name]` quote identifiers.
+    package static let backtickAndBracketIdentifiers = SQLLexicalRules(rawValue: 1 << 1)
+    /// `::` is an operator (a cast), not a parameter.
+    package static let doubleColonOperator = SQLLexicalRules(rawValue: 1 << 2)
+    /// `$1` is a numbered parameter.
+    package static let numberedDollarParameters = SQLLexicalRules(rawValue: 1 << 3)
+    /// `$$…$$` and `$tag$…$tag$` are strings.
+    package static let dollarQuotedStrings = SQLLexicalRules(rawValue: 1 << 4)
 
     /// SQLite's rules.
-    package static let sqlite = SQLLexicalRules(
-        escapeStrings: false, backtickAndBracketIdentifiers: true, doubleColonOperator: false,
-        numberedDollarParameters: false, dollarQuotedStrings: false)
+    package static let sqlite: SQLLexicalRules = [.backtickAndBracketIdentifiers]
 }
 
 /// A kind of schema object, for ``SQLDialect/schemaObjectExists(_:kind:name:)``.
