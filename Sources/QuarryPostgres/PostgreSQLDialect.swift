@@ -37,7 +37,12 @@ package struct PostgreSQLDialect: SQLDialect {
     /// (<https://www.postgresql.org/docs/15/sql-syntax-lexical.html>); no
     /// backtick or bracket identifiers.
     package var lexicalRules: SQLLexicalRules {
-        [.escapeStrings, .doubleColonOperator, .numberedDollarParameters, .dollarQuotedStrings]
+        var rules = SQLLexicalRules()
+        rules.escapeStrings = true
+        rules.doubleColonOperator = true
+        rules.numberedDollarParameters = true
+        rules.dollarQuotedStrings = true
+        return rules
     }
 
     // MARK: - Quoting & literals

@@ -96,14 +96,14 @@ enum SQLScanner {
             switch scalar {
             case "'":
                 // PostgreSQL's escape strings (E'…') take backslash escapes.
-                let isEscapeString = rules.contains(.escapeStrings) && index > 0 && (scalars[index - 1] == "E" || scalars[index - 1] == "e")
+                let isEscapeString = rules.escapeStrings && index > 0 && (scalars[index - 1] == "E" || scalars[index - 1] == "e")
                     && (index < 2 || !isNameScalar(scalars[index - 2]))
                 copyQuoted(close: "'", doubling: true, backslashEscapes: isEscapeString)
             case "\"":
                 copyQuoted(close: "\"", doubling: true)
-            case "`" where rules.contains(.backtickAndBracketIdentifiers):
+            case "`" where rules.backtickAndBracketIdentifiers:
                 copyQuoted(close: "`", doubling: true)
-            case "[" where rules.contains(.backtickAndBracketIdentifiers):
+            case "[" where rules.backtickAndBracketIdentifiers:
                 copyQuoted(close: "]", doubling: false)
             case "-" where next == "-":
                 while index < scalars.count, scalars[index] != "\n" {
@@ -126,17 +126,17 @@ enum SQLScanner {
                 flush()
                 tokens.append(.semicolon)
                 index += 1
-            case ":" where rules.contains(.doubleColonOperator) && next == ":":
+            case ":" where rules.doubleColonOperator && next == ":":
                 // The cast operator, `x::int`.
                 text.append(contentsOf: [":", ":"])
                 index += 2
-            case "$" where rules.contains(.numberedDollarParameters) && next.map(isDigit) == true:
+            case "$" where rules.numberedDollarParameters && next.map(isDigit) == true:
                 // PostgreSQL's own numbered parameter, `$1`.
                 index += 1
                 let digits = readDigits()
                 flush()
                 tokens.append(.parameter(.positional(Int(digits) ?? 0)))
-            case "$" where rules.contains(.dollarQuotedStrings) && dollarQuoteLength(at: index) != nil:
+            case "$" where rules.dollarQuotedStrings && dollarQuoteLength(at: index) != nil:
                 // A dollar-quoted string, `$$…$$` or `$tag$…$tag$`, copied whole.
                 let length = dollarQuoteLength(at: index) ?? 2
                 let delimiter = Array(scalars[index..<(index + length)])

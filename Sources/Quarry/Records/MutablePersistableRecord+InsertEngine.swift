@@ -81,33 +81,19 @@ extension MutablePersistableRecord {
         // last, since a server has no last inserted rowid.
         let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
         let idSQL = db.sqlDialect.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
-        var inserted: InsertionSuccess?
-        var ignored = false
-        try aroundInsert(db) {
-            if inserted != nil { throw Self.callbackMisuse("aroundInsert") }
+        let inserted = try aroundInsertOnce(db) {
             let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
             // With a clause: INSERT … ON CONFLICT … DO NOTHING, or DO UPDATE.
             let (plan, values) = try insertPlan(
                 db, container, schema, clause: clause, otherwise: .insert, conflict, returning: returning)
-            var returnedID: Int64?
-            if selectionSQL != nil {
-                let result = try fetch(plan, values, idSQL != nil)
-                returnedID = result.id
-                ignored = !result.written
-            } else if idSQL != nil {
-                returnedID = try plan.returnedID(values, db)
-                ignored = returnedID == nil
-            } else {
-                try plan.execute(values, db)
-                ignored = (clause != nil || conflict == .ignore) && db.changesCount == 0
-            }
+            let (returnedRow, returnedID) = try Self.runInsert(
+                plan, values, db, selects: selectionSQL != nil, returnsID: idSQL != nil, fetch: fetch)
+            let ignored = returnedRow.map { !$0 } ?? ((clause != nil || conflict == .ignore) && db.changesCount == 0)
             let success = InsertionSuccess(
                 rowID: returnedID ?? db.lastInsertedRowID, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
-            inserted = success
-            return success
+            return (success, ignored)
         }
-        guard let inserted else { throw Self.callbackMisuse("aroundInsert") }
-        if ignored { return nil }
+        guard let inserted else { return nil }
         didInsert(inserted)
         return (inserted, schema)
     }

@@ -56,31 +56,15 @@ extension MutablePersistableRecord {
         let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
         let (plan, values) = try insertPlan(
             db, container, schema, clause: clause, otherwise: .upsert, .abort, returning: returning)
-        var inserted: InsertionSuccess?
-        // A DO NOTHING, or a DO UPDATE whose WHERE is false, writes no row.
-        var skipped = false
-        try aroundInsert(db) {
-            if inserted != nil { throw Self.callbackMisuse("aroundInsert") }
-            var rowID: Int64?
-            var returnedRow = false
-            if selectionSQL != nil {
-                let result = try fetch(plan, values, idSQL != nil)
-                returnedRow = result.written
-                rowID = result.id
-            } else if idSQL != nil {
-                rowID = try plan.returnedID(values, db)
-                returnedRow = rowID != nil
-            } else {
-                try plan.execute(values, db)
-            }
-            skipped = clause != nil && (returning.isEmpty ? db.changesCount == 0 : !returnedRow)
-            let success = InsertionSuccess(
-                rowID: rowID ?? 0, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
-            inserted = success
-            return success
+        let inserted = try aroundInsertOnce(db) {
+            let (returnedRow, rowID) = try Self.runInsert(
+                plan, values, db, selects: selectionSQL != nil, returnsID: idSQL != nil, fetch: fetch)
+            // A DO NOTHING, or a DO UPDATE whose WHERE is false, writes no row.
+            let skipped = clause != nil && (returnedRow.map { !$0 } ?? (db.changesCount == 0))
+            let success = InsertionSuccess(rowID: rowID ?? 0, rowIDColumn: schema.rowIDColumn, persistenceContainer: container)
+            return (success, skipped)
         }
-        guard let inserted else { throw Self.callbackMisuse("aroundInsert") }
-        if skipped { return nil }
+        guard let inserted else { return nil }
         didInsert(inserted)
         return (inserted, schema)
     }

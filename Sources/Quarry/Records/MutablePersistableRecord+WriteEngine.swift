@@ -45,7 +45,51 @@ extension MutablePersistableRecord {
         return record
     }
 
+    /// Runs the INSERT of `plan`: through `fetch` when the statement returns
+    /// the selection, reading the returned id alone when it returns only that,
+    /// or to its end. Returns whether a row came back (nil when the statement
+    /// returns nothing) and the id it returned, if any. Shared by the insert
+    /// and upsert engines.
+    @inline(__always)
+    static func runInsert(
+        _ plan: StatementPlan, _ values: [DatabaseValue], _ db: Database, selects: Bool, returnsID: Bool,
+        fetch: (_ plan: StatementPlan, _ values: [DatabaseValue], _ idInLastColumn: Bool) throws -> (written: Bool, id: Int64?)
+    ) throws -> (returnedRow: Bool?, id: Int64?) {
+        if selects {
+            let result = try fetch(plan, values, returnsID)
+            return (result.written, result.id)
+        }
+        if returnsID {
+            let id = try plan.returnedID(values, db)
+            return (id != nil, id)
+        }
+        try plan.execute(values, db)
+        return (nil, nil)
+    }
+
     // MARK: - Callbacks
+
+    /// aroundInsert { `body` }, checking that the callback ran its closure
+    /// once: the callbacks of the insert and upsert engines, which call
+    /// didInsert after. `body` runs the INSERT and tells whether it wrote no
+    /// row (ignored, or skipped by its ON CONFLICT clause); then the result
+    /// is nil.
+    @inline(__always)
+    func aroundInsertOnce(
+        _ db: Database, _ body: () throws -> (success: InsertionSuccess, wroteNoRow: Bool)
+    ) throws -> InsertionSuccess? {
+        var inserted: InsertionSuccess?
+        var wroteNoRow = false
+        try aroundInsert(db) {
+            if inserted != nil { throw Self.callbackMisuse("aroundInsert") }
+            let result = try body()
+            inserted = result.success
+            wroteNoRow = result.wroteNoRow
+            return result.success
+        }
+        guard let inserted else { throw Self.callbackMisuse("aroundInsert") }
+        return wroteNoRow ? nil : inserted
+    }
 
     /// The misuse error of an `around…` callback that did not call its
     /// closure, called it twice, or swallowed the error it threw (then the

@@ -243,25 +243,29 @@ package protocol SQLDialect: Sendable {
     func boundValueLimit(_ db: Database) -> Int
 }
 
-/// What the raw SQL scanner reads, besides what every dialect shares.
-package struct SQLLexicalRules: OptionSet, Sendable {
-    package let rawValue: UInt8
-
-    package init(rawValue: UInt8) { self.rawValue = rawValue }
-
+/// What the raw SQL scanner reads, besides what every dialect shares; each
+/// rule is off unless a dialect turns it on.
+package struct SQLLexicalRules: Sendable, Equatable {
     /// `E'…'` strings take backslash escapes.
-    package static let escapeStrings = SQLLexicalRules(rawValue: 1 << 0)
+    package var escapeStrings = false
     /// `` `name` `` and `[name]` quote identifiers.
-    package static let backtickAndBracketIdentifiers = SQLLexicalRules(rawValue: 1 << 1)
+    package var backtickAndBracketIdentifiers = false
     /// `::` is an operator (a cast), not a parameter.
-    package static let doubleColonOperator = SQLLexicalRules(rawValue: 1 << 2)
+    package var doubleColonOperator = false
     /// `$1` is a numbered parameter.
-    package static let numberedDollarParameters = SQLLexicalRules(rawValue: 1 << 3)
+    package var numberedDollarParameters = false
     /// `$$…$$` and `$tag$…$tag$` are strings.
-    package static let dollarQuotedStrings = SQLLexicalRules(rawValue: 1 << 4)
+    package var dollarQuotedStrings = false
 
-    /// SQLite's rules.
-    package static let sqlite: SQLLexicalRules = [.backtickAndBracketIdentifiers]
+    package init() {}
+
+    /// SQLite's rules: backticks and brackets quote identifiers, as in MySQL
+    /// and SQL Server.
+    package static let sqlite: SQLLexicalRules = {
+        var rules = SQLLexicalRules()
+        rules.backtickAndBracketIdentifiers = true
+        return rules
+    }()
 }
 
 /// A kind of schema object, for ``SQLDialect/schemaObjectExists(_:kind:name:)``.
