@@ -36,6 +36,9 @@ package struct PostgreSQLDialect: SQLDialect {
     /// E'' strings, `::` casts, `$1` parameters and dollar quotes
     /// (<https://www.postgresql.org/docs/15/sql-syntax-lexical.html>); no
     /// backtick or bracket identifiers.
+    /// <https://www.postgresql.org/docs/15/sql-expressions.html#SQL-EXPRESSIONS-PARAMETERS-POSITIONAL>
+    package func parameter(_ number: Int) -> String { "$\(number)" }
+
     package var lexicalRules: SQLLexicalRules {
         var rules = SQLLexicalRules()
         rules.escapeStrings = true

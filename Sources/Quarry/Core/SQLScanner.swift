@@ -177,7 +177,8 @@ enum SQLScanner {
     }
 
     /// The statements of a script, for a database server: each with its
-    /// parameters written `$1…$n`, and the values they take from `arguments`.
+    /// parameters written as the dialect numbers them (`$1…$n` on
+    /// PostgreSQL), and the values they take from `arguments`.
     /// Positional arguments are consumed by the statements in order, as
     /// ``Database/execute(sql:arguments:)`` does on SQLite; `?NNN` and `$NNN`
     /// number the positional arguments of their own statement. Statements
@@ -224,7 +225,7 @@ enum SQLScanner {
                     }
                     values.append(value)
                 }
-                text += "$\(values.count)"
+                text += dialect.parameter(values.count)
             }
         }
         finish()

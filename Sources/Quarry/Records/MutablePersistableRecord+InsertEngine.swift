@@ -84,8 +84,9 @@ extension MutablePersistableRecord {
         let inserted = try aroundInsertOnce(db) {
             let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
             // With a clause: INSERT … ON CONFLICT … DO NOTHING, or DO UPDATE.
-            let (plan, values) = try insertPlan(
-                db, container, schema, clause: clause, otherwise: .insert, conflict, returning: returning)
+            var values = container.databaseValues
+            let plan = try insertPlan(
+                db, container, schema, clause: clause, otherwise: .insert, conflict, returning: returning, values: &values)
             let (returnedRow, returnedID) = try Self.runInsert(
                 plan, values, db, selects: selectionSQL != nil, returnsID: idSQL != nil, fetch: fetch)
             let ignored = returnedRow.map { !$0 } ?? ((clause != nil || conflict == .ignore) && db.changesCount == 0)

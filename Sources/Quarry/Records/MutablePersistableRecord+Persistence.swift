@@ -138,18 +138,19 @@ extension MutablePersistableRecord {
         return (plan, clauseValues)
     }
 
-    /// The plan of the INSERT of `container` and the values it binds: under
-    /// the `ON CONFLICT` clause of a controlled upsert when there is one,
-    /// otherwise as `kind` with `conflict`.
+    /// The plan of the INSERT of `container`: under the `ON CONFLICT` clause
+    /// of a controlled upsert when there is one (whose values are appended
+    /// to `values`), otherwise as `kind` with `conflict`.
+    @inline(__always)
     func insertPlan(
         _ db: Database, _ container: PersistenceContainer, _ schema: TableSchema, clause: UpsertClause?,
-        otherwise kind: RecordStatementKey.Kind, _ conflict: ConflictResolution, returning: String
-    ) throws -> (plan: StatementPlan, values: [DatabaseValue]) {
-        guard let clause else {
-            return (try insertPlan(db, container, schema, kind, conflict, returning: returning), container.databaseValues)
-        }
+        otherwise kind: RecordStatementKey.Kind, _ conflict: ConflictResolution, returning: String,
+        values: inout [DatabaseValue]
+    ) throws -> StatementPlan {
+        guard let clause else { return try insertPlan(db, container, schema, kind, conflict, returning: returning) }
         let controlled = try insertPlan(db, container, schema, clause: clause, returning: returning)
-        return (controlled.plan, container.databaseValues + controlled.clauseValues)
+        values += controlled.clauseValues
+        return controlled.plan
     }
 
     // MARK: - Update

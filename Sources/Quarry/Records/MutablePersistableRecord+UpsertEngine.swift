@@ -54,8 +54,9 @@ extension MutablePersistableRecord {
         let idSQL = schema.hasRowID ? "rowid" : db.sqlDialect.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
         let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
         let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
-        let (plan, values) = try insertPlan(
-            db, container, schema, clause: clause, otherwise: .upsert, .abort, returning: returning)
+        var values = container.databaseValues
+        let plan = try insertPlan(
+            db, container, schema, clause: clause, otherwise: .upsert, .abort, returning: returning, values: &values)
         let inserted = try aroundInsertOnce(db) {
             let (returnedRow, rowID) = try Self.runInsert(
                 plan, values, db, selects: selectionSQL != nil, returnsID: idSQL != nil, fetch: fetch)

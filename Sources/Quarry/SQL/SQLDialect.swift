@@ -36,6 +36,10 @@ package protocol SQLDialect: Sendable {
     /// `"…"`, comments, `?`, `:name`).
     var lexicalRules: SQLLexicalRules { get }
 
+    /// How the parameter `number` (from 1) of a statement sent to a server
+    /// is written: `$1` on PostgreSQL. (SQLite binds raw SQL as written.)
+    func parameter(_ number: Int) -> String
+
     // MARK: - Quoting & literals
 
     /// The SQL literal of `value` as the DEFAULT of a column of `columnType`

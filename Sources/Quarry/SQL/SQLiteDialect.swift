@@ -24,6 +24,9 @@ package struct SQLiteDialect: SQLDialect {
 
     package var lexicalRules: SQLLexicalRules { .sqlite }
 
+    /// `?NNN`: a server that speaks SQLite's SQL (the tests' stand-in).
+    package func parameter(_ number: Int) -> String { "?\(number)" }
+
     // MARK: - Quoting & literals
 
     package func literal(_ value: DatabaseValue, columnType: DatabaseColumnType?) -> String {

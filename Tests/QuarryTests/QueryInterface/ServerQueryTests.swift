@@ -39,7 +39,7 @@ struct ServerQueryTests {
         let players = try request.fetchAll(db)
         #expect(players == (try local { try request.fetchAll($0) }))
         #expect(players.map(\.name) == ["Cheng", "Barbara", "Arthur"])
-        #expect(server.received.last?.sql == #"SELECT * FROM "player" WHERE "score" > $1 ORDER BY "name" DESC LIMIT $2"#)
+        #expect(server.received.last?.sql == #"SELECT * FROM "player" WHERE "score" > ?1 ORDER BY "name" DESC LIMIT ?2"#)
         #expect(server.received.last?.values == [.integer(60), .integer(3)])
         #expect(try QPlayer.filter(\.teamID == nil).fetchCount(db) == 2)
         #expect(try QPlayer.filter(\.score > 1000).fetchExists(db) == false)
@@ -95,7 +95,7 @@ struct ServerQueryTests {
     @Test func batchWritesAndReturningRunOnTheServer() throws {
         let (db, server) = try makeDatabase()
         #expect(try QPlayer.filter(\.teamID == nil).updateAll(db, \.score += 5) == 2)
-        #expect(server.received.last?.sql == #"UPDATE "player" SET "score" = "score" + $1 WHERE "team_id" IS NULL"#)
+        #expect(server.received.last?.sql == #"UPDATE "player" SET "score" = "score" + ?1 WHERE "team_id" IS NULL"#)
         let ids = try QPlayer.filter(\.score > 200).updateAll(db, [\.bonus <- 1], returning: \.id, \.bonus)
         #expect(ids.map { [$0.0, Int64($0.1)] } == [[2, 1]])
         let promoted = try QPlayer.filter(\.id == 4).updateAndFetchAll(db, \.teamID <- 3)

@@ -40,7 +40,7 @@ struct ServerRecordTests {
         try first.insert(db)
         #expect(first.id == 1)
         // SQLite reports no DEFAULT for an INTEGER PRIMARY KEY: the NULL id is sent.
-        #expect(server.received.last?.sql == #"INSERT INTO "item" ("id", "name", "stock") VALUES ($1, $2, $3) RETURNING "id""#)
+        #expect(server.received.last?.sql == #"INSERT INTO "item" ("id", "name", "stock") VALUES (?1, ?2, ?3) RETURNING "id""#)
         #expect(server.received.last?.values == [.null, .text("apple"), .integer(3)])
         var second = Item(id: 10, name: "pear", stock: 0)
         try second.insert(db)
@@ -59,7 +59,7 @@ struct ServerRecordTests {
         let stored = try item.insertAndFetch(db)
         #expect(stored == Item(id: 1, name: "apple", stock: 3, createdAt: "today"))
         #expect(item.id == 1)
-        #expect(server.received.last?.sql == #"INSERT INTO "item" ("id", "name", "stock") VALUES ($1, $2, $3) RETURNING *, "id""#)
+        #expect(server.received.last?.sql == #"INSERT INTO "item" ("id", "name", "stock") VALUES (?1, ?2, ?3) RETURNING *, "id""#)
         let row = try Item(id: nil, name: "pear", stock: 1).inserted(db)
         #expect(row.id == 2)
     }
@@ -79,7 +79,7 @@ struct ServerRecordTests {
         var item = try Item(id: nil, name: "apple", stock: 3).inserted(db)
         item.stock = 7
         try item.update(db)
-        #expect(server.received.last?.sql == #"UPDATE "item" SET "name" = $1, "stock" = $2, "created_at" = $3 WHERE "id" = $4"#)
+        #expect(server.received.last?.sql == #"UPDATE "item" SET "name" = ?1, "stock" = ?2, "created_at" = ?3 WHERE "id" = ?4"#)
         #expect(try Item.fetchOne(db, key: 1)?.stock == 7)
         #expect(try item.updateChanges(db) { $0.stock = 9 })
         #expect(try Item.fetchOne(db, key: ["name": "apple"])?.stock == 9)
@@ -135,14 +135,14 @@ struct ServerRecordTests {
         #expect(items.map(\.id) == [1, 5, 6])
         let inserts = server.received[before...].filter { $0.sql.hasPrefix("INSERT") }
         #expect(inserts.map(\.sql) == [
-            #"INSERT INTO "item" ("id", "name", "stock") VALUES ($1, $2, $3), ($4, $5, $6), ($7, $8, $9) RETURNING "id""#,
+            #"INSERT INTO "item" ("id", "name", "stock") VALUES (?1, ?2, ?3), (?4, ?5, ?6), (?7, ?8, ?9) RETURNING "id""#,
         ])
         #expect(inserts.first?.values == [.null, .text("a"), .integer(1), .integer(5), .text("b"), .integer(2), .null, .text("c"), .integer(3)])
         let beforeFetch = server.received.count
         let fetched = try Item.insertAllAndFetch(db, [Item(id: nil, name: "d", stock: 4), Item(id: nil, name: "e", stock: 5)])
         #expect(fetched == [Item(id: 7, name: "d", stock: 4, createdAt: "today"), Item(id: 8, name: "e", stock: 5, createdAt: "today")])
         #expect(server.received[beforeFetch...].filter { $0.sql.hasPrefix("INSERT") }.map(\.sql) == [
-            #"INSERT INTO "item" ("id", "name", "stock") VALUES ($1, $2, $3), ($4, $5, $6) RETURNING *, "id""#,
+            #"INSERT INTO "item" ("id", "name", "stock") VALUES (?1, ?2, ?3), (?4, ?5, ?6) RETURNING *, "id""#,
         ])
         // All or none: a duplicate name undoes the records inserted before it.
         #expect(throws: DatabaseError.self) {
