@@ -107,9 +107,9 @@ def read_run(path):
     return (provenance[0] if provenance else path.name), rows
 
 
-def seam_table():
+def seam_table(directory):
     names = ["before-1", "after-1", "before-2", "after-2"]
-    runs = {name: read_run(SEAM_RUNS / f"{name}.csv") for name in names}
+    runs = {name: read_run(directory / f"{name}.csv") for name in names}
     medians = {}
     for name, (_, rows) in runs.items():
         for row in rows:
@@ -125,7 +125,7 @@ def seam_table():
         out.append(
             f"| {workload} | {before[0]:.1f}, {before[1]:.1f} | {after[0]:.1f}, {after[1]:.1f} "
             f"| {sum(after) / sum(before):.2f}x | {sum(raw_after) / sum(raw_before):.2f}x |")
-    out += ["", "Medians of 5 repetitions, from `results/seam-before-after/` (" +
+    out += ["", f"Medians of 5 repetitions, from `{directory.relative_to(ROOT / 'Benchmarks')}/` (" +
             "; ".join(f"{name}: {runs[name][0]}" for name in names) + ")."]
     return out
 
@@ -149,7 +149,8 @@ def main():
         (ROOT / "README.md", "performance", summary_table(provenance, rows)),
         (ROOT / "Benchmarks" / "README.md", "latest-run", full_table(provenance, rows)),
         (ROOT / "Benchmarks" / "README.md", "targets", targets_table(provenance, rows)),
-        (ROOT / "Benchmarks" / "README.md", "seam-before-after", seam_table()),
+        (ROOT / "Benchmarks" / "README.md", "seam-before-after", seam_table(SEAM_RUNS)),
+        (ROOT / "Benchmarks" / "README.md", "seam-first-set", seam_table(SEAM_RUNS / "first-set")),
     ]
     stale = []
     for path, name, lines in targets:
