@@ -249,6 +249,11 @@ package struct PostgreSQLDialect: SQLDialect {
     package var statementTimeoutSQL: String? { "SELECT set_config('statement_timeout', ?, false)" }
 
     /// <https://www.postgresql.org/docs/15/transaction-iso.html#XACT-REPEATABLE-READ>
+    /// Writes then fail with SQLSTATE 25006 (read_only_sql_transaction),
+    /// which Quarry reports as `SQLITE_READONLY`.
+    /// https://www.postgresql.org/docs/15/sql-set-transaction.html
+    package var readOnlySessionSQL: String? { "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY" }
+
     package var beginReadOnlyTransactionSQL: String { "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY" }
 
     // MARK: - Limits

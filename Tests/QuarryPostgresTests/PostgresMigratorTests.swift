@@ -7,6 +7,7 @@ import Foundation
 import Logging
 import Quarry
 import QuarryPostgres
+import Synchronization
 import Testing
 
 extension PostgresTestServer {
@@ -94,9 +95,11 @@ struct PostgresMigratorTests {
             var configured = migrator(["a"])
             configured.logger = recorder.logger
             let waiting = configured
+            let lockTaken = Mutex(false)
             let holder = Task {
                 try await pool.write { db -> (pid: Int?, sawNotice: Bool) in
                     try db.execute(sql: "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.' || 'quarry_migrations'))")
+                    lockTaken.withLock { $0 = true }
                     let pid = try Int.fetchOne(db, sql: "SELECT pg_backend_pid()")
                     let deadline = ContinuousClock.now + .seconds(20)
                     while !recorder.sawNotice, ContinuousClock.now < deadline {
@@ -105,11 +108,11 @@ struct PostgresMigratorTests {
                     return (pid, recorder.sawNotice)
                 }
             }
-            // The holder's lock is taken before the migrator starts.
+            // The holder's lock is taken before the migrator starts. (Counting
+            // the server's advisory locks instead raced with other tests that
+            // hold some.)
             let start = ContinuousClock.now
-            while try await pool.read({ db in
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
-            }) == 0, ContinuousClock.now - start < .seconds(20) {
+            while !lockTaken.withLock({ $0 }), ContinuousClock.now - start < .seconds(20) {
                 try await Task.sleep(for: .milliseconds(10))
             }
             try await waiting.migrate(pool)

@@ -17,6 +17,10 @@ import Tracing
 /// ```
 public struct Configuration: Sendable {
     /// Opens the database read-only: every write throws `SQLITE_READONLY`.
+    ///
+    /// On PostgreSQL, each connection's transactions are read-only
+    /// (`SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY`), and a write
+    /// fails with SQLSTATE 25006, reported as `SQLITE_READONLY` too.
     public var readonly = false
 
     /// Enforces foreign keys (`PRAGMA foreign_keys = ON`, <https://www.sqlite.org/foreignkeys.html>).

@@ -183,11 +183,15 @@ public final class Database {
         instrumentation = nil
         sqliteConnection = nil
         connection = ServerConnection(driver: server)
-        // Of the configuration, only the preparation steps apply to a server
-        // (`SET search_path`, say), in the same order as on SQLite: the steps
-        // added with `prepareDatabase(_:)`, then the `prepareDatabase`
-        // property. The other options configure SQLite.
+        // Of the configuration, `readonly`, the statement time limit and the
+        // preparation steps apply to a server (`SET search_path`, say), in
+        // the same order as on SQLite: the steps added with
+        // `prepareDatabase(_:)`, then the `prepareDatabase` property. The
+        // other options configure SQLite.
         do {
+            if configuration.readonly, let sql = sqlDialect.readOnlySessionSQL {
+                try execute(sql: sql)
+            }
             if let limit = configuration.maximumStatementDuration {
                 progressMonitor.statementLimit = Database.nanoseconds(limit)
                 try setServerStatementTimeout(progressMonitor.statementLimit)

@@ -238,6 +238,11 @@ package protocol SQLDialect: Sendable {
     /// Quarry enforces it itself (SQLite's progress handler).
     var statementTimeoutSQL: String? { get }
 
+    /// The statement that makes every later transaction of a server
+    /// connection read-only, for `Configuration.readonly`; nil where the
+    /// connection itself opens read-only (SQLite).
+    var readOnlySessionSQL: String? { get }
+
     /// The statement that starts a read-only transaction that sees one snapshot.
     var beginReadOnlyTransactionSQL: String { get }
 

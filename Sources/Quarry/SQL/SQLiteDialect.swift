@@ -175,6 +175,8 @@ package struct SQLiteDialect: SQLDialect {
 
     package var statementTimeoutSQL: String? { nil }
     package var beginReadOnlyTransactionSQL: String { "BEGIN DEFERRED TRANSACTION" }
+    /// SQLite opens the file read-only (`SQLITE_OPEN_READONLY`).
+    package var readOnlySessionSQL: String? { nil }
 
     // MARK: - Limits
 

@@ -339,15 +339,20 @@ import Testing
         }
     }
 
-    // SQLite only for now: a PostgresDatabasePool opened with
-    // `Configuration.readonly` still writes (the migration succeeds there).
-    @Test func readOnlyDatabaseFails() throws {
-        let directory = try TemporaryDirectory()
-        _ = try DatabaseQueue(path: directory.path())
-        var configuration = Configuration()
-        configuration.readonly = true
-        let readonly = try DatabaseQueue(path: directory.path(), configuration: configuration)
-        let error = #expect(throws: DatabaseError.self) { try loggingMigrator().migrate(readonly) }
-        #expect(error?.resultCode == .SQLITE_READONLY)
+    @Test(arguments: Backend.all) func readOnlyDatabaseFails(_ backend: Backend) throws {
+        try backend.withSharedDatabase { open in
+            _ = try open(Configuration())
+            var configuration = Configuration()
+            configuration.readonly = true
+            let readonly = try open(configuration)
+            let error = #expect(throws: DatabaseError.self) { try loggingMigrator().migrate(readonly) }
+            #expect(error?.resultCode == .SQLITE_READONLY)
+            let write = #expect(throws: DatabaseError.self) {
+                try readonly.write { db in try db.execute(sql: "CREATE TABLE t (a INTEGER)") }
+            }
+            #expect(write?.resultCode == .SQLITE_READONLY)
+            if backend.isPostgreSQL { #expect(write?.sqlState == "25006") }
+            #expect(try readonly.read { db in try Int.fetchOne(db, sql: "SELECT 1") } == 1)
+        }
     }
 }
