@@ -35,14 +35,20 @@ README_NAMES = {
 }
 
 
-def read_results():
-    with RESULTS.open(encoding="utf-8") as file:
+def read_run(path, unnamed):
+    """The provenance line of a results file (`unnamed` without one) and its rows."""
+    with path.open(encoding="utf-8") as file:
         lines = file.read().splitlines()
     provenance = [line[1:].strip() for line in lines if line.startswith("#")]
     rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
+    return (provenance[0] if provenance else unnamed), rows
+
+
+def read_results():
+    provenance, rows = read_run(RESULTS, "quarry-bench run")
     if not rows:
         raise SystemExit(f"tables.py: {RESULTS} has no rows")
-    return (provenance[0] if provenance else "quarry-bench run"), rows
+    return provenance, rows
 
 
 def full_table(provenance, rows):
@@ -99,17 +105,9 @@ def targets_table(provenance, rows):
     return out
 
 
-def read_run(path):
-    with path.open(encoding="utf-8") as file:
-        lines = file.read().splitlines()
-    provenance = [line[1:].strip() for line in lines if line.startswith("#")]
-    rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
-    return (provenance[0] if provenance else path.name), rows
-
-
 def seam_table(directory):
     names = ["before-1", "after-1", "before-2", "after-2"]
-    runs = {name: read_run(directory / f"{name}.csv") for name in names}
+    runs = {name: read_run(directory / f"{name}.csv", f"{name}.csv") for name in names}
     medians = {}
     for name, (_, rows) in runs.items():
         for row in rows:

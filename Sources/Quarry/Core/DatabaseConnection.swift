@@ -15,7 +15,7 @@
 //
 // The other half of the seam is the dialect (SQL/SQLDialect.swift): every
 // spelling decision. What a backend cannot do at all is a
-// `DatabaseCapability`, refused by one check (`Database.require(_:)`).
+// `DatabaseCapability`, refused by one check (`Database.require(_:_:)`).
 
 /// A connection of a backend, as a `Database` uses it: SQLite's, or a
 /// database server's. Not public API: a backend is a target of this package.
@@ -136,7 +136,7 @@ struct RowReading<Result> {
 }
 
 /// What a backend may not support. A backend declares what it supports
-/// (`DatabaseConnection.supports(_:)`); `Database.require(_:)` refuses the
+/// (`DatabaseConnection.supports(_:)`); `Database.require(_:_:)` refuses the
 /// rest with one error shape.
 package enum DatabaseCapability: Sendable, CaseIterable {
     /// `Statement`, `makeStatement(sql:)` and `cachedStatement(sql:)`.
