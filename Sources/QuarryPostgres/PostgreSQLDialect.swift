@@ -220,8 +220,10 @@ package struct PostgreSQLDialect: SQLDialect {
 
     /// A transaction-level advisory lock keyed by the migrations table of the
     /// current schema. Before waiting for it, `willWait` gets the process id
-    /// of the server session that holds it.
-    package func lockMigrations(_ db: Database, table: String, willWait: (_ holder: Int?) -> Void) throws {
+    /// of the server session that holds it; the wait ends after `timeout`
+    /// (the transaction's `lock_timeout`, which bounds advisory locks too:
+    /// SQLSTATE `55P03`, rethrown with the holder's process id).
+    package func lockMigrations(_ db: Database, table: String, timeout: Duration?, willWait: (_ holder: Int?) -> Void) throws {
         let key = "hashtext(current_schema() || '.' || ?)"
         let arguments: StatementArguments = [table]
         if try Bool.fetchOne(db, sql: "SELECT pg_try_advisory_xact_lock(\(key))", arguments: arguments) == true { return }
@@ -236,7 +238,26 @@ package struct PostgreSQLDialect: SQLDialect {
             LIMIT 1
             """, arguments: arguments)
         willWait(holder)
-        try db.execute(sql: "SELECT pg_advisory_xact_lock(\(key))", arguments: arguments)
+        // The timeout bounds this wait only: the migration's own statements
+        // keep the session's lock_timeout.
+        var sessionLockTimeout: String?
+        if let timeout {
+            let (seconds, attoseconds) = timeout.components
+            let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            sessionLockTimeout = try String.fetchOne(db, sql: "SELECT current_setting('lock_timeout')")
+            try db.execute(sql: "SELECT set_config('lock_timeout', ?, true)", arguments: ["\(milliseconds)ms"])
+        }
+        do {
+            try db.execute(sql: "SELECT pg_advisory_xact_lock(\(key))", arguments: arguments)
+            if let sessionLockTimeout {
+                try db.execute(sql: "SELECT set_config('lock_timeout', ?, true)", arguments: [sessionLockTimeout])
+            }
+        } catch let error as DatabaseError where error.sqlState == "55P03" {
+            throw DatabaseError(
+                sqlState: "55P03",
+                message: "the migration lock is still held by another migrator (server process \(holder.map(String.init) ?? "unknown")) after \(timeout.map { "\($0)" } ?? "the lock timeout") (DatabaseMigrator.lockTimeout)",
+                sql: error.sql)
+        }
     }
 
     /// A server checks foreign keys in each statement (or at commit, for

@@ -77,6 +77,31 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// it fails.
     public var connectTimeout: Duration
 
+    /// How long a statement may wait for the server's answer before the
+    /// client gives up on it, closes its connection, and throws a
+    /// `DatabaseError` whose `isConnectionError` is true (for a `COMMIT`,
+    /// `isCommitOutcomeUnknown`). It bounds what the server cannot: a network
+    /// that drops every packet, a server that hangs. Nil waits forever.
+    ///
+    /// The server's own limit is `Configuration.maximumStatementDuration`
+    /// (PostgreSQL's `statement_timeout`), which cancels the statement and
+    /// keeps the connection; when it is set, the client waits at least that
+    /// long plus 5 seconds, so that the server's error arrives first.
+    /// Default: ``defaultStatementDeadline``, 2 minutes: raise it for
+    /// migrations that build large indexes.
+    public var statementDeadline: Duration? = PostgresConfiguration.defaultStatementDeadline
+
+    /// How long an access of a `PostgresDatabasePool` waits for a
+    /// connection when all of them are in use, before it throws a
+    /// `DatabaseError` whose `isBusy` is true. Nil waits forever. Default:
+    /// ``defaultAcquisitionTimeout``, 30 seconds.
+    public var acquisitionTimeout: Duration? = PostgresConfiguration.defaultAcquisitionTimeout
+
+    /// The default of ``statementDeadline``, 2 minutes.
+    public static let defaultStatementDeadline: Duration = .seconds(120)
+    /// The default of ``acquisitionTimeout``, 30 seconds.
+    public static let defaultAcquisitionTimeout: Duration = .seconds(30)
+
     /// The default port of PostgreSQL, 5432.
     public static let defaultPort = 5432
     /// The default connection timeout, 10 seconds.

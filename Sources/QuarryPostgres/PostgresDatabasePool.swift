@@ -5,6 +5,7 @@
 // `any DatabaseWriter` runs on both. What works on PostgreSQL so far is
 // listed in the DocC article "PostgreSQL"; SQLite-only features throw.
 
+import Logging
 import Quarry
 
 /// A pool of connections to a PostgreSQL server, used like a `DatabasePool`.
@@ -45,17 +46,39 @@ public final class PostgresDatabasePool: DatabaseWriter {
     /// address or password throws here, and up to `maximumConnectionCount`
     /// as accesses need them.
     ///
+    /// - Parameters:
+    ///   - postgresConfiguration: The server, the login, TLS, and the
+    ///     timeouts (``PostgresConfiguration/connectTimeout``,
+    ///     ``PostgresConfiguration/acquisitionTimeout``,
+    ///     ``PostgresConfiguration/statementDeadline``).
+    ///   - maximumConnectionCount: The most connections open at once (8 by
+    ///     default); mind the server's `max_connections` (100 by default),
+    ///     shared by every process and replica.
+    ///   - configuration: The SQL log, spans and metrics, the server's
+    ///     statement timeout (`maximumStatementDuration`), `readonly`, and
+    ///     the preparation steps of each connection.
+    ///   - connectionLogger: Where PostgresNIO logs its own events
+    ///     (connections, TLS, the protocol); nothing by default.
     /// - Throws: `DatabaseError` when the first connection fails.
     public init(
         _ postgresConfiguration: PostgresConfiguration, maximumConnectionCount: Int = 8,
-        configuration: Configuration = Configuration()
+        configuration: Configuration = Configuration(), connectionLogger: Logger? = nil
     ) throws {
         self.postgresConfiguration = postgresConfiguration
+        var connecting = postgresConfiguration
+        // The server's statement timeout answers first: the client waits longer.
+        if let limit = configuration.maximumStatementDuration, let deadline = connecting.statementDeadline,
+            deadline < limit + .seconds(5)
+        {
+            connecting.statementDeadline = limit + .seconds(5)
+        }
+        let logger = connectionLogger ?? PostgresSession.silentLogger
+        let keepsErrorDetail = configuration.publicStatementArguments
         pool = try DatabaseServerPool(
             description: postgresConfiguration.description, maximumConnectionCount: maximumConnectionCount,
-            configuration: configuration
-        ) {
-            try PostgresServerConnection.connect(to: postgresConfiguration)
+            acquisitionTimeout: postgresConfiguration.acquisitionTimeout, configuration: configuration
+        ) { [connecting] in
+            try PostgresServerConnection.connect(to: connecting, logger: logger, keepsErrorDetail: keepsErrorDetail)
         }
     }
 
@@ -64,10 +87,12 @@ public final class PostgresDatabasePool: DatabaseWriter {
     /// - Throws: ``PostgresURLError`` for a malformed URL, `DatabaseError`
     ///   when the first connection fails.
     public convenience init(
-        url: String, maximumConnectionCount: Int = 8, configuration: Configuration = Configuration()
+        url: String, maximumConnectionCount: Int = 8, configuration: Configuration = Configuration(),
+        connectionLogger: Logger? = nil
     ) throws {
         try self.init(
-            PostgresConfiguration(url: url), maximumConnectionCount: maximumConnectionCount, configuration: configuration)
+            PostgresConfiguration(url: url), maximumConnectionCount: maximumConnectionCount, configuration: configuration,
+            connectionLogger: connectionLogger)
     }
 
     /// Closes the connections. Later accesses throw.

@@ -12,6 +12,7 @@
 // that receives the request while it waits for a command ignores it.
 
 import Dispatch
+import Logging
 import Quarry
 import Synchronization
 
@@ -23,6 +24,8 @@ final class PostgresServerConnection: DatabaseServerConnection {
     private let running = RunningStatement()
     var dialect: any SQLDialect { PostgreSQLDialect() }
     var serverDescription: String { session.configuration.description }
+    var databaseName: String { session.configuration.database }
+    var isUsable: Bool { !session.isClosed }
 
     init(session: PostgresSession, backendPID: Int64) {
         self.session = session
@@ -31,8 +34,14 @@ final class PostgresServerConnection: DatabaseServerConnection {
 
     /// Connects, blocking the calling thread (on PostgresNIO's event loop,
     /// not on Swift's cooperative pool: see `PostgresSession.connectBlocking`).
-    static func connect(to configuration: PostgresConfiguration) throws -> PostgresServerConnection {
-        let session = try PostgresSession.connectBlocking(to: configuration)
+    ///
+    /// - parameters:
+    ///   - logger: where PostgresNIO logs.
+    ///   - keepsErrorDetail: whether errors keep the server's detail line.
+    static func connect(
+        to configuration: PostgresConfiguration, logger: Logger = PostgresSession.silentLogger, keepsErrorDetail: Bool = false
+    ) throws -> PostgresServerConnection {
+        let session = try PostgresSession.connectBlocking(to: configuration, logger: logger, keepsErrorDetail: keepsErrorDetail)
         do {
             let result = try session.executeBlocking(sql: "SELECT pg_backend_pid()")
             guard case .integer(let pid)? = result.rows.first?.first else {

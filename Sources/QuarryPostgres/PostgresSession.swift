@@ -105,10 +105,20 @@ public struct PostgresResultSet: Sendable, Hashable {
 /// Errors are `DatabaseError` values. Those of the server keep its
 /// SQLSTATE in `DatabaseError.sqlState` and its message in
 /// `DatabaseError.message`, with the SQL; the helpers such as
-/// `DatabaseError.isUniqueConstraintViolation` work as on SQLite.
-/// The error's detail (which can repeat the values of a row) and the
-/// arguments are left out, so that errors can be logged. Failures to
-/// connect name the host, port and database.
+/// `DatabaseError.isUniqueConstraintViolation` work as on SQLite, and
+/// `DatabaseError.constraintName`, `tableName` and `columnName` carry the
+/// server's fields. The error's detail (which can repeat the values of a
+/// row) and the arguments are left out, so that errors can be logged
+/// (a `PostgresDatabasePool` keeps the detail when
+/// `Configuration.publicStatementArguments` is set). Failures to connect
+/// name the host, port and database.
+///
+/// A lost connection throws SQLSTATE `08006` (connection failure), a
+/// statement sent on a closed one `08003` (connection does not exist), and
+/// a failed connection attempt `08001`: `DatabaseError.isConnectionError` is
+/// true for each. A statement that gets no answer within
+/// ``PostgresConfiguration/statementDeadline`` closes the connection and
+/// throws `08006`.
 ///
 /// ## Threads
 ///
@@ -127,10 +137,15 @@ public final class PostgresSession: Sendable {
 
     private let logger: Logger
 
-    private init(configuration: PostgresConfiguration, connection: PostgresConnection, logger: Logger) {
+    /// Whether errors keep the server's detail line, which can repeat the
+    /// values of a row (`DatabaseError.detail`).
+    let keepsErrorDetail: Bool
+
+    private init(configuration: PostgresConfiguration, connection: PostgresConnection, logger: Logger, keepsErrorDetail: Bool = false) {
         self.configuration = configuration
         self.connection = connection
         self.logger = logger
+        self.keepsErrorDetail = keepsErrorDetail
     }
 
     /// A logger that drops everything: the default of ``connect(to:logger:)``.
@@ -148,8 +163,8 @@ public final class PostgresSession: Sendable {
     ///   port and the database: with the server's SQLSTATE when the server
     ///   refused the login (`3D000` for a database that does not exist,
     ///   `28P01` for a wrong password, both with the result code
-    ///   `SQLITE_CANTOPEN`), and `SQLITE_CANTOPEN` without SQLSTATE when the
-    ///   server could not be reached in time.
+    ///   `SQLITE_CANTOPEN`), and SQLSTATE `08001` (also `SQLITE_CANTOPEN`,
+    ///   and `isConnectionError`) when the server could not be reached in time.
     public static func connect(to configuration: PostgresConfiguration, logger: Logger = silentLogger) async throws -> PostgresSession {
         let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
         let nioConfiguration: PostgresConnection.Configuration
@@ -176,7 +191,7 @@ public final class PostgresSession: Sendable {
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let connection = first else {
                     throw DatabaseError(
-                        resultCode: .SQLITE_CANTOPEN,
+                        sqlState: "08001",
                         message: "cannot connect to \(target): no answer within \(timeout.components.seconds) s (connect timeout)")
                 }
                 return connection
@@ -197,7 +212,12 @@ public final class PostgresSession: Sendable {
     /// thread pool, so it cannot deadlock when every thread of that pool is
     /// blocked in such a call. On an event loop thread it throws instead of
     /// waiting.
-    static func connectBlocking(to configuration: PostgresConfiguration, logger: Logger = silentLogger) throws -> PostgresSession {
+    ///
+    /// - parameter keepsErrorDetail: whether errors keep the server's detail
+    ///   line (`Configuration.publicStatementArguments`).
+    static func connectBlocking(
+        to configuration: PostgresConfiguration, logger: Logger = silentLogger, keepsErrorDetail: Bool = false
+    ) throws -> PostgresSession {
         let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
         if MultiThreadedEventLoopGroup.currentEventLoop != nil {
             throw DatabaseError(
@@ -223,7 +243,7 @@ public final class PostgresSession: Sendable {
             guard !state.isComplete else { return }
             state.isComplete = true
             promise.fail(DatabaseError(
-                resultCode: .SQLITE_CANTOPEN,
+                sqlState: "08001",
                 message: "cannot connect to \(target): no answer within \(timeout.components.seconds) s (connect timeout)"))
         }
         PostgresConnection.connect(on: eventLoop, configuration: nioConfiguration, id: nextID(), logger: logger)
@@ -244,7 +264,7 @@ public final class PostgresSession: Sendable {
         } catch {
             throw databaseError(connecting: error, target: target)
         }
-        return PostgresSession(configuration: configuration, connection: connection, logger: logger)
+        return PostgresSession(configuration: configuration, connection: connection, logger: logger, keepsErrorDetail: keepsErrorDetail)
     }
 
     /// Connects to the server of a `postgres://` URL: see
@@ -266,7 +286,7 @@ public final class PostgresSession: Sendable {
     /// - Throws: `DatabaseError`.
     @discardableResult
     public func execute(sql: String, arguments: [DatabaseValue] = []) async throws -> PostgresResultSet {
-        let future = try start(sql: sql, arguments: arguments)
+        let future = try answer(start(sql: sql, arguments: arguments), sql: sql)
         let result: PostgresQueryResult
         do {
             result = try await future.get()
@@ -295,7 +315,7 @@ public final class PostgresSession: Sendable {
                 message: "PostgresSession.executeBlocking was called on an event loop thread, where waiting would deadlock: use execute(sql:arguments:) with await",
                 sql: sql)
         }
-        let future = try start(sql: sql, arguments: arguments)
+        let future = try answer(start(sql: sql, arguments: arguments), sql: sql)
         let result: PostgresQueryResult
         do {
             result = try future.wait()
@@ -332,10 +352,7 @@ public final class PostgresSession: Sendable {
         // that the server or the network closes between this check and the
         // write is the remaining, narrow window.
         guard !connection.isClosed else {
-            throw DatabaseError(
-                resultCode: .SQLITE_MISUSE,
-                message: "the session to PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\" is closed",
-                sql: sql)
+            throw DatabaseError(sqlState: "08003", message: "the session to \(target) is closed", sql: sql)
         }
         guard arguments.count <= Int(UInt16.max) else {
             throw DatabaseError(
@@ -344,6 +361,43 @@ public final class PostgresSession: Sendable {
         }
         let query = PostgresQuery(unsafeSQL: sql, binds: PostgresArgument.bindings(arguments))
         return connection.query(query, logger: logger)
+    }
+
+    /// The answer of a statement sent on the connection, which fails after
+    /// ``PostgresConfiguration/statementDeadline`` (then the connection is
+    /// closed: the statement's fate and the connection's state are unknown).
+    private func answer(_ future: EventLoopFuture<PostgresQueryResult>, sql: String) -> EventLoopFuture<PostgresQueryResult> {
+        guard let deadline = configuration.statementDeadline else { return future }
+        let eventLoop = future.eventLoop
+        let promise = eventLoop.makePromise(of: PostgresQueryResult.self)
+        let connection = self.connection
+        let target = self.target
+        // Both callbacks run on `eventLoop`, one after the other: the first
+        // completes the promise.
+        let state = ConnectState()
+        let (seconds, attoseconds) = deadline.components
+        let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(clamping: seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue
+            + attoseconds / 1_000_000_000))) {
+            guard !state.isComplete else { return }
+            state.isComplete = true
+            connection.close().whenComplete { _ in }
+            promise.fail(DatabaseError(
+                sqlState: "08006",
+                message: "no answer from \(target) within \(deadline) (PostgresConfiguration.statementDeadline): the connection was closed",
+                sql: sql))
+        }
+        future.whenComplete { result in
+            timer.cancel()
+            guard !state.isComplete else { return }
+            state.isComplete = true
+            promise.completeWith(result)
+        }
+        return promise.futureResult
+    }
+
+    /// The server, for error messages.
+    private var target: String {
+        "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
     }
 
     private func resultSet(_ result: PostgresQueryResult, sql: String) throws -> PostgresResultSet {
@@ -375,15 +429,17 @@ public final class PostgresSession: Sendable {
         if let error = error as? DatabaseError { return error }
         if let error = error as? PSQLError {
             if let info = error.serverInfo, let sqlState = info[.sqlState] {
-                return DatabaseError(sqlState: sqlState, message: info[.message] ?? "(no message)", sql: sql)
+                return DatabaseError(
+                    sqlState: sqlState, message: info[.message] ?? "(no message)", sql: sql,
+                    constraintName: info[.constraintName], tableName: info[.tableName], columnName: info[.columnName],
+                    detail: keepsErrorDetail ? info[.detail] : nil)
             }
-            let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
             switch error.code {
             case .clientClosedConnection:
-                return DatabaseError(resultCode: .SQLITE_MISUSE, message: "the session to \(target) is closed", sql: sql)
+                return DatabaseError(sqlState: "08003", message: "the session to \(target) is closed", sql: sql)
             case .serverClosedConnection, .connectionError, .uncleanShutdown:
                 return DatabaseError(
-                    resultCode: .SQLITE_IOERR,
+                    sqlState: "08006",
                     message: "the connection to \(target) was lost (\(error.code))\(PostgresSession.underlyingText(error))", sql: sql)
             case .queryCancelled:
                 return DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "the statement was cancelled", sql: sql)
@@ -393,7 +449,7 @@ public final class PostgresSession: Sendable {
             }
         }
         if let error = error as? ChannelError, error == .alreadyClosed || error == .ioOnClosedChannel {
-            return DatabaseError(resultCode: .SQLITE_MISUSE, message: "the session is closed", sql: sql)
+            return DatabaseError(sqlState: "08003", message: "the session to \(target) is closed", sql: sql)
         }
         return DatabaseError(resultCode: .SQLITE_ERROR, message: "\(error)", sql: sql)
     }
@@ -403,13 +459,12 @@ public final class PostgresSession: Sendable {
             if let info = error.serverInfo, let sqlState = info[.sqlState] {
                 return DatabaseError(sqlState: sqlState, message: "cannot connect to \(target): \(info[.message] ?? "(no message)")")
             }
-            return DatabaseError(
-                resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(error.code)\(underlyingText(error))")
+            return DatabaseError(sqlState: "08001", message: "cannot connect to \(target): \(error.code)\(underlyingText(error))")
         }
         if error is CancellationError {
             return DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "connecting to \(target) was cancelled")
         }
-        return DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(error)")
+        return DatabaseError(sqlState: "08001", message: "cannot connect to \(target): \(error)")
     }
 
     private static func underlyingText(_ error: PSQLError) -> String {

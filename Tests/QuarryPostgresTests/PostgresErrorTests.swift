@@ -147,7 +147,9 @@ struct PostgresErrorTests {
             #expect(error.message.contains("127.0.0.1:\(port)"), "\(error.message)")
             #expect(error.message.contains("\"some_db\""))
             #expect(error.resultCode == .SQLITE_CANTOPEN)
-            #expect(error.sqlState == nil)
+            // sqlclient_unable_to_establish_sqlconnection
+            #expect(error.sqlState == "08001")
+            #expect(error.isConnectionError)
         }
         // Not a speed check: that it does not hang. It fails at once on an
         // idle machine; under AddressSanitizer in CI it once took 20 s. The

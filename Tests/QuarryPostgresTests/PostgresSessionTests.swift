@@ -217,7 +217,10 @@ struct PostgresSessionTests {
             try await session.execute(sql: "SELECT 1")
             Issue.record("a closed session ran a statement")
         } catch let error as DatabaseError {
-            #expect(error.isMisuse, "\(error)")
+            // connection_does_not_exist: never sent.
+            #expect(error.sqlState == "08003", "\(error)")
+            #expect(error.isConnectionError)
+            #expect(!error.isCommitOutcomeUnknown)
             #expect(error.sql == "SELECT 1")
         }
     }

@@ -12,6 +12,11 @@
 // behind reads blocked in SQLite (measured on 2 cores with 4 blocked reads:
 // the write ran after about 3 s, now at once; see
 // ConcurrencyIsolationTests.asyncWriteRunsWhileAsyncReadsBlockEveryReader).
+//
+// A connection that is no longer reusable (a server connection that was lost:
+// `DatabaseConnection.isReusable`) is closed when it is released or found
+// dead in the idle set, and its slot opens a new connection for the next
+// caller. A pool may bound the wait for a connection (`acquisitionTimeout`).
 
 import Dispatch
 import Foundation
@@ -34,6 +39,8 @@ final class ConnectionPool: @unchecked Sendable {
     private let capacity: Int
     private let openConnection: @Sendable () throws -> Database
     private let description: String
+    /// The longest a caller waits for a busy pool, or nil for no limit.
+    private let acquisitionTimeout: Duration?
 
     /// The spans and metrics of the pool, if its configuration asks for them.
     let instrumentation: Instrumentation?
@@ -42,14 +49,17 @@ final class ConnectionPool: @unchecked Sendable {
     ///   - capacity: the most connections open at once.
     ///   - description: names the pool in errors ("the writer of DatabasePool at …").
     ///   - instrumentation: spans and metrics, if any.
+    ///   - acquisitionTimeout: the longest a caller waits for a connection
+    ///     when all are in use, or nil for no limit.
     ///   - openConnection: opens and sets up one connection.
     init(
-        capacity: Int, description: String, instrumentation: Instrumentation? = nil,
+        capacity: Int, description: String, instrumentation: Instrumentation? = nil, acquisitionTimeout: Duration? = nil,
         openConnection: @escaping @Sendable () throws -> Database
     ) {
         self.capacity = max(1, capacity)
         self.description = description
         self.instrumentation = instrumentation
+        self.acquisitionTimeout = acquisitionTimeout
         self.openConnection = openConnection
     }
 
@@ -147,12 +157,20 @@ final class ConnectionPool: @unchecked Sendable {
         case failed(any Error)
     }
 
-    /// Takes an idle connection, reserves a slot to open one, or registers a waiter.
+    /// Takes an idle connection, reserves a slot to open one, or registers a
+    /// waiter. Idle connections that died meanwhile (a server restarted) are
+    /// closed on the way, and their slots reused.
     private func acquire(waiterID: UInt64, resume: @escaping (Result<Database, any Error>) -> Void) -> Acquisition {
-        lock.withLock {
+        var dead: [Database] = []
+        defer { for database in dead { database.close() } }
+        return lock.withLock {
             if isClosed { return .failed(closedError()) }
             if cancelledWaiters.remove(waiterID) != nil { return .failed(CancellationError()) }
-            if let database = idle.popLast() { return .ready(database) }
+            while let database = idle.popLast() {
+                if database.connection.isReusable { return .ready(database) }
+                forget(database)
+                dead.append(database)
+            }
             if openedCount < capacity {
                 openedCount += 1
                 return .open
@@ -160,6 +178,13 @@ final class ConnectionPool: @unchecked Sendable {
             waiters.append((waiterID, resume))
             return .waiting
         }
+    }
+
+    /// Drops a connection that will be closed from the pool's books; its slot
+    /// is free. Call with the lock held.
+    private func forget(_ database: Database) {
+        openedCount -= 1
+        connections[ObjectIdentifier(database)] = nil
     }
 
     private func makeWaiterID() -> UInt64 {
@@ -175,15 +200,41 @@ final class ConnectionPool: @unchecked Sendable {
             lock.withLock { connections[ObjectIdentifier(database)] = database }
             return database
         } catch {
-            lock.withLock { openedCount -= 1 }
+            // The slot is free again: a waiter may open it in turn (it fails
+            // too while the server is down, but as soon as it is back, the
+            // waiter gets a connection instead of waiting for a release).
+            let waiter: ((Result<Database, any Error>) -> Void)? = lock.withLock {
+                openedCount -= 1
+                return reserveSlotForWaiter()
+            }
+            if let waiter { openForWaiter(waiter) }
             throw error
+        }
+    }
+
+    /// Takes the first waiter and reserves a slot for it, when a slot is
+    /// free. Call with the lock held.
+    private func reserveSlotForWaiter() -> ((Result<Database, any Error>) -> Void)? {
+        guard !isClosed, !waiters.isEmpty, openedCount < capacity else { return nil }
+        openedCount += 1
+        return waiters.removeFirst().resume
+    }
+
+    /// Opens a connection in a reserved slot for a waiter, off the caller's
+    /// thread (opening blocks).
+    private func openForWaiter(_ waiter: @escaping (Result<Database, any Error>) -> Void) {
+        // The waiter is resumed exactly once, by this block.
+        let waiter = UncheckedSendable(waiter)
+        DispatchQueue.global().async {
+            waiter.value(Result { try self.openReserved() })
         }
     }
 
     private func acquireBlocking() throws -> Database {
         let semaphore = DispatchSemaphore(value: 0)
         let box = UncheckedSendable<Result<Database, any Error>?>(nil)
-        switch acquire(waiterID: makeWaiterID(), resume: { result in
+        let waiterID = makeWaiterID()
+        switch acquire(waiterID: waiterID, resume: { result in
             box.value = result
             semaphore.signal()
         }) {
@@ -191,10 +242,47 @@ final class ConnectionPool: @unchecked Sendable {
         case .open: return try openReserved()
         case .failed(let error): throw error
         case .waiting:
-            semaphore.wait()
+            if let acquisitionTimeout,
+                semaphore.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(acquisitionTimeout))) == .timedOut
+            {
+                if removeWaiter(waiterID) { throw acquisitionTimeoutError(acquisitionTimeout) }
+                // Resumed while timing out: the result is on its way.
+                semaphore.wait()
+            } else if acquisitionTimeout == nil {
+                semaphore.wait()
+            }
             guard let result = box.value else { throw closedError() }
             return try result.get()
         }
+    }
+
+    /// Removes a waiter that gave up; false when it was resumed already.
+    private func removeWaiter(_ waiterID: UInt64) -> Bool {
+        lock.withLock {
+            guard let index = waiters.firstIndex(where: { $0.id == waiterID }) else { return false }
+            waiters.remove(at: index)
+            return true
+        }
+    }
+
+    /// Fails a waiting task whose wait outlived `acquisitionTimeout`.
+    private func timeOutWaiter(_ waiterID: UInt64, after timeout: Duration) {
+        let waiter: ((Result<Database, any Error>) -> Void)? = lock.withLock {
+            guard let index = waiters.firstIndex(where: { $0.id == waiterID }) else { return nil }
+            return waiters.remove(at: index).resume
+        }
+        waiter?(.failure(acquisitionTimeoutError(timeout)))
+    }
+
+    private func acquisitionTimeoutError(_ timeout: Duration) -> DatabaseError {
+        DatabaseError(
+            resultCode: .SQLITE_BUSY,
+            message: "no connection of \(description) became free within \(timeout) (its \(capacity) connections were all in use)")
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(clamping: seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000)
     }
 
     private func acquireSuspending() async throws -> Database {
@@ -216,7 +304,12 @@ final class ConnectionPool: @unchecked Sendable {
                         continuation.resume(with: Result { UncheckedSendable(try self.openReserved()) })
                     }
                 case .failed(let error): continuation.resume(throwing: error)
-                case .waiting: break
+                case .waiting:
+                    if let timeout = acquisitionTimeout {
+                        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Self.nanoseconds(timeout))) {
+                            self.timeOutWaiter(waiterID, after: timeout)
+                        }
+                    }
                 }
             }.value
         } onCancel: {
@@ -237,24 +330,31 @@ final class ConnectionPool: @unchecked Sendable {
         waiter?(.failure(CancellationError()))
     }
 
-    /// Returns a connection to the pool, or hands it to the first waiter.
+    /// Returns a connection to the pool, or hands it to the first waiter. A
+    /// connection that is no longer reusable is closed, and the first
+    /// waiter, if any, gets a new one in its slot.
     private func release(_ database: Database) {
         // Never hand out a connection with an open transaction.
         database.rollbackIfNeeded()
+        let isReusable = database.connection.isReusable
         let (waiter, mustClose): (((Result<Database, any Error>) -> Void)?, Bool) = lock.withLock {
             if isClosed {
-                openedCount -= 1
-                connections[ObjectIdentifier(database)] = nil
+                forget(database)
                 return (nil, true)
+            }
+            if !isReusable {
+                forget(database)
+                return (reserveSlotForWaiter(), true)
             }
             if !waiters.isEmpty { return (waiters.removeFirst().resume, false) }
             idle.append(database)
             return (nil, false)
         }
-        if let waiter {
-            waiter(.success(database))
-        } else if mustClose {
+        if mustClose {
             database.close()
+            if let waiter { openForWaiter(waiter) }
+        } else if let waiter {
+            waiter(.success(database))
         }
     }
 

@@ -4,6 +4,7 @@
 
 import CSQLite
 import Logging
+import Tracing
 
 /// An event reported by ``Database/trace(options:_:)``.
 public enum TraceEvent: Sendable, CustomStringConvertible {
@@ -113,5 +114,48 @@ extension Database {
             let nanoseconds = detail?.load(as: Int64.self) ?? 0
             traceHandler?(.profile(sql: sql, duration: .nanoseconds(nanoseconds)))
         }
+    }
+}
+
+extension Database {
+    /// Runs `body`, which sends one statement to a database server, and
+    /// reports it as SQLite's trace callback reports its statements: to
+    /// ``trace(options:_:)``, to ``Configuration/logger``, as a span under
+    /// the access's span, and in the statement-duration metric. The
+    /// duration is the client's: the round trip included.
+    func observingServerStatement<T>(_ sql: String, values: [DatabaseValue], _ body: () throws -> T) throws -> T {
+        let wantsStatement = traceOptions.contains(.statements) || configuration.logger != nil
+        if wantsStatement {
+            let logged = configuration.publicStatementArguments && !values.isEmpty ? "\(sql) -- \(values)" : sql
+            if let logger = configuration.logger {
+                logger.log(level: configuration.sqlLogLevel, "\(logged)", metadata: configuration.label.map { ["db": "\($0)"] })
+            }
+            if traceOptions.contains(.statements) { traceHandler?(.statement(sql: logged)) }
+        }
+        let timed = traceOptions.contains(.profile) || instrumentation?.statementDuration != nil
+        let start = timed ? ContinuousClock.now : nil
+        let span = instrumentation?.startServerStatementSpan(sql, parent: accessContext ?? .topLevel)
+        do {
+            let result = try body()
+            finishServerStatement(sql, start: start)
+            span?.end()
+            return result
+        } catch {
+            finishServerStatement(sql, start: start)
+            span?.recordError(error)
+            span?.setStatus(SpanStatus(code: .error))
+            span?.end()
+            throw error
+        }
+    }
+
+    private func finishServerStatement(_ sql: String, start: ContinuousClock.Instant?) {
+        guard let start else { return }
+        let duration = ContinuousClock.now - start
+        if let timer = instrumentation?.statementDuration {
+            let (seconds, attoseconds) = duration.components
+            timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+        if traceOptions.contains(.profile) { traceHandler?(.profile(sql: sql, duration: duration)) }
     }
 }

@@ -177,10 +177,15 @@ public final class Database {
 
     /// A connection to a database server (see ServerConnection.swift): it
     /// has no SQLite handle.
-    package init(server: any DatabaseServerConnection, configuration: Configuration) throws {
+    package convenience init(server: any DatabaseServerConnection, configuration: Configuration) throws {
+        try self.init(server: server, configuration: configuration, instrumentation: nil)
+    }
+
+    /// A server connection with the spans and metrics of its pool, if any.
+    init(server: any DatabaseServerConnection, configuration: Configuration, instrumentation: Instrumentation?) throws {
         path = server.serverDescription
         self.configuration = configuration
-        instrumentation = nil
+        self.instrumentation = instrumentation
         sqliteConnection = nil
         connection = ServerConnection(driver: server)
         // Of the configuration, `readonly`, the statement time limit and the

@@ -67,6 +67,12 @@ protocol DatabaseConnection: AnyObject {
     /// Whether a transaction is open.
     var isInsideTransaction: Bool { get }
 
+    /// Whether the connection may serve another access: false once a
+    /// server connection was lost or closed, so that its pool closes it and
+    /// opens a new one instead of handing it out again. Read by the pool
+    /// between accesses, from any thread.
+    var isReusable: Bool { get }
+
     /// Stops the statement running now, if any; returns at once. Safe from
     /// any thread while the connection is open.
     func interrupt()

@@ -59,6 +59,25 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// exception) `SQLITE_IOERR`; any other code `SQLITE_ERROR`. Test ``sqlState`` itself for anything finer.
     public let sqlState: String?
 
+    /// The constraint that a PostgreSQL error is about, as the server names
+    /// it (`player_email_key`); nil for SQLite, whose messages name the
+    /// columns instead.
+    public let constraintName: String?
+
+    /// The table that a PostgreSQL error is about, when the server names one
+    /// (a constraint violation does); nil for SQLite.
+    public let tableName: String?
+
+    /// The column that a PostgreSQL error is about, when the server names
+    /// one (a `NOT NULL` violation does); nil for SQLite.
+    public let columnName: String?
+
+    /// PostgreSQL's detail line (`Key (email)=(a@example.com) already
+    /// exists.`), which can repeat the values of a row: kept only when
+    /// ``Configuration/publicStatementArguments`` is true, as the arguments
+    /// are; nil otherwise, and for SQLite.
+    public let detail: String?
+
     /// Creates an error, as GRDB does: `DatabaseError(resultCode: .SQLITE_CONSTRAINT)`,
     /// `DatabaseError(message: "…")`.
     ///
@@ -80,16 +99,28 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         self.sql = sql
         self.arguments = arguments
         self.sqlState = nil
+        constraintName = nil
+        tableName = nil
+        columnName = nil
+        detail = nil
     }
 
-    /// Creates an error reported by PostgreSQL, with its SQLSTATE code; the
-    /// result code is the closest SQLite one (see ``sqlState``).
-    package init(sqlState: String, message: String, sql: String? = nil, arguments: StatementArguments? = nil) {
+    /// Creates an error reported by PostgreSQL, with its SQLSTATE code and
+    /// the fields the server sent; the result code is the closest SQLite one
+    /// (see ``sqlState``).
+    package init(
+        sqlState: String, message: String, sql: String? = nil, arguments: StatementArguments? = nil,
+        constraintName: String? = nil, tableName: String? = nil, columnName: String? = nil, detail: String? = nil
+    ) {
         self.extendedResultCode = DatabaseError.resultCode(forSQLState: sqlState)
         self.message = message
         self.sql = sql
         self.arguments = arguments
         self.sqlState = sqlState
+        self.constraintName = constraintName
+        self.tableName = tableName
+        self.columnName = columnName
+        self.detail = detail
     }
 
     /// The SQLite result code closest to a PostgreSQL SQLSTATE code (the
@@ -182,11 +213,40 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// retrying it fails the same way.
     public var isMisuse: Bool { resultCode == .SQLITE_MISUSE }
 
-    /// A sentence with the code, the message, and the SQL.
+    /// Whether the connection to the database server failed or was lost
+    /// (PostgreSQL's SQLSTATE class `08`, connection exception, and `57P01`
+    /// to `57P03`: the server terminated the session, is shutting down, or
+    /// is starting up). Always false for SQLite, which has no connection to
+    /// lose.
+    ///
+    /// The connection is closed and never handed out again; a later access
+    /// gets a new one. An access whose connection failed before its
+    /// transaction began is retried once by the pool; see
+    /// ``isCommitOutcomeUnknown`` for a failure during `COMMIT`.
+    public var isConnectionError: Bool {
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
+    }
+
+    /// Whether the connection was lost while the server committed a
+    /// transaction, so that nobody can tell whether the transaction was
+    /// committed (PostgreSQL's SQLSTATE `08007`, transaction resolution
+    /// unknown). Quarry never reports such a commit as a success and never
+    /// runs it again: check the database, or make the write idempotent,
+    /// before retrying. Also an ``isConnectionError``.
+    public var isCommitOutcomeUnknown: Bool { sqlState == "08007" }
+
+    /// A sentence with the code, the message, the server's fields, and the SQL.
     public var description: String {
         var text: String
         if let sqlState {
             text = "PostgreSQL error \(sqlState): \(message)"
+            let fields = [
+                constraintName.map { "constraint \($0)" }, tableName.map { "table \($0)" },
+                columnName.map { "column \($0)" },
+            ].compactMap { $0 }
+            if !fields.isEmpty { text += " (\(fields.joined(separator: ", ")))" }
+            if let detail { text += " \(detail)" }
         } else {
             text = "SQLite error \(extendedResultCode.rawValue): \(message)"
         }

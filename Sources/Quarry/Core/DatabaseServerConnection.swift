@@ -20,6 +20,14 @@ package protocol DatabaseServerConnection: AnyObject {
     /// How the server is named in errors and logs (a URL without password).
     var serverDescription: String { get }
 
+    /// The name of the database on the server (the `db.namespace` of spans).
+    var databaseName: String { get }
+
+    /// Whether the connection is still open: false once the server or the
+    /// network closed it, or the driver closed it after a lost answer. Safe
+    /// from any thread.
+    var isUsable: Bool { get }
+
     /// Runs one statement, whose parameters are written in the dialect
     /// (`$1…$n`), with `arguments`, and returns its rows.
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult

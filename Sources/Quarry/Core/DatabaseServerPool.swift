@@ -11,6 +11,12 @@ import Foundation
 
 /// A pool of connections to a database server that reads in read-only
 /// snapshot transactions and writes in transactions.
+///
+/// A connection that was lost is never handed out again (see
+/// `ConnectionPool`). A `read` or `write` whose connection fails before its
+/// transaction began (its `BEGIN` got no answer: the server restarted while
+/// the connection sat idle) runs once more on a new connection; nothing of
+/// the access ran, so nothing runs twice. A later failure is thrown.
 package final class DatabaseServerPool: DatabaseWriter {
     /// How the server is named (a URL without password).
     package let path: String
@@ -23,18 +29,31 @@ package final class DatabaseServerPool: DatabaseWriter {
     /// - parameters:
     ///   - description: names the server in errors and ``path``.
     ///   - maximumConnectionCount: the most connections open at once.
+    ///   - acquisitionTimeout: the longest an access waits for a connection
+    ///     when all are in use, or nil for no limit.
     ///   - openConnection: opens one connection to the server.
     package init(
-        description: String, maximumConnectionCount: Int, configuration: Configuration,
+        description: String, maximumConnectionCount: Int, acquisitionTimeout: Duration? = nil, configuration: Configuration,
         openConnection: @escaping @Sendable () throws -> any DatabaseServerConnection
     ) throws {
         path = description
         self.configuration = configuration
+        let first = try openConnection()
+        let instrumentation = Instrumentation(
+            configuration: configuration, path: description, role: "server",
+            system: first.dialect.name.lowercased(), databaseName: first.databaseName)
         let open: @Sendable () throws -> Database = {
-            try Database(server: openConnection(), configuration: configuration)
+            try Database(server: openConnection(), configuration: configuration, instrumentation: instrumentation)
         }
-        pool = ConnectionPool(capacity: maximumConnectionCount, description: "the connections to \(description)", openConnection: open)
-        pool.add(try open())
+        pool = ConnectionPool(
+            capacity: maximumConnectionCount, description: "the connections to \(description)",
+            instrumentation: instrumentation, acquisitionTimeout: acquisitionTimeout, openConnection: open)
+        do {
+            pool.add(try Database(server: first, configuration: configuration, instrumentation: instrumentation))
+        } catch {
+            first.close()
+            throw error
+        }
     }
 
     package func close() { pool.close() }
@@ -47,24 +66,30 @@ package final class DatabaseServerPool: DatabaseWriter {
     /// database (as `DatabaseReader.read(_:)` says).
     @discardableResult
     package func read<T>(_ block: (Database) throws -> T) throws -> T {
-        try pool.withConnection(operation: "read") { db in try db.inServerReadTransaction(block) }
+        try retryingOnce { try pool.withConnection(operation: "read") { db in try Self.beginning(db) { try db.inServerReadTransaction(block) } } }
     }
 
     @discardableResult
     package func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await pool.withConnection(operation: "read") { db in try db.inServerReadTransaction(block) }
+        try await retryingOnce {
+            try await pool.withConnection(operation: "read") { db in try Self.beginning(db) { try db.inServerReadTransaction(block) } }
+        }
     }
 
     @discardableResult
     package func write<T>(_ block: (Database) throws -> T) throws -> T {
-        try pool.withConnection(operation: "write") { db in try db.inWriteTransaction(block) }
+        try retryingOnce { try pool.withConnection(operation: "write") { db in try Self.beginning(db) { try db.inWriteTransaction(block) } } }
     }
 
     @discardableResult
     package func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await pool.withConnection(operation: "write") { db in try db.inWriteTransaction(block) }
+        try await retryingOnce {
+            try await pool.withConnection(operation: "write") { db in try Self.beginning(db) { try db.inWriteTransaction(block) } }
+        }
     }
 
+    /// Not retried: the closure may have done work of its own before its
+    /// first statement failed.
     @discardableResult
     package func writeWithoutTransaction<T>(_ block: (Database) throws -> T) throws -> T {
         try pool.withConnection(operation: "writeWithoutTransaction", block)
@@ -74,8 +99,63 @@ package final class DatabaseServerPool: DatabaseWriter {
     package func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await pool.withConnection(operation: "writeWithoutTransaction", block)
     }
-}
 
+    // MARK: - Retrying an access whose transaction never began
+
+    /// Thrown out of an access whose connection was lost before the server
+    /// answered any statement of it: its `BEGIN` failed, so its closure
+    /// never ran.
+    private struct FailedBeforeTransaction: Error {
+        var error: DatabaseError
+    }
+
+    /// Runs `body`, a transaction on `db`, and tells a connection lost at
+    /// its first statement apart from any other error.
+    private static func beginning<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        let answered = (db.connection as? ServerConnection)?.answeredStatementCount
+        do {
+            return try body()
+        } catch let error as DatabaseError
+            where error.isConnectionError && (db.connection as? ServerConnection)?.answeredStatementCount == answered
+        {
+            throw FailedBeforeTransaction(error: error)
+        }
+    }
+
+    /// Runs `access`, and once more (on a new connection: the lost one is
+    /// closed on release) when its transaction never began.
+    private func retryingOnce<T>(_ access: () throws -> T) throws -> T {
+        do {
+            return try access()
+        } catch let failure as FailedBeforeTransaction {
+            logRetry(failure.error)
+            do {
+                return try access()
+            } catch let again as FailedBeforeTransaction {
+                throw again.error
+            }
+        }
+    }
+
+    private func retryingOnce<T>(_ access: () async throws -> T) async throws -> T {
+        do {
+            return try await access()
+        } catch let failure as FailedBeforeTransaction {
+            logRetry(failure.error)
+            do {
+                return try await access()
+            } catch let again as FailedBeforeTransaction {
+                throw again.error
+            }
+        }
+    }
+
+    private func logRetry(_ error: DatabaseError) {
+        configuration.logger?.warning(
+            "The connection to \(path) was lost before the transaction began; retrying once on a new connection",
+            metadata: ["error": "\(error.message)"])
+    }
+}
 
 extension Database {
     /// Runs `block` in a read-only snapshot transaction on the server, which

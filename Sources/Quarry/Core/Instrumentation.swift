@@ -21,8 +21,12 @@ final class Instrumentation: Sendable {
     /// Where spans go, if anywhere.
     let tracer: (any Tracer)?
 
-    /// The database file's name (`db.namespace`).
+    /// The database file's name, or the server's database (`db.namespace`).
     let databaseName: String
+
+    /// The database system (`db.system` and `db.system.name`): `sqlite`,
+    /// `postgresql`.
+    let system: String
 
     /// `quarry.connection.wait`: time spent waiting for a connection.
     let connectionWait: CoreMetrics.Timer?
@@ -40,8 +44,11 @@ final class Instrumentation: Sendable {
 
     /// Returns nil when the configuration asks for neither spans nor metrics.
     ///
-    /// - parameter role: `queue`, `writer` or `reader`: a metric dimension.
-    init?(configuration: Configuration, path: String, role: String) {
+    /// - parameters:
+    ///   - role: `queue`, `writer`, `reader` or `server`: a metric dimension.
+    ///   - system: the database system, as OpenTelemetry names it.
+    ///   - databaseName: `db.namespace`; the last component of `path` when nil.
+    init?(configuration: Configuration, path: String, role: String, system: String = "sqlite", databaseName: String? = nil) {
         // The no-op backends (what InstrumentationSystem.tracer and
         // MetricsSystem.factory are until a backend is bootstrapped) record
         // nothing: skipping them costs nothing and changes nothing.
@@ -49,7 +56,8 @@ final class Instrumentation: Sendable {
         let factory = configuration.metricsFactory.flatMap { $0 is NOOPMetricsHandler ? nil : $0 }
         guard tracer != nil || factory != nil else { return nil }
         self.tracer = tracer
-        databaseName = path.split(separator: "/").last.map(String.init) ?? path
+        self.system = system
+        self.databaseName = databaseName ?? path.split(separator: "/").last.map(String.init) ?? path
         if let factory {
             var dimensions = [("role", role)]
             if let label = configuration.label { dimensions.append(("db", label)) }
@@ -84,7 +92,8 @@ final class Instrumentation: Sendable {
     ) throws -> T {
         guard let tracer else { return try body() }
         let span = tracer.startAnySpan("quarry.\(operation)", context: parent, ofKind: .client)
-        span.attributes["db.system.name"] = "sqlite"
+        span.attributes["db.system"] = system
+        span.attributes["db.system.name"] = system
         span.attributes["db.namespace"] = databaseName
         let previous = database.accessContext
         database.accessContext = span.context
@@ -100,6 +109,22 @@ final class Instrumentation: Sendable {
             span.setStatus(SpanStatus(code: .error))
             throw error
         }
+    }
+}
+
+extension Instrumentation {
+    /// Starts the span of a statement sent to a server, named after its
+    /// first keyword, as SQLite's statements' spans are; nil without a tracer.
+    func startServerStatementSpan(_ sql: String, parent: ServiceContext) -> (any Span)? {
+        guard let tracer else { return nil }
+        let operation = sql.prefix(while: { !$0.isWhitespace && $0 != "(" && $0 != ";" }).uppercased()
+        let span = tracer.startAnySpan(operation.isEmpty ? "SQL" : operation, context: parent, ofKind: .client)
+        span.attributes["db.system"] = system
+        span.attributes["db.system.name"] = system
+        span.attributes["db.namespace"] = databaseName
+        span.attributes["db.query.text"] = sql
+        if !operation.isEmpty { span.attributes["db.operation.name"] = operation }
+        return span
     }
 }
 
@@ -128,7 +153,8 @@ extension Database {
         let operation = sql.prefix(while: { !$0.isWhitespace && $0 != "(" && $0 != ";" }).uppercased()
         let span = tracer.startAnySpan(
             operation.isEmpty ? "SQL" : operation, context: accessContext ?? .topLevel, ofKind: .client)
-        span.attributes["db.system.name"] = "sqlite"
+        span.attributes["db.system"] = instrumentation?.system ?? "sqlite"
+        span.attributes["db.system.name"] = instrumentation?.system ?? "sqlite"
         span.attributes["db.namespace"] = instrumentation?.databaseName ?? path
         span.attributes["db.query.text"] = sql
         if !operation.isEmpty { span.attributes["db.operation.name"] = operation }

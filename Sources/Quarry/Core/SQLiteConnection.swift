@@ -50,6 +50,9 @@ final class SQLiteConnection: DatabaseConnection {
     var totalChangesCount: Int { Int(sqlite3_total_changes64(handle)) }
     var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// A file connection has no network to lose.
+    var isReusable: Bool { true }
+
     /// <https://www.sqlite.org/c3ref/interrupt.html>
     func interrupt() { sqlite3_interrupt(handle) }
 

@@ -19,6 +19,13 @@ final class ServerConnection: DatabaseConnection {
     private(set) var totalChangesCount = 0
     /// `Database.schemaCheckGeneration` at the last check of the schema.
     private var checkedGeneration: UInt64 = 0
+    /// Set when a statement failed because the connection was lost: the
+    /// pool then closes the connection instead of reusing it.
+    private var isBroken = false
+    /// The statements that completed on this connection, successful or
+    /// refused by the server: the server pool's retry compares it before and
+    /// after an access, to tell whether the access failed before anything ran.
+    private(set) var answeredStatementCount = 0
 
     init(driver: any DatabaseServerConnection) {
         self.driver = driver
@@ -40,6 +47,7 @@ final class ServerConnection: DatabaseConnection {
 
     var lastInsertedRowID: Int64 { 0 }
     var isInsideTransaction: Bool { transactionDepth > 0 }
+    var isReusable: Bool { !isBroken && driver.isUsable }
 
     func prepare(_ db: Database, sql: String, arguments: StatementArguments) throws -> any PreparedStatement {
         let statements = try SQLScanner.serverStatements(sql, arguments, dialect: dialect)
@@ -90,21 +98,23 @@ final class ServerConnection: DatabaseConnection {
         if db.progressMonitor.access?.isCancelled == true, !db.progressMonitor.isPaused, change != .end {
             throw CancellationError()
         }
-        // trace(options:_:) reports the statements sent, as the server runs them.
-        if db.traceOptions.contains(.statements) { db.traceHandler?(.statement(sql: sql)) }
-        let start = db.traceOptions.contains(.profile) ? ContinuousClock.now : nil
-        defer {
-            if let start { db.traceHandler?(.profile(sql: sql, duration: ContinuousClock.now - start)) }
-        }
         let result: DatabaseServerResult
         do {
             // The driver's errors name the statement.
-            result = try driver.execute(sql: sql, arguments: values)
+            result = try db.observingServerStatement(sql, values: values) {
+                try driver.execute(sql: sql, arguments: values)
+            }
+        } catch let error as DatabaseError where error.isConnectionError {
+            isBroken = true
+            if change == .end { transactionDepth = 0 }
+            throw Self.commitOutcomeUnknown(error, sql: sql, change: change) ?? error
         } catch {
             // A failed COMMIT ends the transaction on a server too.
             if change == .end { transactionDepth = 0 }
+            if error is DatabaseError { answeredStatementCount &+= 1 }
             throw error
         }
+        answeredStatementCount &+= 1
         if Self.mayChangeSchema(sql) {
             db.schemaCheckGeneration &+= 1
         }
@@ -118,6 +128,20 @@ final class ServerConnection: DatabaseConnection {
         case .none: break
         }
         return result
+    }
+
+    /// The error of a `COMMIT` whose answer was lost with the connection: nil
+    /// when the statement was no `COMMIT`, or was never sent (the connection
+    /// was known closed, SQLSTATE `08003`), since the server then rolled the
+    /// transaction back when the connection ended.
+    static func commitOutcomeUnknown(_ error: DatabaseError, sql: String, change: ServerTransactionChange) -> DatabaseError? {
+        guard change == .end, error.sqlState != "08003" else { return nil }
+        let keyword = sql.prefix(while: { !$0.isWhitespace && $0 != ";" }).uppercased()
+        guard keyword == "COMMIT" || keyword == "END" else { return nil }
+        return DatabaseError(
+            sqlState: "08007",
+            message: "the connection was lost during COMMIT, so the transaction may or may not have been committed: \(error.message)",
+            sql: sql)
     }
 
     /// Whether a statement sent to a server may change the schema, read from

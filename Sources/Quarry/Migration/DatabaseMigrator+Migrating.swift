@@ -139,14 +139,14 @@ extension DatabaseMigrator {
 
     /// Waits for the migrators of other connections (other replicas of the
     /// application) until the current transaction ends, with the dialect's
-    /// lock (``SQLDialect/lockMigrations(_:table:willWait:)``): on
+    /// lock (``SQLDialect/lockMigrations(_:table:timeout:willWait:)``): on
     /// PostgreSQL, an advisory lock keyed by the migrations table of the
     /// current schema. On SQLite, `BEGIN IMMEDIATE` has taken the write lock.
     ///
     /// When another migrator holds the lock, logs once whom it waits for:
     /// the process id of the server's session that holds it.
     private func lockMigrations(_ db: Database) throws {
-        try db.sqlDialect.lockMigrations(db, table: Self.migrationsTableName) { holder in
+        try db.sqlDialect.lockMigrations(db, table: Self.migrationsTableName, timeout: lockTimeout) { holder in
             logger.notice(
                 "Waiting for the migration lock, held by another migrator\(holder.map { " (server process \($0))" } ?? "")",
                 metadata: ["holder_pid": holder.map { .stringConvertible($0) } ?? .string("unknown"), "database": .string(db.path)])

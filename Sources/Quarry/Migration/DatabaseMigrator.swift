@@ -113,6 +113,17 @@ public struct DatabaseMigrator: Sendable {
     ///   the erasure of the database (``eraseDatabaseOnSchemaChange``).
     public var logger = Logger(label: "quarry.migrator")
 
+    /// How long `migrate(_:)` waits for another migrator (another replica of
+    /// the application) that holds the migration lock, on a database server,
+    /// before it throws a `DatabaseError` whose `isBusy` is true and whose
+    /// message names the holder's server process. Nil waits as long as the
+    /// holder runs. Default: 60 seconds. While it waits, ``logger`` says
+    /// whom for (`.notice`, `holder_pid`).
+    ///
+    /// On SQLite, the migrator's `BEGIN IMMEDIATE` waits for the write lock
+    /// up to `Configuration.busyTimeout` instead.
+    public var lockTimeout: Duration? = .seconds(60)
+
     /// Creates a migrator without migrations.
     public init() {}
 

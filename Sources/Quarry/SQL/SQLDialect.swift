@@ -224,8 +224,9 @@ package protocol SQLDialect: Sendable {
     /// Inside the migration's transaction, waits until no other migrator of
     /// the database runs, keyed by the migrator's table `table`. Before
     /// waiting, calls `willWait` with the server process that holds the
-    /// lock, if known. A no-op where the transaction has the write lock.
-    func lockMigrations(_ db: Database, table: String, willWait: (_ holder: Int?) -> Void) throws
+    /// lock, if known, and gives up after `timeout` (nil: no limit). A no-op
+    /// where the transaction has the write lock.
+    func lockMigrations(_ db: Database, table: String, timeout: Duration?, willWait: (_ holder: Int?) -> Void) throws
 
     /// Whether foreign keys are enforced on `db`, and can be turned off for
     /// the length of a migration (`PRAGMA foreign_keys`).

@@ -165,7 +165,7 @@ package struct SQLiteDialect: SQLDialect {
     }
 
     /// `BEGIN IMMEDIATE` has taken the write lock.
-    package func lockMigrations(_ db: Database, table: String, willWait: (_ holder: Int?) -> Void) throws {}
+    package func lockMigrations(_ db: Database, table: String, timeout: Duration?, willWait: (_ holder: Int?) -> Void) throws {}
 
     package func foreignKeysCanBeSuspended(_ db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false

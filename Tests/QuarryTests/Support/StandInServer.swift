@@ -13,6 +13,11 @@ import QuarryPostgres
 final class StandInServer: DatabaseServerConnection {
     let dialect: any SQLDialect
     let serverDescription = "stand-in://server"
+    let databaseName = "stand-in"
+    var isUsable: Bool { !isClosed }
+    /// When set, the first statement whose SQL starts with it fails as a
+    /// lost connection would (SQLSTATE 08006), and the stand-in closes.
+    var losesConnectionAt: String?
     private var handle: OpaquePointer?
     /// The statements received, with their values.
     private(set) var received: [(sql: String, values: [DatabaseValue])] = []
@@ -32,7 +37,11 @@ final class StandInServer: DatabaseServerConnection {
     func cancelRunningStatement() { cancelRequestCount += 1 }
 
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
-        guard !isClosed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "closed", sql: sql) }
+        guard !isClosed else { throw DatabaseError(sqlState: "08003", message: "closed", sql: sql) }
+        if let prefix = losesConnectionAt, sql.hasPrefix(prefix) {
+            isClosed = true
+            throw DatabaseError(sqlState: "08006", message: "the connection was lost", sql: sql)
+        }
         received.append((sql, arguments))
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
