@@ -62,13 +62,23 @@ enum PostgresTestServer {
     /// their own (`search_path`), dropped afterwards with everything in it:
     /// record types keep fixed table names, and tests still never see each
     /// other's tables.
+    ///
+    /// `server` and `configure` adjust the server's configuration (the URL's,
+    /// or another server's) and the pool's.
     static func withPool<T>(
-        maximumConnectionCount: Int = 4, _ body: (PostgresDatabasePool) async throws -> T
+        maximumConnectionCount: Int = 4, server: PostgresConfiguration? = nil,
+        configure: (inout Configuration) -> Void = { _ in },
+        _ body: (PostgresDatabasePool) async throws -> T
     ) async throws -> T {
         let schema = "quarry_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        let admin = try await PostgresSession.connect(to: configuration)
+        let serverConfiguration = try server ?? configuration
+        // The pool's application name, if any, stays the pool's own.
+        var adminConfiguration = serverConfiguration
+        adminConfiguration.applicationName = nil
+        let admin = try await PostgresSession.connect(to: adminConfiguration)
         try await admin.execute(sql: "CREATE SCHEMA \(schema)")
         var poolConfiguration = Configuration()
+        configure(&poolConfiguration)
         poolConfiguration.prepareDatabase = { db in try db.execute(sql: "SET search_path TO \(schema)") }
         func dropSchema() async {
             _ = try? await admin.execute(sql: "DROP SCHEMA IF EXISTS \(schema) CASCADE")
@@ -77,7 +87,7 @@ enum PostgresTestServer {
         let pool: PostgresDatabasePool
         do {
             pool = try PostgresDatabasePool(
-                url: url ?? "", maximumConnectionCount: maximumConnectionCount, configuration: poolConfiguration)
+                serverConfiguration, maximumConnectionCount: maximumConnectionCount, configuration: poolConfiguration)
         } catch {
             await dropSchema()
             throw error

@@ -76,8 +76,11 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Runs `body` with a connection, blocking the current thread until one is free.
     ///
-    /// - parameter operation: names the access's span (`read`, `write`…).
-    func withConnection<T>(operation: String = "access", _ body: (Database) throws -> T) throws -> T {
+    /// - parameters:
+    ///   - operation: names the access's span (`read`, `write`…).
+    ///   - fresh: whether the access needs a newly opened connection (a
+    ///     retry after a lost one): an idle connection is closed to make room.
+    func withConnection<T>(operation: String = "access", fresh: Bool = false, _ body: (Database) throws -> T) throws -> T {
         let thread = currentThreadID()
         if lock.withLock({ holderThreads[thread] != nil }) {
             throw DatabaseError.misuse(
@@ -86,7 +89,7 @@ final class ConnectionPool: @unchecked Sendable {
         }
         let waitStart = instrumentation == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         let parent = instrumentation?.tracer == nil ? nil : (ServiceContext.current ?? .topLevel)
-        let database = try acquireBlocking()
+        let database = try acquireBlocking(fresh: fresh)
         instrumentation?.recordConnectionWait(since: waitStart)
         defer { release(database) }
         return try holding(thread) { try run(operation, on: database, parent: parent, body) }
@@ -99,11 +102,11 @@ final class ConnectionPool: @unchecked Sendable {
     /// and the access throws `CancellationError` (see `Database+Interrupt.swift`);
     /// if it is cancelled before `body` starts, `body` does not run.
     func withConnection<T: Sendable>(
-        operation: String = "access", _ body: @escaping @Sendable (Database) throws -> T
+        operation: String = "access", fresh: Bool = false, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         let waitStart = instrumentation == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         let parent = instrumentation?.tracer == nil ? nil : (ServiceContext.current ?? .topLevel)
-        let database = UncheckedSendable(try await acquireSuspending())
+        let database = UncheckedSendable(try await acquireSuspending(fresh: fresh))
         instrumentation?.recordConnectionWait(since: waitStart)
         let cancellation = AccessCancellation()
         return try await withTaskCancellationHandler {
@@ -159,17 +162,28 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Takes an idle connection, reserves a slot to open one, or registers a
     /// waiter. Idle connections that died meanwhile (a server restarted) are
-    /// closed on the way, and their slots reused.
-    private func acquire(waiterID: UInt64, resume: @escaping (Result<Database, any Error>) -> Void) -> Acquisition {
+    /// closed on the way, and their slots reused. A `fresh` acquisition
+    /// takes no idle connection, and closes the oldest one if the pool is full.
+    private func acquire(
+        waiterID: UInt64, fresh: Bool = false, resume: @escaping (Result<Database, any Error>) -> Void
+    ) -> Acquisition {
         var dead: [Database] = []
         defer { for database in dead { database.close() } }
         return lock.withLock {
             if isClosed { return .failed(closedError()) }
             if cancelledWaiters.remove(waiterID) != nil { return .failed(CancellationError()) }
-            while let database = idle.popLast() {
-                if database.connection.isReusable { return .ready(database) }
-                forget(database)
-                dead.append(database)
+            if fresh {
+                if openedCount >= capacity, !idle.isEmpty {
+                    let oldest = idle.removeFirst()
+                    forget(oldest)
+                    dead.append(oldest)
+                }
+            } else {
+                while let database = idle.popLast() {
+                    if database.connection.isReusable { return .ready(database) }
+                    forget(database)
+                    dead.append(database)
+                }
             }
             if openedCount < capacity {
                 openedCount += 1
@@ -230,11 +244,11 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    private func acquireBlocking() throws -> Database {
+    private func acquireBlocking(fresh: Bool) throws -> Database {
         let semaphore = DispatchSemaphore(value: 0)
         let box = UncheckedSendable<Result<Database, any Error>?>(nil)
         let waiterID = makeWaiterID()
-        switch acquire(waiterID: waiterID, resume: { result in
+        switch acquire(waiterID: waiterID, fresh: fresh, resume: { result in
             box.value = result
             semaphore.signal()
         }) {
@@ -285,7 +299,7 @@ final class ConnectionPool: @unchecked Sendable {
         return Int(clamping: seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000)
     }
 
-    private func acquireSuspending() async throws -> Database {
+    private func acquireSuspending(fresh: Bool) async throws -> Database {
         let waiterID = makeWaiterID()
         // A cancellation that arrives after the connection was handed over
         // finds no waiter and is remembered by `cancelWaiter`; once the
@@ -293,7 +307,7 @@ final class ConnectionPool: @unchecked Sendable {
         defer { lock.withLock { _ = cancelledWaiters.remove(waiterID) } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UncheckedSendable<Database>, any Error>) in
-                switch acquire(waiterID: waiterID, resume: { result in
+                switch acquire(waiterID: waiterID, fresh: fresh, resume: { result in
                     continuation.resume(with: result.map(UncheckedSendable.init))
                 }) {
                 case .ready(let database): continuation.resume(returning: UncheckedSendable(database))

@@ -66,25 +66,25 @@ package final class DatabaseServerPool: DatabaseWriter {
     /// database (as `DatabaseReader.read(_:)` says).
     @discardableResult
     package func read<T>(_ block: (Database) throws -> T) throws -> T {
-        try retryingOnce { try pool.withConnection(operation: "read") { db in try Self.beginning(db) { try db.inServerReadTransaction(block) } } }
+        try retryingOnce { fresh in try pool.withConnection(operation: "read", fresh: fresh) { db in try Self.beginning(db) { try db.inServerReadTransaction(block) } } }
     }
 
     @discardableResult
     package func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await retryingOnce {
-            try await pool.withConnection(operation: "read") { db in try Self.beginning(db) { try db.inServerReadTransaction(block) } }
+        try await retryingOnce { fresh in
+            try await pool.withConnection(operation: "read", fresh: fresh) { db in try Self.beginning(db) { try db.inServerReadTransaction(block) } }
         }
     }
 
     @discardableResult
     package func write<T>(_ block: (Database) throws -> T) throws -> T {
-        try retryingOnce { try pool.withConnection(operation: "write") { db in try Self.beginning(db) { try db.inWriteTransaction(block) } } }
+        try retryingOnce { fresh in try pool.withConnection(operation: "write", fresh: fresh) { db in try Self.beginning(db) { try db.inWriteTransaction(block) } } }
     }
 
     @discardableResult
     package func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await retryingOnce {
-            try await pool.withConnection(operation: "write") { db in try Self.beginning(db) { try db.inWriteTransaction(block) } }
+        try await retryingOnce { fresh in
+            try await pool.withConnection(operation: "write", fresh: fresh) { db in try Self.beginning(db) { try db.inWriteTransaction(block) } }
         }
     }
 
@@ -122,28 +122,29 @@ package final class DatabaseServerPool: DatabaseWriter {
         }
     }
 
-    /// Runs `access`, and once more (on a new connection: the lost one is
-    /// closed on release) when its transaction never began.
-    private func retryingOnce<T>(_ access: () throws -> T) throws -> T {
+    /// Runs `access`, and once more on a newly opened connection (the lost
+    /// one is closed on release, and other idle ones may have died with it)
+    /// when its transaction never began.
+    private func retryingOnce<T>(_ access: (_ fresh: Bool) throws -> T) throws -> T {
         do {
-            return try access()
+            return try access(false)
         } catch let failure as FailedBeforeTransaction {
             logRetry(failure.error)
             do {
-                return try access()
+                return try access(true)
             } catch let again as FailedBeforeTransaction {
                 throw again.error
             }
         }
     }
 
-    private func retryingOnce<T>(_ access: () async throws -> T) async throws -> T {
+    private func retryingOnce<T>(_ access: (_ fresh: Bool) async throws -> T) async throws -> T {
         do {
-            return try await access()
+            return try await access(false)
         } catch let failure as FailedBeforeTransaction {
             logRetry(failure.error)
             do {
-                return try await access()
+                return try await access(true)
             } catch let again as FailedBeforeTransaction {
                 throw again.error
             }

@@ -39,7 +39,10 @@ final class StandInServer: DatabaseServerConnection {
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
         guard !isClosed else { throw DatabaseError(sqlState: "08003", message: "closed", sql: sql) }
         if let prefix = losesConnectionAt, sql.hasPrefix(prefix) {
+            // As a server does when a session ends: its transaction rolls back.
             isClosed = true
+            sqlite3_close_v2(handle)
+            handle = nil
             throw DatabaseError(sqlState: "08006", message: "the connection was lost", sql: sql)
         }
         received.append((sql, arguments))
