@@ -15,6 +15,13 @@
 # `postgres` refuse to run as root: as root, they run as the `postgres` system
 # user, which owns the directory. `env` prints the export line; `stop` stops the
 # server (`pg_ctl stop -m fast`) and removes the directory and the state file.
+#
+# For tests that take the server down (the fault tests' PrivatePostgresServer),
+# three commands keep the cluster, its port and its state file:
+#
+#     bash scripts/postgres-server.sh restart        # pg_ctl restart -m fast
+#     bash scripts/postgres-server.sh stop-server    # pg_ctl stop -m fast
+#     bash scripts/postgres-server.sh start-server   # pg_ctl start, same port
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -199,6 +206,48 @@ stop() {
     log "stopped and removed $DIR"
 }
 
+# The cluster of the state file, for restart, stop-server and start-server.
+require_cluster() {
+    read_state || die "no server (no $state_file): run 'bash scripts/postgres-server.sh start' first"
+    [ -d "${DATA_DIR:-}" ] || die "the cluster's directory $DATA_DIR no longer exists"
+}
+
+# Stops the server (fast: open sessions are ended) and starts it again on the
+# same port. Fails when it was not running.
+restart() {
+    require_cluster
+    as_owner "$BIN_DIR/pg_ctl" restart -D "$DATA_DIR" -m fast -w -t 60 -l "$DIR/server.log" >/dev/null || {
+        tail -n 20 "$DIR/server.log" >&2 || true
+        die "pg_ctl restart failed"
+    }
+    log "restarted $URL"
+}
+
+# Stops the server process (fast), keeping the cluster and the state file.
+stop_server() {
+    require_cluster
+    if ! as_owner "$BIN_DIR/pg_ctl" status -D "$DATA_DIR" >/dev/null 2>&1; then
+        log "not running: $URL"
+        return 0
+    fi
+    as_owner "$BIN_DIR/pg_ctl" stop -D "$DATA_DIR" -m fast -w -t 60 >/dev/null || die "pg_ctl stop failed"
+    log "stopped the server of $URL (the cluster is kept: start-server starts it again)"
+}
+
+# Starts the server process of the cluster again, on the same port.
+start_server() {
+    require_cluster
+    if as_owner "$BIN_DIR/pg_ctl" status -D "$DATA_DIR" >/dev/null 2>&1; then
+        log "already running: $URL"
+        return 0
+    fi
+    as_owner "$BIN_DIR/pg_ctl" start -D "$DATA_DIR" -w -t 60 -l "$DIR/server.log" >/dev/null || {
+        tail -n 20 "$DIR/server.log" >&2 || true
+        die "pg_ctl start failed (is port $PORT taken?)"
+    }
+    log "started the server of $URL again"
+}
+
 env_line() {
     read_state || die "no server (no $state_file): run 'bash scripts/postgres-server.sh start' first"
     printf 'export QUARRY_POSTGRES_URL=%q\n' "$URL"
@@ -208,11 +257,14 @@ case "${1:-}" in
     start) start ;;
     stop) stop ;;
     env) env_line ;;
+    restart) restart ;;
+    stop-server) stop_server ;;
+    start-server) start_server ;;
     status)
         if server_running; then echo "running: $URL"; else echo "not running"; exit 1; fi
         ;;
     *)
-        echo "usage: $0 start|stop|env|status" >&2
+        echo "usage: $0 start|stop|env|status|restart|stop-server|start-server" >&2
         exit 64
         ;;
 esac
