@@ -1,0 +1,280 @@
+// Tests of FaultProxy, the fault tests' TCP proxy: PostgreSQL sessions through
+// it in each mode, and raw sockets that tell a clean close (FIN) from a reset
+// (RST). The target is the shared server of QUARRY_POSTGRES_URL when it is set
+// (these tests never stop it), a PrivatePostgresServer of each test otherwise.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Quarry
+import QuarryPostgres
+import Synchronization
+import Testing
+
+/// Whether the proxy tests can run: with the shared server, or a private one.
+private let faultProxyTestsEnabled = PostgresTestServer.url != nil || PrivatePostgresServer.isAvailable(for: "FaultProxyTests")
+
+@Suite(.enabled(if: faultProxyTestsEnabled))
+struct FaultProxyTests {
+    /// Where the proxy forwards to, and who logs in there.
+    struct Target {
+        var host: String
+        var port: Int
+        var user: String
+        var database: String
+    }
+
+    /// Runs `body` with a proxy in front of a server, closed afterwards.
+    static func withProxy<T>(_ body: (FaultProxy, Target) async throws -> T) async throws -> T {
+        if PostgresTestServer.url != nil {
+            let configuration = try PostgresTestServer.configuration
+            let target = Target(host: configuration.host, port: configuration.port, user: configuration.user, database: configuration.database)
+            return try await FaultProxy.with(targetHost: target.host, targetPort: target.port) { try await body($0, target) }
+        }
+        return try await PrivatePostgresServer.with { server in
+            let target = Target(host: "127.0.0.1", port: server.port, user: "postgres", database: "quarry_test")
+            return try await FaultProxy.with(targetHost: target.host, targetPort: target.port) { try await body($0, target) }
+        }
+    }
+
+    static func connect(through proxy: FaultProxy, _ target: Target, connectTimeoutSeconds: Int = 5) async throws -> PostgresSession {
+        try await PostgresSession.connect(
+            url: proxy.url(user: target.user, database: target.database, connectTimeoutSeconds: connectTimeoutSeconds))
+    }
+
+    @Test func forwardRunsQueriesAndCountsConnections() async throws {
+        try await Self.withProxy { proxy, target in
+            #expect(proxy.mode == .forward)
+            let session = try await Self.connect(through: proxy, target)
+            #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
+            let other = try await Self.connect(through: proxy, target)
+            #expect(try await other.execute(sql: "SELECT 2").rows == [[.integer(2)]])
+            #expect(proxy.connectionCount == 2)
+            #expect(proxy.acceptedConnectionCount == 2)
+            try await session.close()
+            try await other.close()
+            // The proxy sees the clients' FINs on its own event loop.
+            #expect(try await eventually { proxy.connectionCount == 0 })
+        }
+    }
+
+    @Test func dropClosesSessionsThenForwardWorksAgain() async throws {
+        try await Self.withProxy { proxy, target in
+            let session = try await Self.connect(through: proxy, target)
+            #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
+            await proxy.setMode(.drop)
+            #expect(proxy.connectionCount == 0)
+            let queryError = await failure(within: .seconds(2)) { try await session.execute(sql: "SELECT 1") }
+            #expect(queryError != nil && !(queryError is BoundedWaitTimeout), "\(String(describing: queryError))")
+            // New connections are closed at once too.
+            let connectError = await failure(within: .seconds(2)) { try await Self.connect(through: proxy, target) }
+            #expect(connectError != nil && !(connectError is BoundedWaitTimeout), "\(String(describing: connectError))")
+            await proxy.setMode(.forward)
+            let again = try await Self.connect(through: proxy, target)
+            #expect(try await again.execute(sql: "SELECT 3").rows == [[.integer(3)]])
+            try await again.close()
+            try? await session.close()
+        }
+    }
+
+    @Test func resetFailsSessionsQuickly() async throws {
+        try await Self.withProxy { proxy, target in
+            let session = try await Self.connect(through: proxy, target)
+            #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
+            await proxy.setMode(.reset)
+            #expect(proxy.connectionCount == 0)
+            let queryError = await failure(within: .seconds(2)) { try await session.execute(sql: "SELECT 1") }
+            #expect(queryError != nil && !(queryError is BoundedWaitTimeout), "\(String(describing: queryError))")
+            let connectError = await failure(within: .seconds(2)) { try await Self.connect(through: proxy, target) }
+            #expect(connectError != nil && !(connectError is BoundedWaitTimeout), "\(String(describing: connectError))")
+            await proxy.setMode(.forward)
+            let again = try await Self.connect(through: proxy, target)
+            #expect(try await again.execute(sql: "SELECT 4").rows == [[.integer(4)]])
+            try await again.close()
+            try? await session.close()
+        }
+    }
+
+    /// A raw socket tells the two ways of closing apart: `.drop` ends the
+    /// stream (FIN: `recv` returns 0), `.reset` aborts it (RST: ECONNRESET),
+    /// for connections open before the switch and for new ones.
+    @Test func dropSendsFinAndResetSendsRst() async throws {
+        try await Self.withProxy { proxy, _ in
+            let dropped = try RawConnection(port: proxy.port)
+            #expect(try await eventually { proxy.connectionCount == 1 })
+            await proxy.setMode(.drop)
+            #expect(dropped.receive() == .closed)
+            #expect(try RawConnection(port: proxy.port).receive() == .closed)
+
+            await proxy.setMode(.forward)
+            let reset = try RawConnection(port: proxy.port)
+            #expect(try await eventually { proxy.connectionCount == 1 })
+            await proxy.setMode(.reset)
+            #expect(reset.receive() == .reset)
+            #expect(try RawConnection(port: proxy.port).receive() == .reset)
+            #expect(proxy.acceptedConnectionCount == 4)
+        }
+    }
+
+    @Test func blackholeStallsQueriesUntilTheProxyCloses() async throws {
+        try await Self.withProxy { proxy, target in
+            let session = try await Self.connect(through: proxy, target)
+            #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
+            await proxy.setMode(.blackhole)
+            let query = PendingQuery(session: session, sql: "SELECT 5")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!query.isDone, "a query through a blackhole was answered")
+            #expect(proxy.connectionCount == 1)
+            await proxy.close()
+            let error = await failure(within: .seconds(3)) { try await query.task.value }
+            #expect(error != nil && !(error is BoundedWaitTimeout), "\(String(describing: error))")
+        }
+    }
+
+    @Test func blackholeThenForwardDeliversTheStalledQuery() async throws {
+        try await Self.withProxy { proxy, target in
+            let session = try await Self.connect(through: proxy, target)
+            await proxy.setMode(.blackhole)
+            let query = PendingQuery(session: session, sql: "SELECT 6")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!query.isDone, "a query through a blackhole was answered")
+            await proxy.setMode(.forward)
+            let rows = try await within(.seconds(3), "the stalled query") { try await query.task.value.rows }
+            #expect(rows == [[.integer(6)]])
+            try await session.close()
+        }
+    }
+
+    @Test func blackholeMakesNewConnectionsTimeOut() async throws {
+        try await Self.withProxy { proxy, target in
+            await proxy.setMode(.blackhole)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = await failure(within: .seconds(5)) { try await Self.connect(through: proxy, target, connectTimeoutSeconds: 1) }
+            let elapsed = clock.now - start
+            #expect(error != nil && !(error is BoundedWaitTimeout), "\(String(describing: error))")
+            // It failed by the client's own timeout, not by the proxy closing it.
+            #expect(elapsed >= .milliseconds(900), "failed after \(elapsed)")
+            #expect(proxy.acceptedConnectionCount == 1)
+        }
+    }
+}
+
+// MARK: - Helpers
+
+/// The error `operation` throws within `limit` (a ``BoundedWaitTimeout`` when
+/// it takes longer), or nil when it succeeds.
+func failure<T: Sendable>(within limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async -> (any Error)? {
+    do {
+        _ = try await within(limit, "operation", operation)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Whether `condition` becomes true within `limit`, checking every 10 ms.
+func eventually(within limit: Duration = .seconds(2), _ condition: () -> Bool) async throws -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + limit
+    while !condition() {
+        if clock.now >= deadline { return false }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return true
+}
+
+/// A query running in a task of its own, whose completion a test can check.
+final class PendingQuery: Sendable {
+    private final class Flag: Sendable {
+        let value = Mutex(false)
+    }
+
+    let task: Task<PostgresResultSet, any Error>
+    private let done: Flag
+
+    init(session: PostgresSession, sql: String) {
+        let done = Flag()
+        self.task = Task {
+            defer { done.value.withLock { $0 = true } }
+            return try await session.execute(sql: sql)
+        }
+        self.done = done
+    }
+
+    var isDone: Bool { done.value.withLock { $0 } }
+}
+
+/// A blocking client socket to 127.0.0.1, whose `receive()` tells how the
+/// other side ended the connection. Receiving waits at most 2 seconds.
+final class RawConnection {
+    enum Outcome: Equatable {
+        /// The other side closed cleanly (FIN): `recv` returned 0.
+        case closed
+        /// The other side aborted (RST): ECONNRESET.
+        case reset
+        /// Bytes arrived.
+        case data
+        /// Nothing within 2 seconds.
+        case timedOut
+        case failed(errno: Int32)
+    }
+
+    struct SocketError: Error, CustomStringConvertible {
+        var call: String
+        var code: Int32
+        var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+    }
+
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        #if os(Linux)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw SocketError(call: "socket", code: errno) }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        guard setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
+            let code = errno
+            _ = Self.closeDescriptor(descriptor)
+            throw SocketError(call: "setsockopt(SO_RCVTIMEO)", code: code)
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            let code = errno
+            _ = Self.closeDescriptor(descriptor)
+            throw SocketError(call: "connect", code: code)
+        }
+        self.descriptor = descriptor
+    }
+
+    func receive() -> Outcome {
+        var byte: UInt8 = 0
+        let count = recv(descriptor, &byte, 1, 0)
+        if count > 0 { return .data }
+        if count == 0 { return .closed }
+        let code = errno
+        if code == ECONNRESET { return .reset }
+        if code == EAGAIN || code == EWOULDBLOCK { return .timedOut }
+        return .failed(errno: code)
+    }
+
+    deinit {
+        _ = Self.closeDescriptor(descriptor)
+    }
+
+    private static func closeDescriptor(_ descriptor: Int32) -> Int32 {
+        close(descriptor)
+    }
+}

@@ -1,0 +1,87 @@
+// Tests of PrivatePostgresServer, the fault tests' server of their own:
+// restart ends the sessions and new ones connect; a stopped server refuses
+// connections until it starts again on the same port; destroy removes it all.
+
+import Foundation
+import Quarry
+import QuarryPostgres
+import Testing
+
+@Suite(.enabled(if: PrivatePostgresServer.isAvailable(for: "PrivatePostgresServerTests")))
+struct PrivatePostgresServerTests {
+    @Test func packageRootHoldsTheScript() {
+        #expect(FileManager.default.fileExists(atPath: PrivatePostgresServer.script.path))
+        #expect(FileManager.default.fileExists(atPath: PrivatePostgresServer.packageRoot.appendingPathComponent("Package.swift").path))
+    }
+
+    @Test func restartEndsSessionsAndNewOnesConnect() async throws {
+        try await PrivatePostgresServer.with { server in
+            #expect(server.url == "postgres://postgres@127.0.0.1:\(server.port)/quarry_test")
+            let session = try await PostgresSession.connect(to: server.configuration(connectTimeout: .seconds(5)))
+            #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
+
+            let clock = ContinuousClock()
+            let start = clock.now
+            try await server.restart()
+            print("PrivatePostgresServer: restart took \(clock.now - start)")
+
+            let error = await failure(within: .seconds(3)) { try await session.execute(sql: "SELECT 1") }
+            #expect(error != nil && !(error is BoundedWaitTimeout), "\(String(describing: error))")
+            let again = try await PostgresSession.connect(to: server.configuration(connectTimeout: .seconds(5)))
+            #expect(try await again.execute(sql: "SELECT 2").rows == [[.integer(2)]])
+            try await again.close()
+            try? await session.close()
+        }
+    }
+
+    @Test func stoppedServerRefusesConnectionsUntilStartedAgainThenDestroyRemovesIt() async throws {
+        let clock = ContinuousClock()
+        var start = clock.now
+        let server = try await PrivatePostgresServer.start()
+        print("PrivatePostgresServer: start took \(clock.now - start)")
+        do {
+            let configuration = try server.configuration(connectTimeout: .seconds(2))
+            let session = try await PostgresSession.connect(to: configuration)
+            try await session.execute(sql: "CREATE TABLE kept (id integer)")
+            try await session.execute(sql: "INSERT INTO kept VALUES (7)")
+            try await session.close()
+
+            start = clock.now
+            try await server.stopServer()
+            print("PrivatePostgresServer: stopServer took \(clock.now - start)")
+            let refused = await failure(within: .seconds(4)) { try await PostgresSession.connect(to: configuration) }
+            #expect(refused != nil && !(refused is BoundedWaitTimeout), "\(String(describing: refused))")
+            // Stopping twice is harmless.
+            try await server.stopServer()
+
+            start = clock.now
+            try await server.startServer()
+            print("PrivatePostgresServer: startServer took \(clock.now - start)")
+            let again = try await PostgresSession.connect(to: configuration)
+            // Same port, same cluster: the data is still there.
+            #expect(try await again.execute(sql: "SELECT id FROM kept").rows == [[.integer(7)]])
+            try await again.close()
+        } catch {
+            await server.destroy()
+            throw error
+        }
+        await server.destroy()
+        #expect(!FileManager.default.fileExists(atPath: server.stateDirectory.path))
+        let gone = await failure(within: .seconds(4)) {
+            try await PostgresSession.connect(to: server.configuration(connectTimeout: .seconds(2)))
+        }
+        #expect(gone != nil && !(gone is BoundedWaitTimeout), "\(String(describing: gone))")
+    }
+
+    @Test func failedScriptCommandThrowsWithItsOutput() async throws {
+        // No cluster in this state directory: restart fails, and says why.
+        let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("quarry-private-postgres-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: stateDirectory) }
+        let error = await #expect(throws: PrivatePostgresServer.ScriptError.self) {
+            try await PrivatePostgresServer.run("restart", stateDirectory: stateDirectory, timeout: .seconds(30))
+        }
+        #expect(error?.status == 1)
+        #expect(error?.output.contains("no server") == true, "\(String(describing: error))")
+    }
+}
