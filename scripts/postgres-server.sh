@@ -72,6 +72,22 @@ as_owner() {
     fi
 }
 
+# Runs a command that starts the server (pg_ctl start or restart) with no file
+# descriptor open but 0, 1 and 2: the server keeps none of its caller's. A
+# caller that waits until every copy of a pipe or socket it gave this script is
+# closed (Foundation's Process on Linux does) would otherwise wait for the
+# server to stop. Call it in a subshell, with redirections on the subshell
+# only: it closes the descriptors of its shell, including the copies that bash
+# keeps of redirected ones.
+without_inherited_fds() {
+    local fd
+    for fd in $(ls /proc/$BASHPID/fd 2>/dev/null || ls /dev/fd); do
+        # (The listing's own descriptor is in the list, and closed by now.)
+        if [ "$fd" -gt 2 ] && [ -e "/dev/fd/$fd" ]; then eval "exec $fd>&-"; fi
+    done
+    "$@"
+}
+
 # A TCP port that nothing listens on at 127.0.0.1 right now.
 free_port() {
     if command -v python3 >/dev/null 2>&1; then
@@ -155,7 +171,7 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 EOF
-        if as_owner "$bin_dir/pg_ctl" start -w -t 60 -D "$data" -l "$dir/server.log" >/dev/null; then
+        if (without_inherited_fds as_owner "$bin_dir/pg_ctl" start -w -t 60 -D "$data" -l "$dir/server.log") >/dev/null; then
             break
         fi
         if [ "$attempt" -eq 5 ]; then
@@ -216,7 +232,7 @@ require_cluster() {
 # same port. Fails when it was not running.
 restart() {
     require_cluster
-    as_owner "$BIN_DIR/pg_ctl" restart -D "$DATA_DIR" -m fast -w -t 60 -l "$DIR/server.log" >/dev/null || {
+    (without_inherited_fds as_owner "$BIN_DIR/pg_ctl" restart -D "$DATA_DIR" -m fast -w -t 60 -l "$DIR/server.log") >/dev/null || {
         tail -n 20 "$DIR/server.log" >&2 || true
         die "pg_ctl restart failed"
     }
@@ -241,7 +257,7 @@ start_server() {
         log "already running: $URL"
         return 0
     fi
-    as_owner "$BIN_DIR/pg_ctl" start -D "$DATA_DIR" -w -t 60 -l "$DIR/server.log" >/dev/null || {
+    (without_inherited_fds as_owner "$BIN_DIR/pg_ctl" start -D "$DATA_DIR" -w -t 60 -l "$DIR/server.log") >/dev/null || {
         tail -n 20 "$DIR/server.log" >&2 || true
         die "pg_ctl start failed (is port $PORT taken?)"
     }
