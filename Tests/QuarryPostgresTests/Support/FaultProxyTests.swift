@@ -19,38 +19,45 @@ private let faultProxyTestsEnabled = PostgresTestServer.url != nil || PrivatePos
 
 @Suite(.enabled(if: faultProxyTestsEnabled))
 struct FaultProxyTests {
-    /// Where the proxy forwards to, and who logs in there.
-    struct Target {
-        var host: String
-        var port: Int
-        var user: String
-        var database: String
-    }
-
-    /// Runs `body` with a proxy in front of a server, closed afterwards.
-    static func withProxy<T>(_ body: (FaultProxy, Target) async throws -> T) async throws -> T {
+    /// Runs `body` with a proxy in front of a server, and a scope whose
+    /// sessions connect through the proxy. Afterwards, closes the sessions,
+    /// then the proxy (then the private server, if any).
+    static func withProxy<T>(_ body: (FaultProxy, ProxiedSessions) async throws -> T) async throws -> T {
+        func run(host: String, port: Int, user: String, database: String) async throws -> T {
+            try await FaultProxy.with(targetHost: host, targetPort: port) { proxy in
+                try await SessionScope.with { scope in
+                    try await body(proxy, ProxiedSessions(proxy: proxy, user: user, database: database, scope: scope))
+                }
+            }
+        }
         if PostgresTestServer.url != nil {
             let configuration = try PostgresTestServer.configuration
-            let target = Target(host: configuration.host, port: configuration.port, user: configuration.user, database: configuration.database)
-            return try await FaultProxy.with(targetHost: target.host, targetPort: target.port) { try await body($0, target) }
+            return try await run(host: configuration.host, port: configuration.port, user: configuration.user, database: configuration.database)
         }
         return try await PrivatePostgresServer.with { server in
-            let target = Target(host: "127.0.0.1", port: server.port, user: "postgres", database: "quarry_test")
-            return try await FaultProxy.with(targetHost: target.host, targetPort: target.port) { try await body($0, target) }
+            try await run(host: "127.0.0.1", port: server.port, user: "postgres", database: "quarry_test")
         }
     }
 
-    static func connect(through proxy: FaultProxy, _ target: Target, connectTimeoutSeconds: Int = 5) async throws -> PostgresSession {
-        try await PostgresSession.connect(
-            url: proxy.url(user: target.user, database: target.database, connectTimeoutSeconds: connectTimeoutSeconds))
+    /// Opens sessions through a proxy, in a ``SessionScope``.
+    struct ProxiedSessions: Sendable {
+        var proxy: FaultProxy
+        var user: String
+        var database: String
+        var scope: SessionScope
+
+        func connect(connectTimeoutSeconds: Int = 5) async throws -> PostgresSession {
+            try await scope.connect(
+                to: PostgresConfiguration(url: proxy.url(user: user, database: database, connectTimeoutSeconds: connectTimeoutSeconds)))
+        }
     }
 
     @Test func forwardRunsQueriesAndCountsConnections() async throws {
-        try await Self.withProxy { proxy, target in
+        try await Self.withProxy { proxy, sessions in
             #expect(proxy.mode == .forward)
-            let session = try await Self.connect(through: proxy, target)
+            let session = try await sessions.connect()
             #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
-            let other = try await Self.connect(through: proxy, target)
+            let other = try await sessions.connect()
             #expect(try await other.execute(sql: "SELECT 2").rows == [[.integer(2)]])
             #expect(proxy.connectionCount == 2)
             #expect(proxy.acceptedConnectionCount == 2)
@@ -62,39 +69,35 @@ struct FaultProxyTests {
     }
 
     @Test func dropClosesSessionsThenForwardWorksAgain() async throws {
-        try await Self.withProxy { proxy, target in
-            let session = try await Self.connect(through: proxy, target)
+        try await Self.withProxy { proxy, sessions in
+            let session = try await sessions.connect()
             #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
             await proxy.setMode(.drop)
             #expect(proxy.connectionCount == 0)
             let queryError = await failure(within: .seconds(2)) { try await session.execute(sql: "SELECT 1") }
             #expect(queryError != nil && !(queryError is BoundedWaitTimeout), "\(String(describing: queryError))")
             // New connections are closed at once too.
-            let connectError = await failure(within: .seconds(2)) { try await Self.connect(through: proxy, target) }
+            let connectError = await failure(within: .seconds(2)) { try await sessions.connect() }
             #expect(connectError != nil && !(connectError is BoundedWaitTimeout), "\(String(describing: connectError))")
             await proxy.setMode(.forward)
-            let again = try await Self.connect(through: proxy, target)
+            let again = try await sessions.connect()
             #expect(try await again.execute(sql: "SELECT 3").rows == [[.integer(3)]])
-            try await again.close()
-            try? await session.close()
         }
     }
 
     @Test func resetFailsSessionsQuickly() async throws {
-        try await Self.withProxy { proxy, target in
-            let session = try await Self.connect(through: proxy, target)
+        try await Self.withProxy { proxy, sessions in
+            let session = try await sessions.connect()
             #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
             await proxy.setMode(.reset)
             #expect(proxy.connectionCount == 0)
             let queryError = await failure(within: .seconds(2)) { try await session.execute(sql: "SELECT 1") }
             #expect(queryError != nil && !(queryError is BoundedWaitTimeout), "\(String(describing: queryError))")
-            let connectError = await failure(within: .seconds(2)) { try await Self.connect(through: proxy, target) }
+            let connectError = await failure(within: .seconds(2)) { try await sessions.connect() }
             #expect(connectError != nil && !(connectError is BoundedWaitTimeout), "\(String(describing: connectError))")
             await proxy.setMode(.forward)
-            let again = try await Self.connect(through: proxy, target)
+            let again = try await sessions.connect()
             #expect(try await again.execute(sql: "SELECT 4").rows == [[.integer(4)]])
-            try await again.close()
-            try? await session.close()
         }
     }
 
@@ -120,8 +123,8 @@ struct FaultProxyTests {
     }
 
     @Test func blackholeStallsQueriesUntilTheProxyCloses() async throws {
-        try await Self.withProxy { proxy, target in
-            let session = try await Self.connect(through: proxy, target)
+        try await Self.withProxy { proxy, sessions in
+            let session = try await sessions.connect()
             #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
             await proxy.setMode(.blackhole)
             let query = PendingQuery(session: session, sql: "SELECT 5")
@@ -135,8 +138,8 @@ struct FaultProxyTests {
     }
 
     @Test func blackholeThenForwardDeliversTheStalledQuery() async throws {
-        try await Self.withProxy { proxy, target in
-            let session = try await Self.connect(through: proxy, target)
+        try await Self.withProxy { proxy, sessions in
+            let session = try await sessions.connect()
             await proxy.setMode(.blackhole)
             let query = PendingQuery(session: session, sql: "SELECT 6")
             try await Task.sleep(for: .milliseconds(300))
@@ -149,11 +152,11 @@ struct FaultProxyTests {
     }
 
     @Test func blackholeMakesNewConnectionsTimeOut() async throws {
-        try await Self.withProxy { proxy, target in
+        try await Self.withProxy { proxy, sessions in
             await proxy.setMode(.blackhole)
             let clock = ContinuousClock()
             let start = clock.now
-            let error = await failure(within: .seconds(5)) { try await Self.connect(through: proxy, target, connectTimeoutSeconds: 1) }
+            let error = await failure(within: .seconds(5)) { try await sessions.connect(connectTimeoutSeconds: 1) }
             let elapsed = clock.now - start
             #expect(error != nil && !(error is BoundedWaitTimeout), "\(String(describing: error))")
             // It failed by the client's own timeout, not by the proxy closing it.
@@ -185,6 +188,55 @@ func eventually(within limit: Duration = .seconds(2), _ condition: () -> Bool) a
         try await Task.sleep(for: .milliseconds(10))
     }
     return true
+}
+
+/// The sessions of a test, all closed at its end whether it passes, fails or
+/// throws: PostgresNIO traps (in debug builds) on a connection deinitialized
+/// before being closed, which would end the whole test process. A session
+/// that connects after the end (a connect that outlived its bounded wait) is
+/// closed at once.
+final class SessionScope: Sendable {
+    private struct State {
+        var sessions: [PostgresSession] = []
+        var isClosed = false
+    }
+
+    private let state = Mutex(State())
+
+    static func with<T>(_ body: (SessionScope) async throws -> T) async throws -> T {
+        let scope = SessionScope()
+        let result: T
+        do {
+            result = try await body(scope)
+        } catch {
+            await scope.closeAll()
+            throw error
+        }
+        await scope.closeAll()
+        return result
+    }
+
+    func connect(to configuration: PostgresConfiguration) async throws -> PostgresSession {
+        let session = try await PostgresSession.connect(to: configuration)
+        let isClosed = state.withLock { state -> Bool in
+            if !state.isClosed { state.sessions.append(session) }
+            return state.isClosed
+        }
+        if isClosed { try? await session.close() }
+        return session
+    }
+
+    /// Closes every session, each within 5 seconds.
+    func closeAll() async {
+        let sessions = state.withLock { state -> [PostgresSession] in
+            state.isClosed = true
+            defer { state.sessions.removeAll() }
+            return state.sessions
+        }
+        for session in sessions {
+            _ = try? await within(.seconds(5), "closing a session") { try await session.close() }
+        }
+    }
 }
 
 /// A query running in a task of its own, whose completion a test can check.
@@ -260,14 +312,21 @@ final class RawConnection {
     }
 
     func receive() -> Outcome {
-        var byte: UInt8 = 0
-        let count = recv(descriptor, &byte, 1, 0)
-        if count > 0 { return .data }
-        if count == 0 { return .closed }
-        let code = errno
-        if code == ECONNRESET { return .reset }
-        if code == EAGAIN || code == EWOULDBLOCK { return .timedOut }
-        return .failed(errno: code)
+        // A signal (the test process's children exiting: SIGCHLD) interrupts
+        // recv with EINTR: then again, until 2 seconds have passed.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(2)
+        while true {
+            var byte: UInt8 = 0
+            let count = recv(descriptor, &byte, 1, 0)
+            if count > 0 { return .data }
+            if count == 0 { return .closed }
+            let code = errno
+            if code == EINTR && clock.now < deadline { continue }
+            if code == ECONNRESET { return .reset }
+            if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return .timedOut }
+            return .failed(errno: code)
+        }
     }
 
     deinit {

@@ -16,22 +16,24 @@ struct PrivatePostgresServerTests {
 
     @Test func restartEndsSessionsAndNewOnesConnect() async throws {
         try await PrivatePostgresServer.with { server in
-            #expect(server.url == "postgres://postgres@127.0.0.1:\(server.port)/quarry_test")
-            let session = try await PostgresSession.connect(to: server.configuration(connectTimeout: .seconds(5)))
-            #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
-
-            let clock = ContinuousClock()
-            let start = clock.now
-            try await server.restart()
-            print("PrivatePostgresServer: restart took \(clock.now - start)")
-
-            let error = await failure(within: .seconds(3)) { try await session.execute(sql: "SELECT 1") }
-            #expect(error != nil && !(error is BoundedWaitTimeout), "\(String(describing: error))")
-            let again = try await PostgresSession.connect(to: server.configuration(connectTimeout: .seconds(5)))
-            #expect(try await again.execute(sql: "SELECT 2").rows == [[.integer(2)]])
-            try await again.close()
-            try? await session.close()
+            try await SessionScope.with { sessions in try await restartEndsSessions(server, sessions) }
         }
+    }
+
+    private func restartEndsSessions(_ server: PrivatePostgresServer, _ sessions: SessionScope) async throws {
+        #expect(server.url == "postgres://postgres@127.0.0.1:\(server.port)/quarry_test")
+        let session = try await sessions.connect(to: server.configuration(connectTimeout: .seconds(5)))
+        #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await server.restart()
+        print("PrivatePostgresServer: restart took \(clock.now - start)")
+
+        let error = await failure(within: .seconds(3)) { try await session.execute(sql: "SELECT 1") }
+        #expect(error != nil && !(error is BoundedWaitTimeout), "\(String(describing: error))")
+        let again = try await sessions.connect(to: server.configuration(connectTimeout: .seconds(5)))
+        #expect(try await again.execute(sql: "SELECT 2").rows == [[.integer(2)]])
     }
 
     @Test func stoppedServerRefusesConnectionsUntilStartedAgainThenDestroyRemovesIt() async throws {
@@ -39,9 +41,10 @@ struct PrivatePostgresServerTests {
         var start = clock.now
         let server = try await PrivatePostgresServer.start()
         print("PrivatePostgresServer: start took \(clock.now - start)")
+        let sessions = SessionScope()
         do {
             let configuration = try server.configuration(connectTimeout: .seconds(2))
-            let session = try await PostgresSession.connect(to: configuration)
+            let session = try await sessions.connect(to: configuration)
             try await session.execute(sql: "CREATE TABLE kept (id integer)")
             try await session.execute(sql: "INSERT INTO kept VALUES (7)")
             try await session.close()
@@ -49,7 +52,7 @@ struct PrivatePostgresServerTests {
             start = clock.now
             try await server.stopServer()
             print("PrivatePostgresServer: stopServer took \(clock.now - start)")
-            let refused = await failure(within: .seconds(4)) { try await PostgresSession.connect(to: configuration) }
+            let refused = await failure(within: .seconds(4)) { try await sessions.connect(to: configuration) }
             #expect(refused != nil && !(refused is BoundedWaitTimeout), "\(String(describing: refused))")
             // Stopping twice is harmless.
             try await server.stopServer()
@@ -57,18 +60,19 @@ struct PrivatePostgresServerTests {
             start = clock.now
             try await server.startServer()
             print("PrivatePostgresServer: startServer took \(clock.now - start)")
-            let again = try await PostgresSession.connect(to: configuration)
+            let again = try await sessions.connect(to: configuration)
             // Same port, same cluster: the data is still there.
             #expect(try await again.execute(sql: "SELECT id FROM kept").rows == [[.integer(7)]])
-            try await again.close()
+            await sessions.closeAll()
         } catch {
+            await sessions.closeAll()
             await server.destroy()
             throw error
         }
         await server.destroy()
         #expect(!FileManager.default.fileExists(atPath: server.stateDirectory.path))
         let gone = await failure(within: .seconds(4)) {
-            try await PostgresSession.connect(to: server.configuration(connectTimeout: .seconds(2)))
+            try await sessions.connect(to: server.configuration(connectTimeout: .seconds(2)))
         }
         #expect(gone != nil && !(gone is BoundedWaitTimeout), "\(String(describing: gone))")
     }
