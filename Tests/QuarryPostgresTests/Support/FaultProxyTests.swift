@@ -164,6 +164,26 @@ struct FaultProxyTests {
             #expect(proxy.acceptedConnectionCount == 1)
         }
     }
+
+    /// A target that refuses connections (a server that is down) makes the
+    /// proxy close the client's connection; a closed proxy releases its port.
+    @Test func closedTargetClosesClientsAndCloseReleasesThePort() async throws {
+        // A port that nothing listens on: a closed proxy's.
+        let first = try await FaultProxy.start(targetPort: 1)
+        let unusedPort = first.port
+        await first.close()
+        #expect(throws: RawConnection.SocketError.self) { try RawConnection(port: unusedPort) }
+
+        let proxy = try await FaultProxy.start(targetPort: unusedPort)
+        let port = proxy.port
+        #expect(try RawConnection(port: port).receive() == .closed)
+        #expect(proxy.acceptedConnectionCount == 1)
+        #expect(try await eventually { proxy.connectionCount == 0 })
+        await proxy.close()
+        // Closing again does nothing.
+        await proxy.close()
+        #expect(throws: RawConnection.SocketError.self) { try RawConnection(port: port) }
+    }
 }
 
 // MARK: - Helpers

@@ -140,7 +140,8 @@ struct PrivatePostgresServer: Sendable {
 
     // MARK: - Running the script
 
-    /// A failed or timed-out command of scripts/postgres-server.sh, with its output.
+    /// A failed or timed-out command of scripts/postgres-server.sh (or of
+    /// ``runProcess(_:environment:outputDirectory:timeout:)``), with its output.
     struct ScriptError: Error, CustomStringConvertible {
         var command: String
         /// The exit status, or nil when the command was killed after its timeout.
@@ -149,29 +150,49 @@ struct PrivatePostgresServer: Sendable {
 
         var description: String {
             let outcome = status.map { "exited with status \($0)" } ?? "timed out and was killed"
-            return "scripts/postgres-server.sh \(command) \(outcome); its output:\n\(output)"
+            return "\(command) \(outcome); its output:\n\(output)"
         }
     }
 
     /// Runs `bash scripts/postgres-server.sh <command>` for `stateDirectory`,
-    /// and returns its output (stdout and stderr). The output goes to a file,
-    /// not a pipe, so that a server the command starts can never hold the
-    /// reading end open. Kills the script after `timeout`.
+    /// and returns its output (stdout and stderr). Kills the script, and
+    /// whatever it started but the server, after `timeout`.
     @discardableResult
     static func run(_ command: String, stateDirectory: URL, timeout: Duration) async throws -> String {
-        let outputFile = stateDirectory.appendingPathComponent("script-\(command)-\(UUID().uuidString).log")
+        var environment = ProcessInfo.processInfo.environment
+        environment["QUARRY_POSTGRES_STATE_DIR"] = stateDirectory.path
+        return try await runProcess(
+            ["/bin/bash", script.path, command], environment: environment, outputDirectory: stateDirectory, timeout: timeout)
+    }
+
+    /// Runs `arguments` (an executable's path, then its arguments) in the
+    /// package's root folder, with Foundation's `Process`, and returns its
+    /// output (stdout and stderr).
+    ///
+    /// The output goes to a file in `outputDirectory`, not a pipe, so that a
+    /// process it starts can never hold the reading end open. After
+    /// `timeout`, the process's whole process group gets SIGKILL (`Process`
+    /// makes the child a group leader): the script and its initdb or pg_ctl,
+    /// never the server, which pg_ctl puts in a session of its own.
+    ///
+    /// - Throws: ``ScriptError`` when it exits with another status than 0 or
+    ///   times out.
+    @discardableResult
+    static func runProcess(
+        _ arguments: [String], environment: [String: String], outputDirectory: URL, timeout: Duration
+    ) async throws -> String {
+        let name = arguments.dropFirst().joined(separator: " ")
+        let outputFile = outputDirectory.appendingPathComponent("output-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
-            throw ScriptError(command: command, status: -1, output: "cannot create \(outputFile.path)")
+            throw ScriptError(command: name, status: -1, output: "cannot create \(outputFile.path)")
         }
         defer { try? FileManager.default.removeItem(at: outputFile) }
         let output = try FileHandle(forWritingTo: outputFile)
         defer { try? output.close() }
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path, command]
-        var environment = ProcessInfo.processInfo.environment
-        environment["QUARRY_POSTGRES_STATE_DIR"] = stateDirectory.path
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
         process.environment = environment
         process.currentDirectoryURL = packageRoot
         process.standardInput = FileHandle.nullDevice
@@ -185,7 +206,8 @@ struct PrivatePostgresServer: Sendable {
         while process.isRunning {
             if clock.now >= deadline {
                 timedOut = true
-                kill(process.processIdentifier, SIGKILL)
+                let pid = process.processIdentifier
+                kill(getpgid(pid) == pid ? -pid : pid, SIGKILL)
                 // Reaped at once after SIGKILL; bounded all the same.
                 let reapDeadline = clock.now + .seconds(5)
                 while process.isRunning && clock.now < reapDeadline {
@@ -193,15 +215,15 @@ struct PrivatePostgresServer: Sendable {
                 }
                 break
             }
-            // Not cancellable on purpose: the script must finish or be killed.
+            // Not cancellable on purpose: the process must finish or be killed.
             try? await Task.sleep(for: .milliseconds(20))
         }
         let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
         if timedOut {
-            throw ScriptError(command: command, status: nil, output: text)
+            throw ScriptError(command: name, status: nil, output: text)
         }
         guard process.terminationStatus == 0 else {
-            throw ScriptError(command: command, status: process.terminationStatus, output: text)
+            throw ScriptError(command: name, status: process.terminationStatus, output: text)
         }
         return text
     }

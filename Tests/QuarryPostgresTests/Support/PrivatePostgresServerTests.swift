@@ -88,4 +88,31 @@ struct PrivatePostgresServerTests {
         #expect(error?.status == 1)
         #expect(error?.output.contains("no server") == true, "\(String(describing: error))")
     }
+
+    @Test func timedOutProcessIsKilledWithItsChildren() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quarry-private-postgres-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let childFile = directory.appendingPathComponent("child")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: PrivatePostgresServer.ScriptError.self) {
+            // A child in the background, then a wait: both must die.
+            try await PrivatePostgresServer.runProcess(
+                ["/bin/bash", "-c", "sleep 30 & echo $! > \"$0\"; echo waiting; wait", childFile.path],
+                environment: ProcessInfo.processInfo.environment, outputDirectory: directory, timeout: .milliseconds(500))
+        }
+        #expect(clock.now - start < .seconds(5))
+        #expect(error?.status == nil)
+        #expect(error?.output.contains("waiting") == true, "\(String(describing: error))")
+        let childText = try String(contentsOf: childFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let child = try #require(Int32(childText))
+        // Killed (and reaped by init, or a zombie at worst): gone, or no longer sleeping.
+        #expect(try await eventually { kill(child, 0) != 0 || Self.isZombie(child) }, "the child \(child) survived")
+    }
+
+    private static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") == true
+    }
 }
