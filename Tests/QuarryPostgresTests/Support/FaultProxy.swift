@@ -118,7 +118,9 @@ final class FaultProxy: Sendable {
     var mode: Mode { state.value.withLock { $0.mode } }
 
     /// How many client connections are open through the proxy now (accepted
-    /// and not yet closed by either side or by the proxy).
+    /// and not yet closed by either side or by the proxy). A stalled
+    /// connection (`.blackhole`) reads nothing, so the proxy notices that its
+    /// client or the server closed it only once the mode is `.forward` again.
     var connectionCount: Int { state.value.withLock { $0.links.count } }
 
     /// How many client connections the proxy accepted since it started,
