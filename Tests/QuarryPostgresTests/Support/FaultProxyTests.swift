@@ -1,7 +1,8 @@
 // Tests of FaultProxy, the fault tests' TCP proxy: PostgreSQL sessions through
 // it in each mode, and raw sockets that tell a clean close (FIN) from a reset
 // (RST). The target is the shared server of QUARRY_POSTGRES_URL when it is set
-// (these tests never stop it), a PrivatePostgresServer of each test otherwise.
+// (these tests never stop it), otherwise a PrivatePostgresServer that the tests
+// running at the same time share (SharedPrivateServer).
 
 #if canImport(Glibc)
 import Glibc
@@ -34,9 +35,16 @@ struct FaultProxyTests {
             let configuration = try PostgresTestServer.configuration
             return try await run(host: configuration.host, port: configuration.port, user: configuration.user, database: configuration.database)
         }
-        return try await PrivatePostgresServer.with { server in
-            try await run(host: "127.0.0.1", port: server.port, user: "postgres", database: "quarry_test")
+        let server = try await SharedPrivateServer.shared.acquire()
+        let result: T
+        do {
+            result = try await run(host: "127.0.0.1", port: server.port, user: "postgres", database: "quarry_test")
+        } catch {
+            await SharedPrivateServer.shared.release()
+            throw error
         }
+        await SharedPrivateServer.shared.release()
+        return result
     }
 
     /// Opens sessions through a proxy, in a ``SessionScope``.
@@ -208,6 +216,40 @@ func eventually(within limit: Duration = .seconds(2), _ condition: () -> Bool) a
         try await Task.sleep(for: .milliseconds(10))
     }
     return true
+}
+
+/// One PrivatePostgresServer for the proxy tests that run at the same time,
+/// when QUARRY_POSTGRES_URL is not set: starting a cluster per test would take
+/// longer than the tests. The first `acquire()` starts it, the last
+/// `release()` destroys it (a later `acquire()` starts another).
+actor SharedPrivateServer {
+    static let shared = SharedPrivateServer()
+
+    private var server: Task<PrivatePostgresServer, any Error>?
+    private var users = 0
+
+    func acquire() async throws -> PrivatePostgresServer {
+        let server = self.server ?? Task { try await PrivatePostgresServer.start() }
+        self.server = server
+        users += 1
+        do {
+            return try await server.value
+        } catch {
+            await release()
+            throw error
+        }
+    }
+
+    func release() async {
+        users -= 1
+        guard users == 0, let server else { return }
+        // Forgotten before destroying it, so that an acquire() meanwhile
+        // starts another.
+        self.server = nil
+        if let started = try? await server.value {
+            await started.destroy()
+        }
+    }
 }
 
 /// The sessions of a test, all closed at its end whether it passes, fails or
