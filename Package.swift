@@ -33,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         // The PostgreSQL wire protocol, for the QuarryPostgres target only.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // PostgresNIO's own transport; named here because the PostgreSQL
+        // tests' fault proxy (Tests/QuarryPostgresTests/Support) imports it.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         // The system SQLite library (Debian: `apt-get install libsqlite3-dev`).
@@ -117,6 +120,9 @@ let package = Package(
                 "Quarry", "QuarryPostgres", "QuarryPostgresProcessHelper",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // The fault proxy of Support/FaultProxy.swift.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
     ],

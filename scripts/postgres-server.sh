@@ -15,6 +15,13 @@
 # `postgres` refuse to run as root: as root, they run as the `postgres` system
 # user, which owns the directory. `env` prints the export line; `stop` stops the
 # server (`pg_ctl stop -m fast`) and removes the directory and the state file.
+#
+# For tests that take the server down (the fault tests' PrivatePostgresServer),
+# three commands keep the cluster, its port and its state file:
+#
+#     bash scripts/postgres-server.sh restart        # pg_ctl restart -m fast
+#     bash scripts/postgres-server.sh stop-server    # pg_ctl stop -m fast
+#     bash scripts/postgres-server.sh start-server   # pg_ctl start, same port
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,6 +70,22 @@ as_owner() {
     else
         "$@"
     fi
+}
+
+# Runs a command that starts the server (pg_ctl start or restart) with no file
+# descriptor open but 0, 1 and 2: the server keeps none of its caller's. A
+# caller that waits until every copy of a pipe or socket it gave this script is
+# closed (Foundation's Process on Linux does) would otherwise wait for the
+# server to stop. Call it in a subshell, with redirections on the subshell
+# only: it closes the descriptors of its shell, including the copies that bash
+# keeps of redirected ones.
+without_inherited_fds() {
+    local fd
+    for fd in $(ls /proc/$BASHPID/fd 2>/dev/null || ls /dev/fd); do
+        # (The listing's own descriptor is in the list, and closed by now.)
+        if [ "$fd" -gt 2 ] && [ -e "/dev/fd/$fd" ]; then eval "exec $fd>&-"; fi
+    done
+    "$@"
 }
 
 # A TCP port that nothing listens on at 127.0.0.1 right now.
@@ -148,7 +171,7 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 EOF
-        if as_owner "$bin_dir/pg_ctl" start -w -t 60 -D "$data" -l "$dir/server.log" >/dev/null; then
+        if (without_inherited_fds as_owner "$bin_dir/pg_ctl" start -w -t 60 -D "$data" -l "$dir/server.log") >/dev/null; then
             break
         fi
         if [ "$attempt" -eq 5 ]; then
@@ -199,6 +222,48 @@ stop() {
     log "stopped and removed $DIR"
 }
 
+# The cluster of the state file, for restart, stop-server and start-server.
+require_cluster() {
+    read_state || die "no server (no $state_file): run 'bash scripts/postgres-server.sh start' first"
+    [ -d "${DATA_DIR:-}" ] || die "the cluster's directory $DATA_DIR no longer exists"
+}
+
+# Stops the server (fast: open sessions are ended) and starts it again on the
+# same port. Fails when it was not running.
+restart() {
+    require_cluster
+    (without_inherited_fds as_owner "$BIN_DIR/pg_ctl" restart -D "$DATA_DIR" -m fast -w -t 60 -l "$DIR/server.log") >/dev/null || {
+        tail -n 20 "$DIR/server.log" >&2 || true
+        die "pg_ctl restart failed"
+    }
+    log "restarted $URL"
+}
+
+# Stops the server process (fast), keeping the cluster and the state file.
+stop_server() {
+    require_cluster
+    if ! as_owner "$BIN_DIR/pg_ctl" status -D "$DATA_DIR" >/dev/null 2>&1; then
+        log "not running: $URL"
+        return 0
+    fi
+    as_owner "$BIN_DIR/pg_ctl" stop -D "$DATA_DIR" -m fast -w -t 60 >/dev/null || die "pg_ctl stop failed"
+    log "stopped the server of $URL (the cluster is kept: start-server starts it again)"
+}
+
+# Starts the server process of the cluster again, on the same port.
+start_server() {
+    require_cluster
+    if as_owner "$BIN_DIR/pg_ctl" status -D "$DATA_DIR" >/dev/null 2>&1; then
+        log "already running: $URL"
+        return 0
+    fi
+    (without_inherited_fds as_owner "$BIN_DIR/pg_ctl" start -D "$DATA_DIR" -w -t 60 -l "$DIR/server.log") >/dev/null || {
+        tail -n 20 "$DIR/server.log" >&2 || true
+        die "pg_ctl start failed (is port $PORT taken?)"
+    }
+    log "started the server of $URL again"
+}
+
 env_line() {
     read_state || die "no server (no $state_file): run 'bash scripts/postgres-server.sh start' first"
     printf 'export QUARRY_POSTGRES_URL=%q\n' "$URL"
@@ -208,11 +273,14 @@ case "${1:-}" in
     start) start ;;
     stop) stop ;;
     env) env_line ;;
+    restart) restart ;;
+    stop-server) stop_server ;;
+    start-server) start_server ;;
     status)
         if server_running; then echo "running: $URL"; else echo "not running"; exit 1; fi
         ;;
     *)
-        echo "usage: $0 start|stop|env|status" >&2
+        echo "usage: $0 start|stop|env|status|restart|stop-server|start-server" >&2
         exit 64
         ;;
 esac
