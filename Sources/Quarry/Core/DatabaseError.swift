@@ -107,8 +107,19 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
 
     /// Creates an error reported by PostgreSQL, with its SQLSTATE code and
     /// the fields the server sent; the result code is the closest SQLite one
-    /// (see ``sqlState``).
-    package init(
+    /// (see ``sqlState``). QuarryPostgres makes them; tests of code that
+    /// handles them can too.
+    ///
+    /// - parameters:
+    ///   - sqlState: the five-character SQLSTATE, such as `"23505"`.
+    ///   - message: the server's message.
+    ///   - sql: the SQL that failed, if any.
+    ///   - arguments: its arguments, if they may be shown.
+    ///   - constraintName: the constraint the error is about, if any.
+    ///   - tableName: the table the error is about, if any.
+    ///   - columnName: the column the error is about, if any.
+    ///   - detail: the server's detail line, if it may be shown.
+    public init(
         sqlState: String, message: String, sql: String? = nil, arguments: StatementArguments? = nil,
         constraintName: String? = nil, tableName: String? = nil, columnName: String? = nil, detail: String? = nil
     ) {

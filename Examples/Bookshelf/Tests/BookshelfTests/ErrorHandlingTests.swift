@@ -106,20 +106,23 @@ struct ErrorHandlingTests {
             (DatabaseError(resultCode: .SQLITE_CONSTRAINT_CHECK, message: "CHECK constraint failed: rating", sql: sql), .unprocessableContent),
             (DatabaseError(resultCode: .SQLITE_CONSTRAINT_NOTNULL, message: "NOT NULL constraint failed: book.title", sql: sql), .unprocessableContent),
             (DatabaseError(resultCode: .SQLITE_IOERR, message: "disk I/O error", sql: sql), .internalServerError),
-            (DatabaseError(resultCode: .SQLITE_BUSY, message: "database is locked", sql: sql), .internalServerError),
+            (DatabaseError(resultCode: .SQLITE_BUSY, message: "database is locked", sql: sql), .serviceUnavailable),
+            (DatabaseError(sqlState: "57P01", message: "terminating connection due to administrator command", sql: sql), .serviceUnavailable),
+            (DatabaseError(sqlState: "08006", message: "the connection to PostgreSQL was lost", sql: sql), .serviceUnavailable),
+            (DatabaseError(sqlState: "08007", message: "the connection was lost during COMMIT", sql: "COMMIT"), .internalServerError),
         ]
         for (error, status) in cases {
             let mapped = ErrorMiddleware<BookshelfRequestContext>.apiError(for: error, request: request, logger: logger)
             #expect(mapped.status == status, "\(error)")
-            for leak in ["INSERT", "book", "constraint", "disk", "locked", "SQLITE"] {
+            for leak in ["INSERT", "book", "constraint", "disk", "locked", "SQLITE", "PostgreSQL", "COMMIT", "administrator"] {
                 #expect(!mapped.message.contains(leak), "\(mapped.message)")
             }
         }
         // What the client does not see is logged, SQL included: info for the
         // constraint violations, error for the failures.
         let entries = captured.entries.withLock { $0 }
-        #expect(entries.map(\.level) == [.info, .info, .info, .info, .error, .error])
-        #expect(entries.allSatisfy { "\($0.metadata["error"] ?? "")".contains(sql) })
+        #expect(entries.map(\.level) == [.info, .info, .info, .info, .error, .error, .error, .error, .error])
+        #expect(entries.dropLast().allSatisfy { "\($0.metadata["error"] ?? "")".contains(sql) })
         #expect(entries.allSatisfy { "\($0.metadata["route"] ?? "")" == "POST /books" })
 
         struct Unexpected: Error {}

@@ -14,6 +14,12 @@ import Quarry
 /// - Quarry constraint violations: unique or foreign key → 409, CHECK or
 ///   NOT NULL → 422; text PostgreSQL cannot store (a NUL) → 422;
 ///   `RecordError.recordNotFound` → 404;
+/// - the database unreachable (a lost connection, a server restarting:
+///   `isConnectionError`) or too busy (no free connection in time, a lock
+///   held too long: `isBusy`) → 503, so that clients and load balancers
+///   retry later; the request's transaction did not commit;
+/// - a lost `COMMIT` (`isCommitOutcomeUnknown`) → 500 saying that the
+///   outcome is unknown: the client must check before retrying;
 /// - anything else → 500 "internal error", with the details logged only.
 public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Makes the middleware.
@@ -54,6 +60,14 @@ public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if error.isCheckConstraintViolation || error.isNotNullConstraintViolation {
                 logger.info("constraint violation", metadata: ["route": "\(route)", "error": "\(error)"])
                 return .unprocessable("a value is out of its allowed range")
+            }
+            if error.isCommitOutcomeUnknown {
+                logger.error("commit outcome unknown", metadata: ["route": "\(route)", "error": "\(error)"])
+                return APIError(.internalServerError, "the outcome of the request is unknown: check before retrying")
+            }
+            if error.isConnectionError || error.isBusy {
+                logger.error("database unavailable", metadata: ["route": "\(route)", "error": "\(error)"])
+                return APIError(.serviceUnavailable, "the service is temporarily unavailable: retry later")
             }
             if let sqlState = error.sqlState, Self.unstorableTextStates.contains(sqlState) {
                 // PostgreSQL text cannot hold NUL (SQLite's can): bad input, not a failure.

@@ -1,0 +1,200 @@
+// PostgresDatabasePool through a server restart, an outage, and a network
+// that drops, resets or blackholes its connections (Support/FaultProxy.swift),
+// on servers of the tests' own (Support/PrivatePostgresServer.swift), since
+// the shared test server serves other suites meanwhile. Each checks that no
+// acknowledged write is lost (every write is acknowledged and present, or
+// failed with a DatabaseError), that the pool serves again within 2 seconds
+// of the fault's end, and that no failing access outlives its bound.
+
+import Foundation
+import Quarry
+import QuarryPostgres
+import Synchronization
+import Testing
+
+extension PrivatePostgresServer {
+    static let restartSuiteEnabled = isAvailable(for: "PostgresRestartTests")
+}
+
+@Suite(.enabled(if: PrivatePostgresServer.restartSuiteEnabled, "no PostgreSQL binaries"))
+struct PostgresRestartTests {
+    /// The bounds of these tests: short, so that a fault costs little time.
+    private static func configure(_ server: inout PostgresConfiguration) {
+        server.connectTimeout = .seconds(2)
+        server.statementDeadline = .seconds(2)
+        server.acquisitionTimeout = .seconds(5)
+    }
+
+    /// The slack a loaded 2-core machine needs over a bound.
+    private static let slack: Duration = .seconds(3)
+
+    private func makePool(_ server: PostgresConfiguration, connections: Int = 8) throws -> PostgresDatabasePool {
+        var server = server
+        Self.configure(&server)
+        let pool = try PostgresDatabasePool(server, maximumConnectionCount: connections)
+        try pool.write { db in try db.execute(sql: "CREATE TABLE IF NOT EXISTS entry (id BIGINT PRIMARY KEY)") }
+        return pool
+    }
+
+    /// Retries a read until it succeeds, and returns how long that took.
+    private func timeUntilServing(_ pool: PostgresDatabasePool, limit: Duration = .seconds(30)) async -> Duration? {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < limit {
+            if (try? await pool.read({ db in try Int.fetchOne(db, sql: "SELECT 1") })) == 1 { return ContinuousClock.now - start }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    @Test func aServerRestartWhileEightWritersRunLosesNoAcknowledgedWrite() async throws {
+        try await PrivatePostgresServer.with { server in
+            let pool = try makePool(try server.configuration())
+            defer { pool.close() }
+            let ledger = WriteLedger()
+            let stop = SharedFlag()
+            let slowest = SharedMaximum()
+            let writers = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for writer in 0..<8 {
+                        group.addTask {
+                            var index = 0
+                            while !stop.isSet {
+                                let start = ContinuousClock.now
+                                await ledger.write(writer * 1_000_000 + index, in: pool)
+                                slowest.record(ContinuousClock.now - start)
+                                index += 1
+                            }
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            try await server.restart()
+            let back = ContinuousClock.now
+            // The first write acknowledged after the restart.
+            let acknowledgedBefore = ledger.acknowledged.count
+            while ledger.acknowledged.count == acknowledgedBefore, ContinuousClock.now - back < .seconds(30) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let recovery = ContinuousClock.now - back
+            try await Task.sleep(for: .milliseconds(300))
+            stop.set()
+            await writers.value
+            #expect(recovery < .seconds(2), "the pool served again after \(recovery)")
+            #expect(ledger.acknowledged.count > acknowledgedBefore)
+            // Failures are the restart's, and say so.
+            for error in ledger.errors {
+                #expect(error.isConnectionError, "\(error)")
+            }
+            try await ledger.checkNoAcknowledgedWriteLost(in: pool)
+            // No write waited longer than the statement deadline allows
+            // (connect, then one retry).
+            #expect(slowest.value < .seconds(2) * 3 + Self.slack, "\(slowest.value)")
+        }
+    }
+
+    @Test func accessesFailFastDuringAnOutageAndServeWithinTwoSecondsAfterIt() async throws {
+        try await PrivatePostgresServer.with { server in
+            let pool = try makePool(try server.configuration(), connections: 2)
+            defer { pool.close() }
+            try await server.stopServer()
+            for _ in 0..<3 {
+                let start = ContinuousClock.now
+                do {
+                    try await pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
+                    Issue.record("a write succeeded with the server down")
+                } catch let error as DatabaseError {
+                    #expect(error.isConnectionError, "\(error)")
+                }
+                // Refused at once, or at worst after the connect timeout.
+                #expect(ContinuousClock.now - start < .seconds(2) + Self.slack)
+            }
+            try await server.startServer()
+            let served = await timeUntilServing(pool)
+            #expect(served.map { $0 < .seconds(2) } == true, "\(String(describing: served))")
+            try await pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
+            #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry") } == 1)
+        }
+    }
+
+    @Test func droppedAndResetConnectionsAreReplaced() async throws {
+        try await PrivatePostgresServer.with { server in
+            try await FaultProxy.with(targetPort: server.port) { proxy in
+                let pool = try makePool(try PostgresConfiguration(url: proxy.url()), connections: 4)
+                defer { pool.close() }
+                for mode in [FaultProxy.Mode.drop, .reset] {
+                    // The pool's idle connections are cut.
+                    await proxy.setMode(mode)
+                    let start = ContinuousClock.now
+                    do {
+                        try await pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
+                        Issue.record("a write succeeded through a proxy in \(mode) mode")
+                    } catch let error as DatabaseError {
+                        #expect(error.isConnectionError, "\(mode): \(error)")
+                    }
+                    #expect(ContinuousClock.now - start < .seconds(2) * 2 + Self.slack)
+                    await proxy.setMode(.forward)
+                    let served = await timeUntilServing(pool)
+                    #expect(served.map { $0 < .seconds(2) } == true, "\(mode): \(String(describing: served))")
+                }
+                // Cut while idle, then healed: the next write runs, retried
+                // once on a new connection if its BEGIN met a dead one.
+                await proxy.setMode(.drop)
+                await proxy.setMode(.forward)
+                try await pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (2)") }
+                #expect(try await pool.read { db in try Int.fetchAll(db, sql: "SELECT id FROM entry") } == [2])
+            }
+        }
+    }
+
+    @Test func aBlackholedNetworkFailsAtTheDeadlinesAndThePoolServesAfterIt() async throws {
+        try await PrivatePostgresServer.with { server in
+            try await FaultProxy.with(targetPort: server.port) { proxy in
+                let pool = try makePool(try PostgresConfiguration(url: proxy.url()), connections: 1)
+                defer { pool.close() }
+                await proxy.setMode(.blackhole)
+                // The open connection: its statement gets no answer.
+                var start = ContinuousClock.now
+                do {
+                    try await pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
+                    Issue.record("a write succeeded through a blackhole")
+                } catch let error as DatabaseError {
+                    #expect(error.isConnectionError, "\(error)")
+                }
+                var waited = ContinuousClock.now - start
+                // BEGIN's deadline, then the retry's connect timeout.
+                #expect(waited >= .seconds(2) && waited < .seconds(2) * 2 + Self.slack, "\(waited)")
+                // A new connection: its login gets no answer.
+                start = ContinuousClock.now
+                do {
+                    _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+                    Issue.record("a read succeeded through a blackhole")
+                } catch let error as DatabaseError {
+                    #expect(error.isConnectionError, "\(error)")
+                    #expect(error.message.contains("connect timeout"), "\(error)")
+                }
+                waited = ContinuousClock.now - start
+                #expect(waited >= .seconds(2) && waited < .seconds(2) + Self.slack, "\(waited)")
+                await proxy.setMode(.forward)
+                let served = await timeUntilServing(pool)
+                #expect(served.map { $0 < .seconds(2) } == true, "\(String(describing: served))")
+                // The write that failed at its BEGIN never ran.
+                #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry") } == 0)
+            }
+        }
+    }
+}
+
+/// A flag shared by concurrent tasks.
+final class SharedFlag: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
+}
+
+/// The longest of durations recorded by concurrent tasks.
+final class SharedMaximum: Sendable {
+    private let maximum = Mutex(Duration.zero)
+    func record(_ duration: Duration) { maximum.withLock { $0 = max($0, duration) } }
+    var value: Duration { maximum.withLock { $0 } }
+}
