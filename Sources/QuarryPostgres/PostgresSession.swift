@@ -151,12 +151,12 @@ public final class PostgresSession: Sendable {
     ///   `SQLITE_CANTOPEN`), and `SQLITE_CANTOPEN` without SQLSTATE when the
     ///   server could not be reached in time.
     public static func connect(to configuration: PostgresConfiguration, logger: Logger = silentLogger) async throws -> PostgresSession {
-        let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
+        let target = "PostgreSQL at \(configuration.endpointDescription), database \"\(configuration.database)\""
         let nioConfiguration: PostgresConnection.Configuration
         do {
             nioConfiguration = try configuration.postgresNIOConfiguration()
         } catch {
-            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): TLS setup failed: \(error)")
+            throw PostgresSession.databaseError(configuring: error, target: target)
         }
         let timeout = configuration.connectTimeout
         let connection: PostgresConnection
@@ -198,7 +198,7 @@ public final class PostgresSession: Sendable {
     /// blocked in such a call. On an event loop thread it throws instead of
     /// waiting.
     static func connectBlocking(to configuration: PostgresConfiguration, logger: Logger = silentLogger) throws -> PostgresSession {
-        let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
+        let target = "PostgreSQL at \(configuration.endpointDescription), database \"\(configuration.database)\""
         if MultiThreadedEventLoopGroup.currentEventLoop != nil {
             throw DatabaseError(
                 resultCode: .SQLITE_MISUSE,
@@ -208,7 +208,7 @@ public final class PostgresSession: Sendable {
         do {
             nioConfiguration = try configuration.postgresNIOConfiguration()
         } catch {
-            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): TLS setup failed: \(error)")
+            throw PostgresSession.databaseError(configuring: error, target: target)
         }
         let eventLoop = PostgresConnection.defaultEventLoopGroup.any()
         let promise = eventLoop.makePromise(of: PostgresConnection.self)
@@ -334,7 +334,7 @@ public final class PostgresSession: Sendable {
         guard !connection.isClosed else {
             throw DatabaseError(
                 resultCode: .SQLITE_MISUSE,
-                message: "the session to PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\" is closed",
+                message: "the session to PostgreSQL at \(configuration.endpointDescription), database \"\(configuration.database)\" is closed",
                 sql: sql)
         }
         guard arguments.count <= Int(UInt16.max) else {
@@ -377,7 +377,7 @@ public final class PostgresSession: Sendable {
             if let info = error.serverInfo, let sqlState = info[.sqlState] {
                 return DatabaseError(sqlState: sqlState, message: info[.message] ?? "(no message)", sql: sql)
             }
-            let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
+            let target = "PostgreSQL at \(configuration.endpointDescription), database \"\(configuration.database)\""
             switch error.code {
             case .clientClosedConnection:
                 return DatabaseError(resultCode: .SQLITE_MISUSE, message: "the session to \(target) is closed", sql: sql)
@@ -410,6 +410,13 @@ public final class PostgresSession: Sendable {
             return DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "connecting to \(target) was cancelled")
         }
         return DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(error)")
+    }
+
+    /// The error of a configuration that PostgresNIO cannot use (a TLS file
+    /// that is missing, say), naming the server.
+    private static func databaseError(configuring error: any Error, target: String) -> DatabaseError {
+        let reason = (error as? DatabaseError)?.message ?? "TLS setup failed: \(error)"
+        return DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(reason)")
     }
 
     private static func underlyingText(_ error: PSQLError) -> String {
