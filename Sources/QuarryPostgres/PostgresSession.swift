@@ -184,7 +184,7 @@ public final class PostgresSession: Sendable {
         } catch let error as DatabaseError {
             throw error
         } catch {
-            throw PostgresSession.databaseError(connecting: error, target: target)
+            throw PostgresSession.databaseError(connecting: error, target: target, configuration: configuration)
         }
         return PostgresSession(configuration: configuration, connection: connection, logger: logger)
     }
@@ -242,7 +242,7 @@ public final class PostgresSession: Sendable {
         } catch let error as DatabaseError {
             throw error
         } catch {
-            throw databaseError(connecting: error, target: target)
+            throw databaseError(connecting: error, target: target, configuration: configuration)
         }
         return PostgresSession(configuration: configuration, connection: connection, logger: logger)
     }
@@ -398,10 +398,15 @@ public final class PostgresSession: Sendable {
         return DatabaseError(resultCode: .SQLITE_ERROR, message: "\(error)", sql: sql)
     }
 
-    private static func databaseError(connecting error: any Error, target: String) -> DatabaseError {
+    private static func databaseError(
+        connecting error: any Error, target: String, configuration: PostgresConfiguration
+    ) -> DatabaseError {
         if let error = error as? PSQLError {
             if let info = error.serverInfo, let sqlState = info[.sqlState] {
                 return DatabaseError(sqlState: sqlState, message: "cannot connect to \(target): \(info[.message] ?? "(no message)")")
+            }
+            if let underlying = error.underlying, let reason = tlsFailure(underlying, configuration: configuration) {
+                return DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(reason)")
             }
             return DatabaseError(
                 resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(error.code)\(underlyingText(error))")
@@ -410,6 +415,21 @@ public final class PostgresSession: Sendable {
             return DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "connecting to \(target) was cancelled")
         }
         return DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(error)")
+    }
+
+    /// What went wrong in a TLS handshake, in words, or nil for an error
+    /// that is not NIOSSL's.
+    private static func tlsFailure(_ error: any Error, configuration: PostgresConfiguration) -> String? {
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            return "the server's TLS certificate does not name the host \"\(configuration.host)\" (sslmode \(configuration.sslMode.rawValue) checks the host name; verify-ca does not)"
+        }
+        guard error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError else { return nil }
+        let text = "\(error)"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            let authorities = configuration.sslRootCert.map { "those of sslrootcert \"\($0)\"" } ?? "the system's"
+            return "the TLS handshake failed: the server's certificate could not be verified with the trusted certificate authorities (\(authorities)): \(text)"
+        }
+        return "the TLS handshake failed: \(text)"
     }
 
     /// The error of a configuration that PostgresNIO cannot use (a TLS file
