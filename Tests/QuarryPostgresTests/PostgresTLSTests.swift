@@ -27,6 +27,8 @@ enum TLSTestServer {
         var port: Int
         /// The port of the server whose certificate names db.example only.
         var mismatchPort: Int
+        /// The directory of the main server's Unix-domain socket.
+        var socketDirectory: String
 
         func file(_ name: String) -> String { directory + "/" + name }
     }
@@ -136,19 +138,22 @@ enum TLSTestServer {
         return text
     }
 
-    /// Starts a TLS-only server with a certificate; returns its port.
-    static func startServer(certificate: String, in directory: String) async throws -> Int {
+    /// Starts a TLS-only server with a certificate; returns its port and
+    /// the directory of its Unix-domain socket.
+    static func startServer(certificate: String, in directory: String) async throws -> (port: Int, socketDirectory: String) {
         let state = directory + "/state-" + certificate
         try await run(
             ["bash", scriptPath, "start", "--ssl", directory + "/\(certificate).crt", directory + "/\(certificate).key", directory + "/ca.crt"],
             environment: ["QUARRY_POSTGRES_STATE_DIR": state], directory: directory)
         let stateText = try String(contentsOfFile: state + "/state", encoding: .utf8)
-        guard let line = stateText.split(separator: "\n").first(where: { $0.hasPrefix("PORT=") }),
-            let port = Int(line.dropFirst("PORT=".count))
+        let lines = stateText.split(separator: "\n")
+        guard let portLine = lines.first(where: { $0.hasPrefix("PORT=") }), let port = Int(portLine.dropFirst("PORT=".count)),
+            let directoryLine = lines.first(where: { $0.hasPrefix("DIR=") })
         else {
-            throw SetupError(message: "no port in \(state)/state:\n\(stateText)")
+            throw SetupError(message: "no port or directory in \(state)/state:\n\(stateText)")
         }
-        return port
+        // The script writes it with printf %q: a mktemp name needs no quoting.
+        return (port, String(directoryLine.dropFirst("DIR=".count)))
     }
 
     static func stopServer(certificate: String, in directory: String) async {
@@ -179,9 +184,11 @@ struct TLSServerScope: SuiteTrait, TestScoping {
         }
         do {
             try await TLSTestServer.run(["bash", "-c", TLSTestServer.certificateScript], directory: directory)
-            async let port = TLSTestServer.startServer(certificate: "server", in: directory)
-            async let mismatchPort = TLSTestServer.startServer(certificate: "mismatch", in: directory)
-            let environment = TLSTestServer.Environment(directory: directory, port: try await port, mismatchPort: try await mismatchPort)
+            async let main = TLSTestServer.startServer(certificate: "server", in: directory)
+            async let mismatch = TLSTestServer.startServer(certificate: "mismatch", in: directory)
+            let (server, mismatchServer) = try await (main, mismatch)
+            let environment = TLSTestServer.Environment(
+                directory: directory, port: server.port, mismatchPort: mismatchServer.port, socketDirectory: server.socketDirectory)
             try await TLSTestServer.$environment.withValue(environment) {
                 try await function()
             }
@@ -300,6 +307,26 @@ struct PostgresTLSTests {
             return
         }
         #expect(certificates.count == 1)
+    }
+
+    @Test func aUnixSocketConnectsWithoutTLS() async throws {
+        // TLS is not used over a Unix-domain socket, whatever sslmode says, as in libpq.
+        let encoded = try #require(environment.socketDirectory.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        for url in [
+            "postgresql:///quarry_test?host=\(encoded)&port=\(environment.port)&user=postgres&sslmode=verify-full",
+            "postgresql://postgres@\(encoded):\(environment.port)/quarry_test",
+        ] {
+            let configuration = try PostgresConfiguration(url: url)
+            #expect(configuration.unixSocketPath == environment.socketDirectory + "/.s.PGSQL.\(environment.port)")
+            let session = try await PostgresSession.connect(to: configuration)
+            let result = try await session.execute(
+                sql: "SELECT ssl::text, (inet_server_addr() IS NULL)::text FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+            try await session.close()
+            #expect(result.rows == [[.text("false"), .text("true")]], "\(url)")
+        }
+        // A directory without the server's socket.
+        let missing = try #require(await refusal(PostgresConfiguration(url: "postgresql://postgres@%2Fnonexistent/quarry_test")))
+        #expect(missing.message.contains("/nonexistent/.s.PGSQL.5432"), "\(missing.message)")
     }
 
     @Test func aPoolConnectsWithTheURLParameters() async throws {
