@@ -64,6 +64,12 @@ import Quarry
 /// `ssl_max_protocol_version`, `krbsrvname`, `gsslib`, `gssdelegation`,
 /// `service`, `target_session_attrs` and `load_balance_hosts`.
 ///
+/// For example, `postgresql:///shop?host=/var/run/postgresql&user=app` and
+/// `postgresql://app@%2Fvar%2Frun%2Fpostgresql/shop` both connect to the
+/// socket `/var/run/postgresql/.s.PGSQL.5432`, and
+/// `postgres://app@db.internal/shop?sslmode=verify-full&sslrootcert=%2Fetc%2Fdb%2Fca.pem`
+/// verifies the server's certificate against a certificate authority of your own.
+///
 /// A malformed URL, an unknown parameter, or an invalid value of a parameter
 /// that applies (`port=abc`, `sslmode=bogus`) throws a ``PostgresURLError``
 /// that names the problem.
@@ -237,7 +243,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// The configuration as a URL, with the password replaced by `***`: safe
     /// for logs. Unlike a URL, it always shows the port, the database and
     /// `sslmode`; a Unix-socket directory is percent-encoded in the host
-    /// part. Without a password, it parses back to an equal configuration.
+    /// part. A configuration parsed from a URL gives a description that
+    /// parses back to an equal configuration, unless it has a password.
     public var description: String {
         var text = "postgres://" + URLParser.percentEncoded(user)
         if password != nil { text += ":***" }
