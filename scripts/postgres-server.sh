@@ -6,6 +6,9 @@
 #     swift test
 #     bash scripts/postgres-server.sh stop     # stops it and deletes its files
 #
+#     bash scripts/postgres-server.sh start --ssl CERT KEY [CLIENT_CA]
+#                                              # the same, TLS only (see below)
+#
 # `start` installs Debian's `postgresql` package when `initdb`/`pg_ctl` are
 # missing, creates a cluster in a new temporary directory (trust
 # authentication, on 127.0.0.1 only, no durability: fsync is off, since the
@@ -22,6 +25,13 @@
 #     bash scripts/postgres-server.sh restart        # pg_ctl restart -m fast
 #     bash scripts/postgres-server.sh stop-server    # pg_ctl stop -m fast
 #     bash scripts/postgres-server.sh start-server   # pg_ctl start, same port
+#
+# With `--ssl CERT KEY`, the server has TLS on with that certificate and key
+# (PEM files, copied into the cluster's directory: the key must be owned by the
+# server's user and not readable by others), and accepts TCP connections over
+# TLS only (`hostssl` in pg_hba.conf). A third file, CLIENT_CA, makes it ask
+# clients for a certificate signed by that authority (optional: trust
+# authentication still lets clients without one in), shown in pg_stat_ssl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -115,6 +125,19 @@ server_running() {
 }
 
 start() {
+    local ssl_cert="" ssl_key="" ssl_ca=""
+    if [ "${1:-}" = "--ssl" ]; then
+        [ $# -ge 3 ] || die "usage: $0 start --ssl CERT KEY [CLIENT_CA]"
+        ssl_cert="$2"
+        ssl_key="$3"
+        ssl_ca="${4:-}"
+        local file
+        for file in "$ssl_cert" "$ssl_key" ${ssl_ca:+"$ssl_ca"}; do
+            [ -r "$file" ] || die "cannot read $file"
+        done
+    elif [ $# -gt 0 ]; then
+        die "unknown option $1 (usage: $0 start [--ssl CERT KEY [CLIENT_CA]])"
+    fi
     if server_running; then
         log "already running: $URL (stop it first for a fresh one)"
         return 0
@@ -150,11 +173,28 @@ start() {
         rm -rf "$dir"
         die "initdb failed"
     }
-    # Trust, on 127.0.0.1 and the cluster's own Unix socket only.
+    # Trust, on 127.0.0.1 and the cluster's own Unix socket only; over TCP,
+    # TLS only when the server has a certificate.
+    local host_type="host " ssl_settings=""
+    if [ -n "$ssl_cert" ]; then
+        host_type="hostssl"
+        cp "$ssl_cert" "$dir/server.crt"
+        cp "$ssl_key" "$dir/server.key"
+        ssl_settings="ssl = on
+ssl_cert_file = '$dir/server.crt'
+ssl_key_file = '$dir/server.key'"
+        if [ -n "$ssl_ca" ]; then
+            cp "$ssl_ca" "$dir/client-ca.crt"
+            ssl_settings="$ssl_settings
+ssl_ca_file = '$dir/client-ca.crt'"
+        fi
+        chmod 600 "$dir/server.key"
+        if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir"/*.crt "$dir/server.key"; fi
+    fi
     as_owner tee "$data/pg_hba.conf" >/dev/null <<EOF
 # Written by scripts/postgres-server.sh: a throwaway test cluster.
 local all all trust
-host  all all 127.0.0.1/32 trust
+$host_type all all 127.0.0.1/32 trust
 EOF
 
     local port attempt
@@ -170,6 +210,7 @@ max_connections = 500
 fsync = off
 synchronous_commit = off
 full_page_writes = off
+$ssl_settings
 EOF
         if (without_inherited_fds as_owner "$bin_dir/pg_ctl" start -w -t 60 -D "$data" -l "$dir/server.log") >/dev/null; then
             break
@@ -270,7 +311,7 @@ env_line() {
 }
 
 case "${1:-}" in
-    start) start ;;
+    start) shift; start "$@" ;;
     stop) stop ;;
     env) env_line ;;
     restart) restart ;;
@@ -280,7 +321,7 @@ case "${1:-}" in
         if server_running; then echo "running: $URL"; else echo "not running"; exit 1; fi
         ;;
     *)
-        echo "usage: $0 start|stop|env|status|restart|stop-server|start-server" >&2
+        echo "usage: $0 start [--ssl CERT KEY [CLIENT_CA]]|stop|env|status|restart|stop-server|start-server" >&2
         exit 64
         ;;
 esac

@@ -58,7 +58,10 @@ public final class PostgresDatabasePool: DatabaseWriter {
     ///     statement timeout (`maximumStatementDuration`), `readonly`, and
     ///     the preparation steps of each connection.
     ///   - connectionLogger: Where PostgresNIO logs its own events
-    ///     (connections, TLS, the protocol); nothing by default.
+    ///     (connections, TLS, the protocol); nothing by default. The URL
+    ///     parameters the pool ignores (``PostgresConfiguration/ignoredURLParameters``)
+    ///     are logged once as a warning, to `configuration.logger` if set,
+    ///     else to this logger.
     /// - Throws: `DatabaseError` when the first connection fails.
     public init(
         _ postgresConfiguration: PostgresConfiguration, maximumConnectionCount: Int = 8,
@@ -73,6 +76,13 @@ public final class PostgresDatabasePool: DatabaseWriter {
             connecting.statementDeadline = limit + .seconds(5)
         }
         let logger = connectionLogger ?? PostgresSession.silentLogger
+        // URL parameters of libpq that PostgresNIO has no use for: said once,
+        // names only (a value may be a secret).
+        if !postgresConfiguration.ignoredURLParameters.isEmpty {
+            (configuration.logger ?? logger).warning(
+                "PostgreSQL URL parameters ignored (not supported by QuarryPostgres): \(postgresConfiguration.ignoredURLParameters.joined(separator: ", "))",
+                metadata: ["server": "\(postgresConfiguration)"])
+        }
         let keepsErrorDetail = configuration.publicStatementArguments
         pool = try DatabaseServerPool(
             description: postgresConfiguration.description, maximumConnectionCount: maximumConnectionCount,

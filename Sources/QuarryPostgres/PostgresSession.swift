@@ -166,12 +166,12 @@ public final class PostgresSession: Sendable {
     ///   `SQLITE_CANTOPEN`), and SQLSTATE `08001` (also `SQLITE_CANTOPEN`,
     ///   and `isConnectionError`) when the server could not be reached in time.
     public static func connect(to configuration: PostgresConfiguration, logger: Logger = silentLogger) async throws -> PostgresSession {
-        let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
+        let target = "PostgreSQL at \(configuration.endpointDescription), database \"\(configuration.database)\""
         let nioConfiguration: PostgresConnection.Configuration
         do {
             nioConfiguration = try configuration.postgresNIOConfiguration()
         } catch {
-            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): TLS setup failed: \(error)")
+            throw PostgresSession.databaseError(configuring: error, target: target)
         }
         let timeout = configuration.connectTimeout
         let connection: PostgresConnection
@@ -199,7 +199,7 @@ public final class PostgresSession: Sendable {
         } catch let error as DatabaseError {
             throw error
         } catch {
-            throw PostgresSession.databaseError(connecting: error, target: target)
+            throw PostgresSession.databaseError(connecting: error, target: target, configuration: configuration)
         }
         return PostgresSession(configuration: configuration, connection: connection, logger: logger)
     }
@@ -218,7 +218,7 @@ public final class PostgresSession: Sendable {
     static func connectBlocking(
         to configuration: PostgresConfiguration, logger: Logger = silentLogger, keepsErrorDetail: Bool = false
     ) throws -> PostgresSession {
-        let target = "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
+        let target = "PostgreSQL at \(configuration.endpointDescription), database \"\(configuration.database)\""
         if MultiThreadedEventLoopGroup.currentEventLoop != nil {
             throw DatabaseError(
                 resultCode: .SQLITE_MISUSE,
@@ -228,7 +228,7 @@ public final class PostgresSession: Sendable {
         do {
             nioConfiguration = try configuration.postgresNIOConfiguration()
         } catch {
-            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): TLS setup failed: \(error)")
+            throw PostgresSession.databaseError(configuring: error, target: target)
         }
         let eventLoop = PostgresConnection.defaultEventLoopGroup.any()
         let promise = eventLoop.makePromise(of: PostgresConnection.self)
@@ -262,7 +262,7 @@ public final class PostgresSession: Sendable {
         } catch let error as DatabaseError {
             throw error
         } catch {
-            throw databaseError(connecting: error, target: target)
+            throw databaseError(connecting: error, target: target, configuration: configuration)
         }
         return PostgresSession(configuration: configuration, connection: connection, logger: logger, keepsErrorDetail: keepsErrorDetail)
     }
@@ -397,7 +397,7 @@ public final class PostgresSession: Sendable {
 
     /// The server, for error messages.
     private var target: String {
-        "PostgreSQL at \(configuration.host):\(configuration.port), database \"\(configuration.database)\""
+        "PostgreSQL at \(configuration.endpointDescription), database \"\(configuration.database)\""
     }
 
     private func resultSet(_ result: PostgresQueryResult, sql: String) throws -> PostgresResultSet {
@@ -454,10 +454,15 @@ public final class PostgresSession: Sendable {
         return DatabaseError(resultCode: .SQLITE_ERROR, message: "\(error)", sql: sql)
     }
 
-    private static func databaseError(connecting error: any Error, target: String) -> DatabaseError {
+    private static func databaseError(
+        connecting error: any Error, target: String, configuration: PostgresConfiguration
+    ) -> DatabaseError {
         if let error = error as? PSQLError {
             if let info = error.serverInfo, let sqlState = info[.sqlState] {
                 return DatabaseError(sqlState: sqlState, message: "cannot connect to \(target): \(info[.message] ?? "(no message)")")
+            }
+            if let underlying = error.underlying, let reason = tlsFailure(underlying, configuration: configuration) {
+                return DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(reason)")
             }
             return DatabaseError(sqlState: "08001", message: "cannot connect to \(target): \(error.code)\(underlyingText(error))")
         }
@@ -465,6 +470,28 @@ public final class PostgresSession: Sendable {
             return DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "connecting to \(target) was cancelled")
         }
         return DatabaseError(sqlState: "08001", message: "cannot connect to \(target): \(error)")
+    }
+
+    /// What went wrong in a TLS handshake, in words, or nil for an error
+    /// that is not NIOSSL's.
+    private static func tlsFailure(_ error: any Error, configuration: PostgresConfiguration) -> String? {
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            return "the server's TLS certificate does not name the host \"\(configuration.host)\" (sslmode \(configuration.sslMode.rawValue) checks the host name; verify-ca does not)"
+        }
+        guard error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError else { return nil }
+        let text = "\(error)"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            let authorities = configuration.sslRootCert.map { "those of sslrootcert \"\($0)\"" } ?? "the system's"
+            return "the TLS handshake failed: the server's certificate could not be verified with the trusted certificate authorities (\(authorities)): \(text)"
+        }
+        return "the TLS handshake failed: \(text)"
+    }
+
+    /// The error of a configuration that PostgresNIO cannot use (a TLS file
+    /// that is missing, say), naming the server.
+    private static func databaseError(configuring error: any Error, target: String) -> DatabaseError {
+        let reason = (error as? DatabaseError)?.message ?? "TLS setup failed: \(error)"
+        return DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot connect to \(target): \(reason)")
     }
 
     private static func underlyingText(_ error: PSQLError) -> String {

@@ -337,3 +337,33 @@ struct PostgresObservationRefusalTests {
         }
     }
 }
+
+@Suite(.enabled(if: PostgresTestServer.poolSuiteEnabled, "QUARRY_POSTGRES_URL is not set"))
+struct PostgresPoolLoggingTests {
+    @Test func ignoredURLParametersAreLoggedOnceByNameOnly() throws {
+        let url = try #require(PostgresTestServer.url)
+        let separator = url.contains("?") ? "&" : "?"
+        let recorder = PostgresLogRecorder()
+        var configuration = Configuration()
+        configuration.logger = recorder.logger
+        let pool = try PostgresDatabasePool(
+            url: url + separator + "keepalives_idle=30&target_session_attrs=read-write", configuration: configuration)
+        defer { pool.close() }
+        #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") } == 1)
+        let warnings = recorder.all.filter { $0.level == .warning }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.message.contains("keepalives_idle, target_session_attrs") == true, "\(warnings)")
+        #expect(warnings.first?.message.contains("read-write") == false)
+    }
+
+    @Test func postgresNIOLogsGoToTheConnectionLogger() throws {
+        let recorder = PostgresLogRecorder()
+        let pool = try PostgresDatabasePool(
+            url: try #require(PostgresTestServer.url), connectionLogger: recorder.logger)
+        defer { pool.close() }
+        #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") } == 1)
+        // PostgresNIO reports its connection's start-up and queries (at
+        // debug and trace levels).
+        #expect(!recorder.all.isEmpty)
+    }
+}

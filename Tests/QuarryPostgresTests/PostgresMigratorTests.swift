@@ -196,7 +196,7 @@ private struct MigratorTestError: Error, CustomStringConvertible {
 }
 
 /// Keeps the migrator's log messages (PostgresMigratorTests).
-private final class PostgresLogRecorder: LogHandler, @unchecked Sendable {
+final class PostgresLogRecorder: LogHandler, @unchecked Sendable {
     struct Entry {
         var level: Logger.Level
         var message: String
@@ -216,6 +216,7 @@ private final class PostgresLogRecorder: LogHandler, @unchecked Sendable {
         lock.withLock { entries.append(Entry(level: event.level, message: event.message.description, metadata: event.metadata ?? [:])) }
     }
 
+    var all: [Entry] { lock.withLock { entries } }
     var notice: Entry? { lock.withLock { entries.first { $0.level == .notice } } }
     var sawNotice: Bool { notice != nil }
     var logger: Logger { Logger(label: "test.migrator") { _ in self } }
