@@ -30,6 +30,16 @@ final class WriteLedger: Sendable {
     /// Errors that are not `DatabaseError`: none is expected.
     var other: [String] { state.withLock { $0.other } }
 
+    /// Runs one write of `id` on the calling thread and records its outcome.
+    func writeBlocking(_ id: Int, in pool: PostgresDatabasePool) {
+        do {
+            try pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (?)", arguments: [id]) }
+            acknowledge(id)
+        } catch {
+            fail(error)
+        }
+    }
+
     /// Runs one write of `id` and records its outcome.
     func write(_ id: Int, in pool: PostgresDatabasePool) async {
         do {
@@ -124,9 +134,12 @@ struct PostgresFaultTests {
         try await PostgresTestServer.withPool(maximumConnectionCount: 2, server: server) { pool in
             try await pool.write { db in try db.execute(sql: "CREATE TABLE entry (id BIGINT PRIMARY KEY)") }
             #expect(try await terminateConnections(named: name) >= 1)
-            let start = ContinuousClock.now
-            try await pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
-            #expect(ContinuousClock.now - start < .seconds(2))
+            let elapsed = try await onOwnThread {
+                let start = ContinuousClock.now
+                try pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
+                return ContinuousClock.now - start
+            }
+            #expect(elapsed < .seconds(2))
             #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry") } == 1)
         }
     }
@@ -135,16 +148,19 @@ struct PostgresFaultTests {
         var server = try PostgresTestServer.configuration
         server.statementDeadline = .milliseconds(500)
         try await PostgresTestServer.withPool(maximumConnectionCount: 1, server: server) { pool in
-            let start = ContinuousClock.now
+            let (result, waited) = try await onOwnThread {
+                let start = ContinuousClock.now
+                let result = Result { try pool.write { db in try db.execute(sql: "SELECT pg_sleep(5)") } }
+                return (result, ContinuousClock.now - start)
+            }
             do {
-                try await pool.write { db in try db.execute(sql: "SELECT pg_sleep(5)") }
+                try result.get()
                 Issue.record("the statement outlived its deadline")
             } catch let error as DatabaseError {
                 #expect(error.isConnectionError, "\(error)")
                 #expect(error.message.contains("statementDeadline"))
                 #expect(error.sql == "SELECT pg_sleep(5)")
             }
-            let waited = ContinuousClock.now - start
             #expect(waited >= .milliseconds(500) && waited < .seconds(4), "\(waited)")
             // The connection was closed: the next access opens another.
             #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") } == 1)
@@ -228,9 +244,13 @@ struct PostgresFaultTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             let pid = try #require(holderPID.withLock { $0 })
-            let attempt = ContinuousClock.now
+            let (result, waited) = try await onOwnThread {
+                let attempt = ContinuousClock.now
+                let result = Result { try waiting.migrate(pool) }
+                return (result, ContinuousClock.now - attempt)
+            }
             do {
-                try await waiting.migrate(pool)
+                try result.get()
                 Issue.record("the migrator ran while another held the lock")
             } catch let error as DatabaseError {
                 #expect(error.isBusy, "\(error)")
@@ -238,7 +258,6 @@ struct PostgresFaultTests {
                 #expect(error.message.contains("server process \(pid)"), "\(error.message)")
                 #expect(error.message.contains("DatabaseMigrator.lockTimeout"))
             }
-            let waited = ContinuousClock.now - attempt
             release.withLock { $0 = true }
             try await holder.value
             #expect(waited >= .milliseconds(300) && waited < .seconds(10), "\(waited)")

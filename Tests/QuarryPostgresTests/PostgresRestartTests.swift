@@ -36,14 +36,26 @@ struct PostgresRestartTests {
         return pool
     }
 
-    /// Retries a read until it succeeds, and returns how long that took.
-    private func timeUntilServing(_ pool: PostgresDatabasePool, limit: Duration = .seconds(30)) async -> Duration? {
-        let start = ContinuousClock.now
-        while ContinuousClock.now - start < limit {
-            if (try? await pool.read({ db in try Int.fetchOne(db, sql: "SELECT 1") })) == 1 { return ContinuousClock.now - start }
-            try? await Task.sleep(for: .milliseconds(20))
+    /// Retries a read until it succeeds, on a thread of its own (see
+    /// Support/OwnThread.swift), and returns how long that took.
+    private func timeUntilServing(_ pool: PostgresDatabasePool) async throws -> Duration? {
+        try await onOwnThread {
+            timeUntil { (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1 }
         }
-        return nil
+    }
+
+    /// Runs `access` on a thread of its own; returns its error, if any, and
+    /// how long it took.
+    private func timed(_ access: @escaping @Sendable () throws -> Void) async throws -> (error: (any Error)?, duration: Duration) {
+        try await onOwnThread {
+            let start = ContinuousClock.now
+            do {
+                try access()
+                return (nil, ContinuousClock.now - start)
+            } catch {
+                return (error, ContinuousClock.now - start)
+            }
+        }
     }
 
     @Test func aServerRestartWhileEightWritersRunLosesNoAcknowledgedWrite() async throws {
@@ -51,35 +63,35 @@ struct PostgresRestartTests {
             let pool = try makePool(try server.configuration())
             defer { pool.close() }
             let ledger = WriteLedger()
-            let stop = SharedFlag()
             let slowest = SharedMaximum()
-            let writers = Task {
-                await withTaskGroup(of: Void.self) { group in
-                    for writer in 0..<8 {
-                        group.addTask {
-                            var index = 0
-                            while !stop.isSet {
-                                let start = ContinuousClock.now
-                                await ledger.write(writer * 1_000_000 + index, in: pool)
-                                slowest.record(ContinuousClock.now - start)
-                                index += 1
-                            }
+            // Eight writers on threads of their own, and the restart, timed
+            // on a thread too (see Support/OwnThread.swift).
+            let (recovery, acknowledgedBefore) = try await onOwnThread { () -> (Duration, Int) in
+                let stop = SharedFlag()
+                let writers = DispatchGroup()
+                for writer in 0..<8 {
+                    writers.enter()
+                    Thread {
+                        var index = 0
+                        while !stop.isSet {
+                            let start = ContinuousClock.now
+                            ledger.writeBlocking(writer * 1_000_000 + index, in: pool)
+                            slowest.record(ContinuousClock.now - start)
+                            index += 1
                         }
-                    }
+                        writers.leave()
+                    }.start()
                 }
+                usleep(300_000)
+                try server.controlBlocking("restart")
+                // The first write acknowledged after the restart.
+                let acknowledgedBefore = ledger.acknowledged.count
+                let recovery = timeUntil { ledger.acknowledged.count > acknowledgedBefore } ?? .seconds(30)
+                usleep(300_000)
+                stop.set()
+                _ = writers.wait(timeout: .now() + 120)
+                return (recovery, acknowledgedBefore)
             }
-            try await Task.sleep(for: .milliseconds(300))
-            try await server.restart()
-            let back = ContinuousClock.now
-            // The first write acknowledged after the restart.
-            let acknowledgedBefore = ledger.acknowledged.count
-            while ledger.acknowledged.count == acknowledgedBefore, ContinuousClock.now - back < .seconds(30) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let recovery = ContinuousClock.now - back
-            try await Task.sleep(for: .milliseconds(300))
-            stop.set()
-            await writers.value
             #expect(recovery < .seconds(2), "the pool served again after \(recovery)")
             #expect(ledger.acknowledged.count > acknowledgedBefore)
             // Failures are the restart's, and say so.
@@ -99,18 +111,16 @@ struct PostgresRestartTests {
             defer { pool.close() }
             try await server.stopServer()
             for _ in 0..<3 {
-                let start = ContinuousClock.now
-                do {
-                    try await pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
-                    Issue.record("a write succeeded with the server down")
-                } catch let error as DatabaseError {
-                    #expect(error.isConnectionError, "\(error)")
+                let (error, duration) = try await timed {
+                    try pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
                 }
+                let databaseError = try #require(error as? DatabaseError, "a write succeeded with the server down")
+                #expect(databaseError.isConnectionError, "\(databaseError)")
                 // Refused at once, or at worst after the connect timeout.
-                #expect(ContinuousClock.now - start < .seconds(2) + Self.slack)
+                #expect(duration < .seconds(2) + Self.slack)
             }
             try await server.startServer()
-            let served = await timeUntilServing(pool)
+            let served = try await timeUntilServing(pool)
             #expect(served.map { $0 < .seconds(2) } == true, "\(String(describing: served))")
             try await pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
             #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry") } == 1)
@@ -125,16 +135,14 @@ struct PostgresRestartTests {
                 for mode in [FaultProxy.Mode.drop, .reset] {
                     // The pool's idle connections are cut.
                     await proxy.setMode(mode)
-                    let start = ContinuousClock.now
-                    do {
-                        try await pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
-                        Issue.record("a write succeeded through a proxy in \(mode) mode")
-                    } catch let error as DatabaseError {
-                        #expect(error.isConnectionError, "\(mode): \(error)")
+                    let (error, duration) = try await timed {
+                        try pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
                     }
-                    #expect(ContinuousClock.now - start < .seconds(2) * 2 + Self.slack)
+                    let databaseError = try #require(error as? DatabaseError, "a write succeeded through a proxy in \(mode) mode")
+                    #expect(databaseError.isConnectionError, "\(mode): \(databaseError)")
+                    #expect(duration < .seconds(2) * 2 + Self.slack)
                     await proxy.setMode(.forward)
-                    let served = await timeUntilServing(pool)
+                    let served = try await timeUntilServing(pool)
                     #expect(served.map { $0 < .seconds(2) } == true, "\(mode): \(String(describing: served))")
                 }
                 // Cut while idle, then healed: the next write runs, retried
@@ -154,29 +162,23 @@ struct PostgresRestartTests {
                 defer { pool.close() }
                 await proxy.setMode(.blackhole)
                 // The open connection: its statement gets no answer.
-                var start = ContinuousClock.now
-                do {
-                    try await pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
-                    Issue.record("a write succeeded through a blackhole")
-                } catch let error as DatabaseError {
-                    #expect(error.isConnectionError, "\(error)")
+                let (writeError, writeWait) = try await timed {
+                    try pool.write { db in try db.execute(sql: "INSERT INTO entry (id) VALUES (1)") }
                 }
-                var waited = ContinuousClock.now - start
+                let lost = try #require(writeError as? DatabaseError, "a write succeeded through a blackhole")
+                #expect(lost.isConnectionError, "\(lost)")
                 // BEGIN's deadline, then the retry's connect timeout.
-                #expect(waited >= .seconds(2) && waited < .seconds(2) * 2 + Self.slack, "\(waited)")
+                #expect(writeWait >= .seconds(2) && writeWait < .seconds(2) * 2 + Self.slack, "\(writeWait)")
                 // A new connection: its login gets no answer.
-                start = ContinuousClock.now
-                do {
-                    _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
-                    Issue.record("a read succeeded through a blackhole")
-                } catch let error as DatabaseError {
-                    #expect(error.isConnectionError, "\(error)")
-                    #expect(error.message.contains("connect timeout"), "\(error)")
+                let (readError, readWait) = try await timed {
+                    _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
                 }
-                waited = ContinuousClock.now - start
-                #expect(waited >= .seconds(2) && waited < .seconds(2) + Self.slack, "\(waited)")
+                let refused = try #require(readError as? DatabaseError, "a read succeeded through a blackhole")
+                #expect(refused.isConnectionError, "\(refused)")
+                #expect(refused.message.contains("connect timeout"), "\(refused)")
+                #expect(readWait >= .seconds(2) && readWait < .seconds(2) + Self.slack, "\(readWait)")
                 await proxy.setMode(.forward)
-                let served = await timeUntilServing(pool)
+                let served = try await timeUntilServing(pool)
                 #expect(served.map { $0 < .seconds(2) } == true, "\(String(describing: served))")
                 // The write that failed at its BEGIN never ran.
                 #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry") } == 0)

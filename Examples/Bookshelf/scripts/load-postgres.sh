@@ -12,6 +12,14 @@
 #   Examples/Bookshelf/scripts/load-postgres.sh                 # 20 s
 #   DURATION=10 THREADS=1 CONNECTIONS=8 Examples/Bookshelf/scripts/load-postgres.sh
 #
+# RESTART_AFTER=S restarts the PostgreSQL server (`pg_ctl restart -m fast`, as
+# a failover or a minor upgrade does) S seconds into the wrk run; it needs the
+# server of scripts/postgres-server.sh (started here, or already running for
+# this checkout). Then 503 responses are expected while the server is away
+# (the service answers 503 when the database is unreachable), and only them:
+# the check still fails on any other non-2xx response, a socket error, or a
+# lost acknowledged write, and prints how many 503s there were.
+#
 # THREADS and CONNECTIONS are per wrk (one wrk per process). KEEP=1 keeps the
 # database afterwards; BOOKSHELF_BIN=path uses that binary instead of building. Exits non-zero on any non-2xx response, socket error,
 # lost write, inconsistent aggregate, migration applied twice, or an unclean
@@ -20,6 +28,7 @@
 set -euo pipefail
 
 DURATION="${DURATION:-20}"
+RESTART_AFTER="${RESTART_AFTER:-}"
 THREADS="${THREADS:-1}"
 CONNECTIONS="${CONNECTIONS:-8}"
 SEED_AUTHORS=10
@@ -73,6 +82,10 @@ if [ -z "${QUARRY_POSTGRES_URL:-}" ]; then
     eval "$(bash "$REPO_DIR/scripts/postgres-server.sh" env)"
 fi
 ADMIN_URL="$QUARRY_POSTGRES_URL"
+if [ -n "$RESTART_AFTER" ] && ! bash "$REPO_DIR/scripts/postgres-server.sh" status >/dev/null 2>&1; then
+    echo "RESTART_AFTER needs the server of scripts/postgres-server.sh, which this script can restart"
+    exit 1
+fi
 
 # The URL of another database on the same server (same user, host, port, options).
 url_with_database() {  # url_with_database URL DATABASE
@@ -147,6 +160,15 @@ WRK_A=$!
 BOOKSHELF_LOAD_DIR="$WORK/b" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s --latency \
     -s "$PACKAGE_DIR/scripts/mixed.lua" "$BASE_B" -- "$SEED_AUTHORS" "$SEED_BOOKS" wrkb >"$WORK/wrk-b.txt" &
 WRK_B=$!
+RESTART_MS=""
+if [ -n "$RESTART_AFTER" ]; then
+    sleep "$RESTART_AFTER"
+    echo "== restarting the PostgreSQL server (pg_ctl restart -m fast) at ${RESTART_AFTER}s"
+    RESTART_START=$(date +%s%N)
+    bash "$REPO_DIR/scripts/postgres-server.sh" restart
+    RESTART_MS=$(( ($(date +%s%N) - RESTART_START) / 1000000 ))
+    echo "the server was back after ${RESTART_MS} ms"
+fi
 wait "$WRK_A"
 wait "$WRK_B"
 echo "-- process A ($BASE_A)"; cat "$WORK/wrk-a.txt"
@@ -202,6 +224,7 @@ STORED=$(( $(value stored_books "$C") + $(value stored_reviews "$C") ))
 POSTS=$(( $(value posts_acked "$A") + $(value posts_acked "$B") ))
 REQUESTS=$(( $(value requests "$A") + $(value requests "$B") ))
 NON2XX=$(( $(value non2xx "$A") + $(value non2xx "$B") ))
+UNAVAILABLE=$(( $(value status503 "$A") + $(value status503 "$B") ))
 SOCKET=$(( $(value socket_errors "$A") + $(value socket_errors "$B") ))
 
 echo
@@ -210,7 +233,8 @@ echo "processes:           2 on one database, each with wrk: $THREADS thread(s),
 echo "requests:            $REQUESTS ($(( $(value rps "$A") + $(value rps "$B") )) requests/s: A $(value rps "$A"), B $(value rps "$B"))"
 echo "latency A:           p50 $(value p50_ms "$A") ms, p90 $(value p90_ms "$A") ms, p99 $(value p99_ms "$A") ms, max $(value max_ms "$A") ms"
 echo "latency B:           p50 $(value p50_ms "$B") ms, p90 $(value p90_ms "$B") ms, p99 $(value p99_ms "$B") ms, max $(value max_ms "$B") ms"
-echo "non-2xx responses:   $NON2XX"
+echo "non-2xx responses:   $NON2XX ($UNAVAILABLE of them 503)"
+if [ -n "$RESTART_AFTER" ]; then echo "server restart:      at ${RESTART_AFTER} s, back after ${RESTART_MS} ms"; fi
 echo "socket errors:       $SOCKET"
 echo "acknowledged writes: $ACKED (2xx POSTs counted by wrk: $POSTS)"
 echo "lost writes:         $MISSING (rows written by wrk: $STORED; $(( STORED - ACKED )) committed but unacknowledged, in flight when wrk stopped)"
@@ -220,7 +244,11 @@ echo "migrations:          $(value migration_rows "$C") rows, $(value migration_
 echo "service exits:       A $STATUS_A, B $STATUS_B, ${STOP_MS} ms after SIGTERM"
 
 FAILED=0
-[ "$NON2XX" = 0 ] || { echo "FAIL: non-2xx responses"; FAILED=1; }
+if [ -n "$RESTART_AFTER" ]; then
+    [ "$NON2XX" = "$UNAVAILABLE" ] || { echo "FAIL: non-2xx responses other than 503"; FAILED=1; }
+else
+    [ "$NON2XX" = 0 ] || { echo "FAIL: non-2xx responses"; FAILED=1; }
+fi
 [ "$SOCKET" = 0 ] || { echo "FAIL: socket errors"; FAILED=1; }
 [ "$MISSING" = 0 ] || { echo "FAIL: lost writes"; FAILED=1; }
 [ "$ACKED" = "$POSTS" ] || { echo "FAIL: acknowledged writes not all recorded"; FAILED=1; }

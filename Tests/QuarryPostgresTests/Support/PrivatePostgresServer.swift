@@ -5,6 +5,7 @@
 // Always destroy it: `PrivatePostgresServer.with { server in ... }` does, even
 // when the body throws.
 
+import Dispatch
 import Foundation
 import QuarryPostgres
 
@@ -127,6 +128,17 @@ struct PrivatePostgresServer: Sendable {
         try await Self.run("start-server", stateDirectory: stateDirectory, timeout: Self.commandTimeout)
     }
 
+    /// Runs `restart`, `stop-server` or `start-server` on the calling
+    /// thread: for fault tests that time a fault on a thread of their own,
+    /// away from Swift's cooperative pool (see `blockingThread`).
+    func controlBlocking(_ command: String) throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["QUARRY_POSTGRES_STATE_DIR"] = stateDirectory.path
+        _ = try Self.runProcessBlocking(
+            ["/bin/bash", Self.script.path, command], environment: environment, outputDirectory: stateDirectory,
+            timeout: Self.commandTimeout)
+    }
+
     /// Stops the server and deletes the cluster and the state directory.
     /// Never throws: failures are printed.
     func destroy() async {
@@ -181,6 +193,23 @@ struct PrivatePostgresServer: Sendable {
     static func runProcess(
         _ arguments: [String], environment: [String: String], outputDirectory: URL, timeout: Duration
     ) async throws -> String {
+        // Waited for on a Dispatch thread, not on Swift's cooperative pool:
+        // tests that block the pool's few threads (synchronous database
+        // accesses in async tests, on a 2-core machine) would delay the
+        // deadline check by tens of seconds.
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try runProcessBlocking(arguments, environment: environment, outputDirectory: outputDirectory, timeout: timeout)
+                })
+            }
+        }
+    }
+
+    /// ``runProcess(_:environment:outputDirectory:timeout:)`` on the calling thread.
+    static func runProcessBlocking(
+        _ arguments: [String], environment: [String: String], outputDirectory: URL, timeout: Duration
+    ) throws -> String {
         let name = arguments.dropFirst().joined(separator: " ")
         let outputFile = outputDirectory.appendingPathComponent("output-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
@@ -200,24 +229,7 @@ struct PrivatePostgresServer: Sendable {
         process.standardError = output
         try process.run()
 
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        var timedOut = false
-        while process.isRunning {
-            if clock.now >= deadline {
-                timedOut = true
-                let pid = process.processIdentifier
-                kill(getpgid(pid) == pid ? -pid : pid, SIGKILL)
-                // Reaped at once after SIGKILL; bounded all the same.
-                let reapDeadline = clock.now + .seconds(5)
-                while process.isRunning && clock.now < reapDeadline {
-                    try? await Task.sleep(for: .milliseconds(10))
-                }
-                break
-            }
-            // Not cancellable on purpose: the process must finish or be killed.
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        let timedOut = WatchedProcess(process).waitOrKill(after: timeout)
         let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
         if timedOut {
             throw ScriptError(command: name, status: nil, output: text)
@@ -239,5 +251,30 @@ struct PrivatePostgresServer: Sendable {
             return value
         }
         return nil
+    }
+}
+
+/// A process waited for with a deadline, polling from the calling thread.
+private final class WatchedProcess {
+    private let process: Process
+    init(_ process: Process) { self.process = process }
+
+    /// Waits for the process to exit; after `timeout`, kills it with its
+    /// process group and returns true.
+    func waitOrKill(after timeout: Duration) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while process.isRunning {
+            if clock.now >= deadline {
+                let pid = process.processIdentifier
+                kill(getpgid(pid) == pid ? -pid : pid, SIGKILL)
+                // Reaped at once after SIGKILL; bounded all the same.
+                let reapDeadline = clock.now + .seconds(5)
+                while process.isRunning && clock.now < reapDeadline { usleep(10_000) }
+                return true
+            }
+            usleep(10_000)
+        }
+        return false
     }
 }
