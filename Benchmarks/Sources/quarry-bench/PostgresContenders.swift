@@ -28,9 +28,6 @@ extension RawItem {
         self.b1 = b1
         self.categoryID = categoryID
     }
-
-    /// The same checksum as `QItem.checksum`.
-    var checksum: Int64 { Int64(i2) &+ Int64(d1) &+ Int64(s1.utf8.count) &+ (b1 ? 1 : 0) &+ categoryID }
 }
 
 struct RawPostgresContender: PostgresContender {

@@ -141,7 +141,7 @@ final class PostgresAdmin: Sendable {
 
     init(server: PostgresConfiguration) throws {
         let nioConfiguration = try server.postgresNIOConfiguration()
-        let logger = self.logger
+        let logger = PostgresSession.silentLogger
         connection = try blocking {
             try await PostgresConnection.connect(configuration: nioConfiguration, id: 0, logger: logger)
         }
@@ -149,7 +149,7 @@ final class PostgresAdmin: Sendable {
 
     func execute(_ sql: String) throws {
         let connection = self.connection, logger = self.logger
-        try blocking { try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+        try blocking { _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
     }
 
     func text(_ sql: String) throws -> String {
