@@ -227,7 +227,7 @@ extension QuarryBench {
         let admin = try PostgresAdmin(server: server)
         defer { admin.close() }
         let version = try admin.text("SHOW server_version")
-        print("quarry-bench --postgres: \(smoke ? "smoke mode (checks only)" : "\(repetitions) repetitions after a warm-up"), \(ProcessInfo.processInfo.activeProcessorCount) cores, PostgreSQL \(version) at \(server)")
+        print("quarry-bench --postgres: \(smoke ? "smoke mode (checks only)" : "\(repetitions) repetition\(repetitions == 1 ? "" : "s") after a warm-up"), \(ProcessInfo.processInfo.activeProcessorCount) cores, PostgreSQL \(version) at \(server)")
         var results: [(Workload, String, [Double])] = []
         for workload in selectedWorkloads {
             let times = try runPostgresWorkload(
