@@ -46,7 +46,9 @@ if [ -z "${QUARRY_POSTGRES_URL:-}" ]; then
     started_server=1
     eval "$(bash "$root/scripts/postgres-server.sh" env)"
 fi
+logs="$(mktemp -d)"
 stop_server() {
+    rm -rf "$logs"
     if [ -n "$started_server" ]; then bash "$root/scripts/postgres-server.sh" stop || true; fi
 }
 trap stop_server EXIT
@@ -59,9 +61,24 @@ for round in $(seq 1 "$rounds"); do
         if [ "$side" = before ]; then bin="$before_bin"; else bin="$after_bin"; fi
         echo ""
         echo "== round $round: $side =="
-        "$bin" --postgres --postgres-url "$QUARRY_POSTGRES_URL" --results "$out_dir/$side-$round.csv" "${extra[@]}"
+        "$bin" --postgres --postgres-url "$QUARRY_POSTGRES_URL" --results "$out_dir/$side-$round.csv" "${extra[@]}" \
+            | tee "$logs/$side-$round.log"
     done
 done
+
+# Both builds run the same benchmark code: each run checks that its
+# contenders agree, and here every run must report the same checksums and
+# tables as the first one.
+grep '^checked:' "$logs/before-1.log" > "$logs/checked-reference"
+for log in "$logs"/*.log; do
+    if ! diff <(grep '^checked:' "$log") "$logs/checked-reference" > /dev/null; then
+        echo "postgres-before-after: $(basename "$log" .log) did not do the same work as before-1:" >&2
+        diff <(grep '^checked:' "$log") "$logs/checked-reference" >&2 || true
+        exit 1
+    fi
+done
+echo ""
+echo "postgres-before-after: all $((rounds * 2)) runs agree ($(wc -l < "$logs/checked-reference") workloads, the same checksums and tables)"
 
 # The medians of quarry-postgres, side by side.
 python3 - "$out_dir" "$rounds" <<'EOF'
