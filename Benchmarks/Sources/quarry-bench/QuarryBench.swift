@@ -47,7 +47,7 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "CSV file of the cost curves (default: Benchmarks/results/cost-curves.csv, cost-curves-cache-<KiB>KiB.csv with --cache-size, or a temporary file with --smoke).")
     var curveOutput: String?
 
-    @Option(help: "CSV file of the table's figures, from which scripts/tables.py writes the README tables (default: Benchmarks/results/latest-run.csv for a run of workloads 1 to 9 without --smoke; otherwise none).")
+    @Option(help: "CSV file of the table's figures, from which scripts/tables.py writes the README tables (default: Benchmarks/results/latest-run.csv for a run of workloads 1 to 9 without --smoke, with --postgres results/postgres/latest-run.csv for a run of workloads 1 to 5 without --smoke; otherwise none).")
     var results: String?
 
     @Flag(help: "PostgreSQL mode: workloads 1 to 5 against the server of --postgres-url, contenders raw-postgresnio and quarry-postgres (PostgresMode.swift); with --smoke, skips when there is no server.")
@@ -80,12 +80,13 @@ struct QuarryBench: ParsableCommand {
 
     func run() throws {
         if postgres {
-            guard !curve, !countAllocations, rssChild == nil else {
+            guard !curve, !countAllocations, cacheSize == nil, rssChild == nil else {
                 throw ValidationError("--postgres goes with --smoke, --workloads, --contenders, --repetitions and --results only")
             }
             try runPostgres()
             return
         }
+        guard postgresURL == nil else { throw ValidationError("--postgres-url goes with --postgres") }
         var sizes = smoke ? Sizes.smoke : Sizes.full
         sizes.cacheSizeKiB = cacheSize
         if let rssChild, let rssPath {
