@@ -13,6 +13,9 @@ let package = Package(
         // For the quarry-instrumented contender's no-op tracer and metrics.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        // The PostgreSQL mode's hand-written contender (raw-postgresnio); the
+        // same package and version range as Quarry's QuarryPostgres target.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // The system SQLite, for the hand-written C-API contender.
@@ -29,6 +32,8 @@ let package = Package(
                 "CSQLiteBench",
                 "CMallocCounter",
                 .product(name: "Quarry", package: "Quarry"),
+                .product(name: "QuarryPostgres", package: "Quarry"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

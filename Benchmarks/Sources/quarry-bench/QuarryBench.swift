@@ -4,6 +4,7 @@
 //     swift run -c release --package-path Benchmarks quarry-bench
 //     swift run --package-path Benchmarks quarry-bench --smoke      (CI: checks only)
 //     swift run -c release --package-path Benchmarks quarry-bench --curve   (cost curves → results/cost-curves.csv)
+//     swift run -c release --package-path Benchmarks quarry-bench --postgres   (PostgreSQL: PostgresMode.swift)
 
 import ArgumentParser
 import Foundation
@@ -19,10 +20,10 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "Timed repetitions per workload and contender, after one warm-up (default: 5, 3 with --curve).")
     var repetitions: Int?
 
-    @Option(help: "Workloads to run, e.g. 1,2,7 (default: all, 1 to 10; with --curve: 1,2,3,4,5,6,8,9).")
+    @Option(help: "Workloads to run, e.g. 1,2,7 (default: all, 1 to 10; with --curve: 1,2,3,4,5,6,8,9; with --postgres: 1 to 5).")
     var workloads: String?
 
-    @Option(help: "Contenders to run: raw,grdb-codable,quarry-codable,quarry-instrumented (default: all; with --curve: the first three), and quarry-traced.")
+    @Option(help: "Contenders to run: raw,grdb-codable,quarry-codable,quarry-instrumented (default: all; with --curve: the first three), and quarry-traced; with --postgres: raw-postgresnio,quarry-postgres.")
     var contenders: String?
 
     @Option(help: "Workload 10: the numbers of parallel readers.")
@@ -46,8 +47,14 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "CSV file of the cost curves (default: Benchmarks/results/cost-curves.csv, cost-curves-cache-<KiB>KiB.csv with --cache-size, or a temporary file with --smoke).")
     var curveOutput: String?
 
-    @Option(help: "CSV file of the table's figures, from which scripts/tables.py writes the README tables (default: Benchmarks/results/latest-run.csv for a run of workloads 1 to 9 without --smoke; otherwise none).")
+    @Option(help: "CSV file of the table's figures, from which scripts/tables.py writes the README tables (default: Benchmarks/results/latest-run.csv for a run of workloads 1 to 9 without --smoke, with --postgres results/postgres/latest-run.csv for a run of workloads 1 to 5 without --smoke; otherwise none).")
     var results: String?
+
+    @Flag(help: "PostgreSQL mode: workloads 1 to 5 against the server of --postgres-url, contenders raw-postgresnio and quarry-postgres (PostgresMode.swift); with --smoke, skips when there is no server.")
+    var postgres = false
+
+    @Option(help: "The PostgreSQL server of --postgres, as a postgres:// URL (default: $QUARRY_POSTGRES_URL).")
+    var postgresURL: String?
 
     @Flag(help: "Counts heap allocations (malloc & co.) instead of timing: one warm-up and one counted run per workload and contender; prints allocations and bytes per row (default workloads: 2,3,7,8).")
     var countAllocations = false
@@ -72,6 +79,14 @@ struct QuarryBench: ParsableCommand {
     static let concurrentReadsWorkload = 10
 
     func run() throws {
+        if postgres {
+            guard !curve, !countAllocations, cacheSize == nil, rssChild == nil else {
+                throw ValidationError("--postgres goes with --smoke, --workloads, --contenders, --repetitions and --results only")
+            }
+            try runPostgres()
+            return
+        }
+        guard postgresURL == nil else { throw ValidationError("--postgres-url goes with --postgres") }
         var sizes = smoke ? Sizes.smoke : Sizes.full
         sizes.cacheSizeKiB = cacheSize
         if let rssChild, let rssPath {
