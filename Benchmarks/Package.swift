@@ -40,6 +40,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // What one short access costs on PostgreSQL, per way of reaching the
+        // server (Benchmarks/README.md, "PostgreSQL: the cost of an access").
+        .executableTarget(
+            name: "postgres-access",
+            dependencies: [
+                .product(name: "Quarry", package: "Quarry"),
+                .product(name: "QuarryPostgres", package: "Quarry"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         // The WAL growth measurement of the "Operating a database in
         // production" article (Quarry alone).
         .executableTarget(

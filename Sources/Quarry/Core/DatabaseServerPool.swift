@@ -66,25 +66,37 @@ package final class DatabaseServerPool: DatabaseWriter {
     /// database (as `DatabaseReader.read(_:)` says).
     @discardableResult
     package func read<T>(_ block: (Database) throws -> T) throws -> T {
-        try retryingOnce { fresh in try pool.withConnection(operation: "read", fresh: fresh) { db in try Self.beginning(db) { try db.inServerReadTransaction(block) } } }
+        try retryingOnce { fresh in
+            try pool.withConnection(operation: "read", fresh: fresh) { db in
+                try ServerConnection.beginning(db) { try db.inServerReadTransaction(block) }
+            }
+        }
     }
 
     @discardableResult
     package func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await retryingOnce { fresh in
-            try await pool.withConnection(operation: "read", fresh: fresh) { db in try Self.beginning(db) { try db.inServerReadTransaction(block) } }
+            try await pool.withConnection(operation: "read", fresh: fresh) { db in
+                try ServerConnection.beginning(db) { try db.inServerReadTransaction(block) }
+            }
         }
     }
 
     @discardableResult
     package func write<T>(_ block: (Database) throws -> T) throws -> T {
-        try retryingOnce { fresh in try pool.withConnection(operation: "write", fresh: fresh) { db in try Self.beginning(db) { try db.inWriteTransaction(block) } } }
+        try retryingOnce { fresh in
+            try pool.withConnection(operation: "write", fresh: fresh) { db in
+                try ServerConnection.beginning(db) { try db.inWriteTransaction(block) }
+            }
+        }
     }
 
     @discardableResult
     package func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await retryingOnce { fresh in
-            try await pool.withConnection(operation: "write", fresh: fresh) { db in try Self.beginning(db) { try db.inWriteTransaction(block) } }
+            try await pool.withConnection(operation: "write", fresh: fresh) { db in
+                try ServerConnection.beginning(db) { try db.inWriteTransaction(block) }
+            }
         }
     }
 
@@ -102,37 +114,17 @@ package final class DatabaseServerPool: DatabaseWriter {
 
     // MARK: - Retrying an access whose transaction never began
 
-    /// Thrown out of an access whose connection was lost before the server
-    /// answered any statement of it: its `BEGIN` failed, so its closure
-    /// never ran.
-    private struct FailedBeforeTransaction: Error {
-        var error: DatabaseError
-    }
-
-    /// Runs `body`, a transaction on `db`, and tells a connection lost at
-    /// its first statement apart from any other error.
-    private static func beginning<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        let answered = (db.connection as? ServerConnection)?.answeredStatementCount
-        do {
-            return try body()
-        } catch let error as DatabaseError
-            where error.isConnectionError && (db.connection as? ServerConnection)?.answeredStatementCount == answered
-        {
-            throw FailedBeforeTransaction(error: error)
-        }
-    }
-
     /// Runs `access`, and once more on a newly opened connection (the lost
     /// one is closed on release, and other idle ones may have died with it)
     /// when its transaction never began.
     private func retryingOnce<T>(_ access: (_ fresh: Bool) throws -> T) throws -> T {
         do {
             return try access(false)
-        } catch let failure as FailedBeforeTransaction {
+        } catch let failure as LostBeforeAnyAnswer {
             logRetry(failure.error)
             do {
                 return try access(true)
-            } catch let again as FailedBeforeTransaction {
+            } catch let again as LostBeforeAnyAnswer {
                 throw again.error
             }
         }
@@ -141,11 +133,11 @@ package final class DatabaseServerPool: DatabaseWriter {
     private func retryingOnce<T>(_ access: (_ fresh: Bool) async throws -> T) async throws -> T {
         do {
             return try await access(false)
-        } catch let failure as FailedBeforeTransaction {
+        } catch let failure as LostBeforeAnyAnswer {
             logRetry(failure.error)
             do {
                 return try await access(true)
-            } catch let again as FailedBeforeTransaction {
+            } catch let again as LostBeforeAnyAnswer {
                 throw again.error
             }
         }

@@ -156,6 +156,28 @@ final class ServerConnection: DatabaseConnection {
     }
 }
 
+/// Thrown out of an access whose connection was lost before the server
+/// answered any statement of it: its `BEGIN` failed, so its closure never
+/// ran, and the server pool may run it again (DatabaseServerPool.swift).
+struct LostBeforeAnyAnswer: Error {
+    var error: DatabaseError
+}
+
+extension ServerConnection {
+    /// Runs `body`, a transaction on `db`, and throws ``LostBeforeAnyAnswer``
+    /// instead of a connection error met before the server answered any of
+    /// its statements.
+    static func beginning<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        let connection = db.connection as? ServerConnection
+        let answered = connection?.answeredStatementCount
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.isConnectionError && connection?.answeredStatementCount == answered {
+            throw LostBeforeAnyAnswer(error: error)
+        }
+    }
+}
+
 /// A statement on a server: it runs when first stepped (or read), and its
 /// rows, returned whole, are read as copied Rows that share one layout.
 final class ServerStatement: PreparedStatement {
