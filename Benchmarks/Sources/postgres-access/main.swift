@@ -79,24 +79,11 @@ struct PostgresAccess {
         typealias Access = @Sendable (_ caller: Int, _ index: Int) async throws -> Int64
         let contenders: [(String, Access)] = [
             ("raw-connection", { caller, index in
-                let connection = rawConnections[caller]
-                try await connection.query(beginRead, logger: logger)
-                var value: Int64 = 0
-                for try await row in try await connection.query("SELECT value FROM item WHERE id = \(key(caller, index))", logger: logger) {
-                    value = try row.decode(Int64.self)
-                }
-                try await connection.query("COMMIT", logger: logger)
-                return value
+                try await readValue(on: rawConnections[caller], key: key(caller, index), logger: logger)
             }),
             ("postgres-client", { caller, index in
                 try await client.withConnection { connection in
-                    try await connection.query(beginRead, logger: logger)
-                    var value: Int64 = 0
-                    for try await row in try await connection.query("SELECT value FROM item WHERE id = \(key(caller, index))", logger: logger) {
-                        value = try row.decode(Int64.self)
-                    }
-                    try await connection.query("COMMIT", logger: logger)
-                    return value
+                    try await readValue(on: connection, key: key(caller, index), logger: logger)
                 }
             }),
             ("quarry-async", { caller, index in
@@ -169,6 +156,17 @@ struct PostgresAccess {
             print("wrote \(path)")
         }
     }
+}
+
+/// One access by hand: a read-only transaction with one SELECT by key.
+func readValue(on connection: PostgresConnection, key: Int64, logger: Logger) async throws -> Int64 {
+    try await connection.query(PostgresAccess.beginRead, logger: logger)
+    var value: Int64 = 0
+    for try await row in try await connection.query("SELECT value FROM item WHERE id = \(key)", logger: logger) {
+        value = try row.decode(Int64.self)
+    }
+    try await connection.query("COMMIT", logger: logger)
+    return value
 }
 
 struct BenchFailure: Error, CustomStringConvertible {

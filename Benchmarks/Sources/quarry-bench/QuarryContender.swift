@@ -102,36 +102,11 @@ struct QuarryContender: Contender {
             run = { try pool.read { db in try QItem.fetchAll(db).reduce(0) { $0 &+ $1.checksum } } }
         case .fetchByKey:
             let keys = ItemData.keys(count: sizes.byKey, rows: workload.seedCount(sizes))
-            run = {
-                try pool.read { db in
-                    var items: [QItem] = []
-                    for key in keys { if let item = try QItem.fetchOne(db, key: key) { items.append(item) } }
-                    return items.reduce(0) { $0 &+ $1.checksum }
-                }
-            }
+            run = { try pool.read { db in try QItemWork.fetchByKey(db, keys) } }
         case .filterOrderLimit:
-            run = {
-                try pool.read { db in
-                    var total: Int64 = 0
-                    for query in 0..<sizes.filterQueries {
-                        let x = (query &* sizes.filterStep) % 990
-                        let items = try QItem.filter(\.i1 > x).order(\.d1).limit(100).fetchAll(db)
-                        total &+= items.reduce(0) { $0 &+ $1.checksum }
-                    }
-                    return total
-                }
-            }
+            run = { try pool.read { db in try QItemWork.filterOrderLimit(db, sizes) } }
         case .update:
-            run = {
-                try pool.write { db in
-                    for k in 1...sizes.update {
-                        var item = QItem(k, id: Int64(k))
-                        item.i3 += 1
-                        try item.update(db)
-                    }
-                    return Int64(sizes.update)
-                }
-            }
+            run = { try pool.write { db in try QItemWork.updateAll(db, count: sizes.update) } }
         case .delete:
             run = {
                 try pool.write { db in
@@ -159,5 +134,37 @@ struct QuarryContender: Contender {
             }
         }
         return PreparedRun(run: run, close: { pool.close() })
+    }
+}
+
+/// The Quarry side of the workloads that the SQLite and PostgreSQL modes
+/// share (`quarry-codable` and `quarry-postgres`), written once.
+enum QItemWork {
+    /// Fetches each key's record; the checksum of those found.
+    static func fetchByKey(_ db: Database, _ keys: [Int64]) throws -> Int64 {
+        var items: [QItem] = []
+        for key in keys { if let item = try QItem.fetchOne(db, key: key) { items.append(item) } }
+        return items.reduce(0) { $0 &+ $1.checksum }
+    }
+
+    /// The filter+order+limit queries; the checksum of their rows.
+    static func filterOrderLimit(_ db: Database, _ sizes: Sizes) throws -> Int64 {
+        var total: Int64 = 0
+        for query in 0..<sizes.filterQueries {
+            let x = (query &* sizes.filterStep) % 990
+            let items = try QItem.filter(\.i1 > x).order(\.d1).limit(100).fetchAll(db)
+            total &+= items.reduce(0) { $0 &+ $1.checksum }
+        }
+        return total
+    }
+
+    /// Updates records 1 to `count` one by one; returns `count`.
+    static func updateAll(_ db: Database, count: Int) throws -> Int64 {
+        for k in 1...count {
+            var item = QItem(k, id: Int64(k))
+            item.i3 += 1
+            try item.update(db)
+        }
+        return Int64(count)
     }
 }
