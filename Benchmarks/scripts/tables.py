@@ -21,6 +21,11 @@ RESULTS = ROOT / "Benchmarks" / "results" / "latest-run.csv"
 # before, after, before, after on one machine (see Benchmarks/README.md).
 SEAM_RUNS = ROOT / "Benchmarks" / "results" / "seam-before-after"
 
+# Issue 35's PostgreSQL runs: quarry-bench --postgres before and after the
+# work (postgres-before-after.sh), and postgres-access (the cost of an access).
+POSTGRES_RUNS = ROOT / "Benchmarks" / "results" / "postgres" / "before-after"
+POSTGRES_ACCESS = ROOT / "Benchmarks" / "results" / "postgres" / "access-cost.csv"
+
 # The README's words for each workload, by its number.
 README_NAMES = {
     "1": "insert 100k records",
@@ -128,6 +133,40 @@ def seam_table(directory):
     return out
 
 
+def postgres_table(directory):
+    """Medians of quarry-postgres and raw-postgresnio before and after, from
+    the interleaved runs of postgres-before-after.sh."""
+    names = sorted(path.stem for path in directory.glob("*.csv"))
+    runs = {name: read_run(directory / f"{name}.csv", f"{name}.csv") for name in names}
+    sides = {"before": [n for n in names if n.startswith("before-")], "after": [n for n in names if n.startswith("after-")]}
+    medians = {}
+    for name, (_, rows) in runs.items():
+        for row in rows:
+            medians[(name, row["workload"], row["contender"])] = float(row["median_ms"])
+    workloads = [row["workload"] for row in runs[sides["after"][0]][1] if row["contender"] == "quarry-postgres"]
+    out = ["| workload | raw PostgresNIO (ms) | Quarry before (ms) | Quarry after (ms) | before / raw | after / raw |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for workload in workloads:
+        def mean(side, contender):
+            values = [medians[(name, workload, contender)] for name in sides[side]]
+            return sum(values) / len(values)
+        raw = (mean("before", "raw-postgresnio") + mean("after", "raw-postgresnio")) / 2
+        before, after = mean("before", "quarry-postgres"), mean("after", "quarry-postgres")
+        out.append(f"| {workload} | {raw:.1f} | {before:.1f} | {after:.1f} | {before / raw:.2f}x | {after / raw:.2f}x |")
+    out += ["", f"Means of the medians of {len(sides['before'])} interleaved runs per side (5 repetitions each), "
+            f"from `{directory.relative_to(ROOT / 'Benchmarks')}/` (" + "; ".join(f"{name}: {runs[name][0]}" for name in names) + ")."]
+    return out
+
+
+def postgres_access_table(path):
+    provenance, rows = read_run(path, path.name)
+    out = ["| contender | callers | µs per access | accesses per second |", "|---|---:|---:|---:|"]
+    for row in rows:
+        out.append(f"| {row['contender']} | {row['callers']} | {row['microseconds_per_access']} | {row['accesses_per_second']} |")
+    out += ["", f"From `{path.relative_to(ROOT / 'Benchmarks')}`: {provenance}."]
+    return out
+
+
 def replace_region(text, name, lines, path):
     start_marker = f"<!-- tables.py: {name} -->"
     end_marker = "<!-- /tables.py -->"
@@ -150,6 +189,10 @@ def main():
         (ROOT / "Benchmarks" / "README.md", "seam-before-after", seam_table(SEAM_RUNS)),
         (ROOT / "Benchmarks" / "README.md", "seam-first-set", seam_table(SEAM_RUNS / "first-set")),
     ]
+    if POSTGRES_RUNS.exists():
+        targets.append((ROOT / "Benchmarks" / "README.md", "postgres-before-after", postgres_table(POSTGRES_RUNS)))
+    if POSTGRES_ACCESS.exists():
+        targets.append((ROOT / "Benchmarks" / "README.md", "postgres-access", postgres_access_table(POSTGRES_ACCESS)))
     stale = []
     for path, name, lines in targets:
         text = path.read_text(encoding="utf-8")

@@ -33,10 +33,13 @@ public final class PostgresDatabasePool: DatabaseWriter {
     public var path: String { pool.path }
 
     /// The configuration of the `Database` connections. Of its options,
-    /// only the preparation steps apply to PostgreSQL: those added with
-    /// `prepareDatabase(_:)`, then the `prepareDatabase` property, run on each
-    /// new connection (`try db.execute(sql: "SET search_path TO app")`, say).
-    /// The others configure SQLite.
+    /// these apply to PostgreSQL: the preparation steps (those added with
+    /// `prepareDatabase(_:)`, then the `prepareDatabase` property, run on
+    /// each new connection: `try db.execute(sql: "SET search_path TO app")`,
+    /// say), `readonly`, `maximumStatementDuration` (the server's
+    /// `statement_timeout`), `logger`, `sqlLogLevel`, `tracer`,
+    /// `metricsFactory`, `label`, and `publicStatementArguments` (which also
+    /// keeps the server's error detail). The others configure SQLite.
     public var configuration: Configuration { pool.configuration }
 
     /// The server's address and login.
