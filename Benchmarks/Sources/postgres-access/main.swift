@@ -27,6 +27,9 @@ struct PostgresAccess {
     static let beginRead: PostgresQuery = "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
     static let rows = 1_000
 
+    /// The key that access `index` of caller `caller` reads.
+    static func key(_ caller: Int, _ index: Int) -> Int64 { Int64((caller * 7_919 + index * 31) % rows + 1) }
+
     static func main() async throws {
         let arguments = CommandLine.arguments
         func option(_ name: String) -> String? {
@@ -49,7 +52,6 @@ struct PostgresAccess {
         try await admin.execute(sql: "CREATE TABLE \(schema).item (id BIGINT PRIMARY KEY, value BIGINT NOT NULL)")
         try await admin.execute(sql: "INSERT INTO \(schema).item SELECT n, n * 7 FROM generate_series(1, \(rows)) AS n")
         defer { Task { _ = try? await admin.execute(sql: "DROP SCHEMA \(schema) CASCADE"); try? await admin.close() } }
-        func key(_ caller: Int, _ index: Int) -> Int64 { Int64((caller * 7_919 + index * 31) % rows + 1) }
 
         var configuration = Configuration()
         configuration.prepareDatabase = { db in try db.execute(sql: "SET search_path TO \(schema)") }
