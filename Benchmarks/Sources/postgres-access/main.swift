@@ -75,7 +75,9 @@ struct PostgresAccess {
                     return connection
                 }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            var connections: [PostgresConnection] = []
+            for try await connection in group { connections.append(connection) }
+            return connections
         }
 
         typealias Access = @Sendable (_ caller: Int, _ index: Int) async throws -> Int64
@@ -121,7 +123,9 @@ struct PostgresAccess {
                                 return sum
                             }
                         }
-                        return try await group.reduce(0, &+)
+                        var total: Int64 = 0
+                        for try await sum in group { total &+= sum }
+                        return total
                     }
                     if round == 1 { try report(name, sum, DispatchTime.now().uptimeNanoseconds - start) }
                 }
