@@ -32,6 +32,7 @@ function init(args)
     counter = 0
     non2xx = 0
     unavailable = 0
+    failed = 0
     responses = 0
     posts_ok = 0
     acked = io.open(outdir .. "/acked-" .. tid .. ".csv", "w")
@@ -71,6 +72,7 @@ function response(status, headers, body)
     if status < 200 or status > 299 then
         non2xx = non2xx + 1
         if status == 503 then unavailable = unavailable + 1 end
+        if status == 500 then failed = failed + 1 end
         return
     end
     if status == 201 then
@@ -86,10 +88,11 @@ function response(status, headers, body)
 end
 
 function done(summary, latency, requests)
-    local non2xx_total, unavailable_total, posts_total, responses_total = 0, 0, 0, 0
+    local non2xx_total, unavailable_total, failed_total, posts_total, responses_total = 0, 0, 0, 0, 0
     for _, thread in ipairs(threads) do
         non2xx_total = non2xx_total + (thread:get("non2xx") or 0)
         unavailable_total = unavailable_total + (thread:get("unavailable") or 0)
+        failed_total = failed_total + (thread:get("failed") or 0)
         posts_total = posts_total + (thread:get("posts_ok") or 0)
         responses_total = responses_total + (thread:get("responses") or 0)
     end
@@ -106,6 +109,7 @@ function done(summary, latency, requests)
     out:write(string.format("max_ms=%.2f\n", latency.max / 1000))
     out:write(string.format("non2xx=%d\n", non2xx_total))
     out:write(string.format("status503=%d\n", unavailable_total))
+    out:write(string.format("status500=%d\n", failed_total))
     out:write(string.format("posts_acked=%d\n", posts_total))
     out:write(string.format("socket_errors=%d\n", e.connect + e.read + e.write + e.timeout))
     out:close()

@@ -22,6 +22,9 @@ final class ServerConnection: DatabaseConnection {
     /// Set when a statement failed because the connection was lost: the
     /// pool then closes the connection instead of reusing it.
     private var isBroken = false
+    /// Whether the open transaction began `READ ONLY` (a server pool's
+    /// `read`): losing its `COMMIT` loses nothing.
+    private var transactionIsReadOnly = false
     /// The statements that completed on this connection, successful or
     /// refused by the server: the server pool's retry compares it before and
     /// after an access, to tell whether the access failed before anything ran.
@@ -107,7 +110,8 @@ final class ServerConnection: DatabaseConnection {
         } catch let error as DatabaseError where error.isConnectionError {
             isBroken = true
             if change == .end { transactionDepth = 0 }
-            throw Self.commitOutcomeUnknown(error, sql: sql, change: change) ?? error
+            let unknown = transactionIsReadOnly ? nil : Self.commitOutcomeUnknown(error, sql: sql, change: change)
+            throw unknown ?? error
         } catch {
             // A failed COMMIT ends the transaction on a server too.
             if change == .end { transactionDepth = 0 }
@@ -121,7 +125,9 @@ final class ServerConnection: DatabaseConnection {
         changesCount = result.rowsAffected
         totalChangesCount &+= result.rowsAffected
         switch change {
-        case .begin: transactionDepth = 1
+        case .begin:
+            transactionDepth = 1
+            transactionIsReadOnly = sql == dialect.beginReadOnlyTransactionSQL
         case .savepoint: transactionDepth += 1
         case .release: transactionDepth = max(1, transactionDepth - 1)
         case .end: transactionDepth = 0
@@ -133,7 +139,9 @@ final class ServerConnection: DatabaseConnection {
     /// The error of a `COMMIT` whose answer was lost with the connection: nil
     /// when the statement was no `COMMIT`, or was never sent (the connection
     /// was known closed, SQLSTATE `08003`), since the server then rolled the
-    /// transaction back when the connection ended.
+    /// transaction back when the connection ended. (`run` does not ask for a
+    /// read-only transaction, which had nothing to commit: its lost `COMMIT`
+    /// is a plain connection error.)
     static func commitOutcomeUnknown(_ error: DatabaseError, sql: String, change: ServerTransactionChange) -> DatabaseError? {
         guard change == .end, error.sqlState != "08003" else { return nil }
         let keyword = sql.prefix(while: { !$0.isWhitespace && $0 != ";" }).uppercased()

@@ -136,6 +136,20 @@ struct DatabaseServerPoolFaultTests {
         #expect(connections.count == 2)
     }
 
+    @Test func aReadWhoseCommitIsLostThrowsAPlainConnectionError() throws {
+        let directory = try TemporaryDirectory()
+        let (pool, _) = try makePool(directory, losses: ["COMMIT"])
+        do {
+            _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry") }
+            Issue.record("the read succeeded")
+        } catch let error as DatabaseError {
+            // A read-only transaction had nothing to commit: no outcome is unknown.
+            #expect(error.isConnectionError, "\(error)")
+            #expect(!error.isCommitOutcomeUnknown)
+        }
+        #expect(try count(pool) == 0)
+    }
+
     @Test func aCommitOnAConnectionKnownClosedIsAPlainConnectionError() throws {
         let error = DatabaseError(sqlState: "08003", message: "closed", sql: "COMMIT TRANSACTION")
         #expect(ServerConnection.commitOutcomeUnknown(error, sql: "COMMIT TRANSACTION", change: .end) == nil)
