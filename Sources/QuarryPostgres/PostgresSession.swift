@@ -315,14 +315,44 @@ public final class PostgresSession: Sendable {
                 message: "PostgresSession.executeBlocking was called on an event loop thread, where waiting would deadlock: use execute(sql:arguments:) with await",
                 sql: sql)
         }
-        let future = try answer(start(sql: sql, arguments: arguments), sql: sql)
+        let future = try start(sql: sql, arguments: arguments)
+        // The deadline is the waiting thread's: a timed wait on a semaphore
+        // costs the event loop nothing, where a timer per statement would.
+        let semaphore = DispatchSemaphore(value: 0)
+        let outcome = BlockingOutcome()
+        future.whenComplete { result in
+            outcome.result = result
+            semaphore.signal()
+        }
+        if let deadline = configuration.statementDeadline {
+            let (seconds, attoseconds) = deadline.components
+            let nanoseconds = Int(clamping: seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000)
+            if semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
+                connection.close().whenComplete { _ in }
+                // The answer, if it comes, is dropped with the connection.
+                throw deadlineError(deadline, sql: sql)
+            }
+        } else {
+            semaphore.wait()
+        }
         let result: PostgresQueryResult
         do {
-            result = try future.wait()
+            // Set before the signal that ended the wait.
+            guard let completed = outcome.result else { throw deadlineError(.zero, sql: sql) }
+            result = try completed.get()
+        } catch let error as DatabaseError {
+            throw error
         } catch {
             throw databaseError(error, sql: sql)
         }
         return try resultSet(result, sql: sql)
+    }
+
+    private func deadlineError(_ deadline: Duration, sql: String) -> DatabaseError {
+        DatabaseError(
+            sqlState: "08006",
+            message: "no answer from \(target) within \(deadline) (PostgresConfiguration.statementDeadline): the connection was closed",
+            sql: sql)
     }
 
     /// Closes the connection. Statements sent afterwards throw.
@@ -363,7 +393,8 @@ public final class PostgresSession: Sendable {
         return connection.query(query, logger: logger)
     }
 
-    /// The answer of a statement sent on the connection, which fails after
+    /// The answer of a statement sent on the connection by the async
+    /// ``execute(sql:arguments:)``, which fails after
     /// ``PostgresConfiguration/statementDeadline`` (then the connection is
     /// closed: the statement's fate and the connection's state are unknown).
     private func answer(_ future: EventLoopFuture<PostgresQueryResult>, sql: String) -> EventLoopFuture<PostgresQueryResult> {
@@ -371,7 +402,7 @@ public final class PostgresSession: Sendable {
         let eventLoop = future.eventLoop
         let promise = eventLoop.makePromise(of: PostgresQueryResult.self)
         let connection = self.connection
-        let target = self.target
+        let deadlineError = self.deadlineError(deadline, sql: sql)
         // Both callbacks run on `eventLoop`, one after the other: the first
         // completes the promise.
         let state = ConnectState()
@@ -381,10 +412,7 @@ public final class PostgresSession: Sendable {
             guard !state.isComplete else { return }
             state.isComplete = true
             connection.close().whenComplete { _ in }
-            promise.fail(DatabaseError(
-                sqlState: "08006",
-                message: "no answer from \(target) within \(deadline) (PostgresConfiguration.statementDeadline): the connection was closed",
-                sql: sql))
+            promise.fail(deadlineError)
         }
         future.whenComplete { result in
             timer.cancel()
@@ -497,6 +525,13 @@ public final class PostgresSession: Sendable {
     private static func underlyingText(_ error: PSQLError) -> String {
         error.underlying.map { ": \($0)" } ?? ""
     }
+}
+
+/// The answer of a statement waited for by `PostgresSession.executeBlocking`:
+/// written by the event loop before it signals the waiting thread, read by
+/// that thread after the signal.
+private final class BlockingOutcome: @unchecked Sendable {
+    var result: Result<PostgresQueryResult, any Error>?
 }
 
 /// Whether the promise of `PostgresSession.connectBlocking` is complete;
