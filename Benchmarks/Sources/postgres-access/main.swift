@@ -14,7 +14,7 @@
 // - `quarry-async`: PostgresDatabasePool, `await read { }`, from tasks.
 //
 //     bash scripts/postgres-server.sh start && eval "$(bash scripts/postgres-server.sh env)"
-//     swift run -c release --package-path Benchmarks postgres-access [--accesses N] [--results FILE]
+//     swift run -c release --package-path Benchmarks postgres-access [--accesses N] [--results FILE] [--commit HASH]
 
 import Foundation
 import Logging
@@ -97,7 +97,9 @@ struct PostgresAccess {
         ]
 
         print("postgres-access: \(accesses) accesses per caller count (a read transaction with one SELECT by key), PostgreSQL at \(server), \(ProcessInfo.processInfo.activeProcessorCount) cores")
-        var csv = "# postgres-access run of \(ISO8601DateFormatter().string(from: Date())), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(accesses) accesses\ncontender,callers,microseconds_per_access,accesses_per_second\n"
+        // `--commit HASH` names the Quarry commit measured in the results file.
+        let commit = option("--commit").map { ", Quarry commit \($0)" } ?? ""
+        var csv = "# postgres-access run of \(ISO8601DateFormatter().string(from: Date())), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(accesses) accesses\(commit)\ncontender,callers,microseconds_per_access,accesses_per_second\n"
         print("| contender | callers | µs per access | accesses/s |")
         print("|---|---:|---:|---:|")
         for callers in [1, 8] {
