@@ -148,17 +148,7 @@ struct QuarryPostgresContender: PostgresContender {
         let run: () throws -> Int64
         switch workload {
         case .insert:
-            run = {
-                try pool.write { db in
-                    var checksum: Int64 = 0
-                    for k in 1...sizes.insert {
-                        var item = QItem(k)
-                        try item.insert(db)
-                        checksum &+= item.id ?? 0
-                    }
-                    return checksum
-                }
-            }
+            run = { try pool.write { db in try QItemWork.insertEach(db, count: sizes.insert) } }
         case .fetchAll:
             run = { try pool.read { db in try QItem.fetchAll(db).reduce(0) { $0 &+ $1.checksum } } }
         case .fetchByKey:

@@ -80,17 +80,7 @@ struct QuarryContender: Contender {
         let run: () throws -> Int64
         switch workload {
         case .insert:
-            run = {
-                try pool.write { db in
-                    var checksum: Int64 = 0
-                    for k in 1...sizes.insert {
-                        var item = QItem(k)
-                        try item.insert(db)
-                        checksum &+= item.id ?? 0
-                    }
-                    return checksum
-                }
-            }
+            run = { try pool.write { db in try QItemWork.insertEach(db, count: sizes.insert) } }
         case .insertAll:
             run = {
                 try pool.write { db in
@@ -140,6 +130,17 @@ struct QuarryContender: Contender {
 /// The Quarry side of the workloads that the SQLite and PostgreSQL modes
 /// share (`quarry-codable` and `quarry-postgres`), written once.
 enum QItemWork {
+    /// Inserts records 1 to `count` one by one; the checksum of their ids.
+    static func insertEach(_ db: Database, count: Int) throws -> Int64 {
+        var checksum: Int64 = 0
+        for k in 1...count {
+            var item = QItem(k)
+            try item.insert(db)
+            checksum &+= item.id ?? 0
+        }
+        return checksum
+    }
+
     /// Fetches each key's record; the checksum of those found.
     static func fetchByKey(_ db: Database, _ keys: [Int64]) throws -> Int64 {
         var items: [QItem] = []
