@@ -51,118 +51,127 @@ struct PostgresAccess {
         try await admin.execute(sql: "CREATE SCHEMA \(schema)")
         try await admin.execute(sql: "CREATE TABLE \(schema).item (id BIGINT PRIMARY KEY, value BIGINT NOT NULL)")
         try await admin.execute(sql: "INSERT INTO \(schema).item SELECT n, n * 7 FROM generate_series(1, \(rows)) AS n")
-        defer { Task { _ = try? await admin.execute(sql: "DROP SCHEMA \(schema) CASCADE"); try? await admin.close() } }
-
-        var configuration = Configuration()
-        configuration.prepareDatabase = { db in try db.execute(sql: "SET search_path TO \(schema)") }
-        let pool = try PostgresDatabasePool(server, maximumConnectionCount: 8, configuration: configuration)
-        defer { pool.close() }
-
-        var clientConfiguration = PostgresClient.Configuration(
-            host: server.host, port: server.port, username: server.user, password: server.password,
-            database: server.database, tls: .disable)
-        clientConfiguration.options.maximumConnections = 8
-        clientConfiguration.options.additionalStartupParameters = [("search_path", schema), ("TimeZone", "UTC")]
-        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
-        let clientTask = Task { await client.run() }
-        defer { clientTask.cancel() }
-
-        let rawConnections = try await withThrowingTaskGroup(of: PostgresConnection.self) { group in
-            for id in 0..<8 {
-                group.addTask {
-                    let connection = try await PostgresConnection.connect(configuration: nio, id: id, logger: logger)
-                    try await connection.query("SET search_path TO \(unescaped: schema)", logger: logger)
-                    return connection
-                }
-            }
-            var connections: [PostgresConnection] = []
-            for try await connection in group { connections.append(connection) }
-            return connections
+        func dropSchema() async {
+            _ = try? await admin.execute(sql: "DROP SCHEMA \(schema) CASCADE")
+            try? await admin.close()
         }
+        do {
 
-        typealias Access = @Sendable (_ caller: Int, _ index: Int) async throws -> Int64
-        let contenders: [(String, Access)] = [
-            ("raw-connection", { caller, index in
-                try await readValue(on: rawConnections[caller], key: key(caller, index), logger: logger)
-            }),
-            ("postgres-client", { caller, index in
-                try await client.withConnection { connection in
-                    try await readValue(on: connection, key: key(caller, index), logger: logger)
+            var configuration = Configuration()
+            configuration.prepareDatabase = { db in try db.execute(sql: "SET search_path TO \(schema)") }
+            let pool = try PostgresDatabasePool(server, maximumConnectionCount: 8, configuration: configuration)
+            defer { pool.close() }
+
+            var clientConfiguration = PostgresClient.Configuration(
+                host: server.host, port: server.port, username: server.user, password: server.password,
+                database: server.database, tls: .disable)
+            clientConfiguration.options.maximumConnections = 8
+            clientConfiguration.options.additionalStartupParameters = [("search_path", schema), ("TimeZone", "UTC")]
+            let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+            let clientTask = Task { await client.run() }
+            defer { clientTask.cancel() }
+
+            let rawConnections = try await withThrowingTaskGroup(of: PostgresConnection.self) { group in
+                for id in 0..<8 {
+                    group.addTask {
+                        let connection = try await PostgresConnection.connect(configuration: nio, id: id, logger: logger)
+                        try await connection.query("SET search_path TO \(unescaped: schema)", logger: logger)
+                        return connection
+                    }
                 }
-            }),
-            ("quarry-async", { caller, index in
-                let id = key(caller, index)
-                return try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM item WHERE id = ?", arguments: [id]) ?? 0 }
-            }),
-        ]
-
-        print("postgres-access: \(accesses) accesses per caller count (a read transaction with one SELECT by key), PostgreSQL at \(server), \(ProcessInfo.processInfo.activeProcessorCount) cores")
-        // `--commit HASH` names the Quarry commit measured in the results file.
-        let commit = option("--commit").map { ", Quarry commit \($0)" } ?? ""
-        var csv = "# postgres-access run of \(ISO8601DateFormatter().string(from: Date())), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(accesses) accesses\(commit)\ncontender,callers,microseconds_per_access,accesses_per_second\n"
-        print("| contender | callers | µs per access | accesses/s |")
-        print("|---|---:|---:|---:|")
-        for callers in [1, 8] {
-            var expected: Int64?
-            let perCaller = accesses / callers
-            func report(_ name: String, _ sum: Int64, _ nanoseconds: UInt64) throws {
-                if let expected, expected != sum { throw BenchFailure("\(name) read \(sum), others \(expected)") }
-                expected = sum
-                let micro = Double(nanoseconds) / 1_000 / Double(perCaller * callers)
-                let rate = Double(perCaller * callers) / (Double(nanoseconds) / 1e9)
-                print("| \(name) | \(callers) | \(String(format: "%.1f", micro)) | \(String(format: "%.0f", rate)) |")
-                csv += "\(name),\(callers),\(String(format: "%.1f", micro)),\(String(format: "%.0f", rate))\n"
+                var connections: [PostgresConnection] = []
+                for try await connection in group { connections.append(connection) }
+                return connections
             }
-            for (name, access) in contenders {
-                // A warm-up, then the timed round.
+
+            typealias Access = @Sendable (_ caller: Int, _ index: Int) async throws -> Int64
+            let contenders: [(String, Access)] = [
+                ("raw-connection", { caller, index in
+                    try await readValue(on: rawConnections[caller], key: key(caller, index), logger: logger)
+                }),
+                ("postgres-client", { caller, index in
+                    try await client.withConnection { connection in
+                        try await readValue(on: connection, key: key(caller, index), logger: logger)
+                    }
+                }),
+                ("quarry-async", { caller, index in
+                    let id = key(caller, index)
+                    return try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM item WHERE id = ?", arguments: [id]) ?? 0 }
+                }),
+            ]
+
+            print("postgres-access: \(accesses) accesses per caller count (a read transaction with one SELECT by key), PostgreSQL at \(server), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+            // `--commit HASH` names the Quarry commit measured in the results file.
+            let commit = option("--commit").map { ", Quarry commit \($0)" } ?? ""
+            var csv = "# postgres-access run of \(ISO8601DateFormatter().string(from: Date())), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(accesses) accesses\(commit)\ncontender,callers,microseconds_per_access,accesses_per_second\n"
+            print("| contender | callers | µs per access | accesses/s |")
+            print("|---|---:|---:|---:|")
+            for callers in [1, 8] {
+                var expected: Int64?
+                let perCaller = accesses / callers
+                func report(_ name: String, _ sum: Int64, _ nanoseconds: UInt64) throws {
+                    if let expected, expected != sum { throw BenchFailure("\(name) read \(sum), others \(expected)") }
+                    expected = sum
+                    let micro = Double(nanoseconds) / 1_000 / Double(perCaller * callers)
+                    let rate = Double(perCaller * callers) / (Double(nanoseconds) / 1e9)
+                    print("| \(name) | \(callers) | \(String(format: "%.1f", micro)) | \(String(format: "%.0f", rate)) |")
+                    csv += "\(name),\(callers),\(String(format: "%.1f", micro)),\(String(format: "%.0f", rate))\n"
+                }
+                for (name, access) in contenders {
+                    // A warm-up, then the timed round.
+                    for round in 0..<2 {
+                        let start = DispatchTime.now().uptimeNanoseconds
+                        let sum = try await withThrowingTaskGroup(of: Int64.self) { group in
+                            for caller in 0..<callers {
+                                group.addTask {
+                                    var sum: Int64 = 0
+                                    for index in 0..<perCaller { sum &+= try await access(caller, index) }
+                                    return sum
+                                }
+                            }
+                            var total: Int64 = 0
+                            for try await sum in group { total &+= sum }
+                            return total
+                        }
+                        if round == 1 { try report(name, sum, DispatchTime.now().uptimeNanoseconds - start) }
+                    }
+                }
+                // quarry-sync: the synchronous API from threads of their own.
                 for round in 0..<2 {
                     let start = DispatchTime.now().uptimeNanoseconds
-                    let sum = try await withThrowingTaskGroup(of: Int64.self) { group in
-                        for caller in 0..<callers {
-                            group.addTask {
-                                var sum: Int64 = 0
-                                for index in 0..<perCaller { sum &+= try await access(caller, index) }
-                                return sum
+                    let sums = SumBox()
+                    let group = DispatchGroup()
+                    for caller in 0..<callers {
+                        group.enter()
+                        Thread {
+                            var sum: Int64 = 0
+                            do {
+                                for index in 0..<perCaller {
+                                    let id = key(caller, index)
+                                    sum &+= try pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM item WHERE id = ?", arguments: [id]) ?? 0 }
+                                }
+                            } catch {
+                                sums.fail("\(error)")
                             }
-                        }
-                        var total: Int64 = 0
-                        for try await sum in group { total &+= sum }
-                        return total
+                            sums.add(sum)
+                            group.leave()
+                        }.start()
                     }
-                    if round == 1 { try report(name, sum, DispatchTime.now().uptimeNanoseconds - start) }
+                    group.wait()
+                    if let failure = sums.failure { throw BenchFailure(failure) }
+                    if round == 1 { try report("quarry-sync", sums.total, DispatchTime.now().uptimeNanoseconds - start) }
                 }
             }
-            // quarry-sync: the synchronous API from threads of their own.
-            for round in 0..<2 {
-                let start = DispatchTime.now().uptimeNanoseconds
-                let sums = SumBox()
-                let group = DispatchGroup()
-                for caller in 0..<callers {
-                    group.enter()
-                    Thread {
-                        var sum: Int64 = 0
-                        do {
-                            for index in 0..<perCaller {
-                                let id = key(caller, index)
-                                sum &+= try pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM item WHERE id = ?", arguments: [id]) ?? 0 }
-                            }
-                        } catch {
-                            sums.fail("\(error)")
-                        }
-                        sums.add(sum)
-                        group.leave()
-                    }.start()
-                }
-                group.wait()
-                if let failure = sums.failure { throw BenchFailure(failure) }
-                if round == 1 { try report("quarry-sync", sums.total, DispatchTime.now().uptimeNanoseconds - start) }
+            for connection in rawConnections { try await connection.close() }
+            if let path = option("--results") {
+                try csv.write(toFile: path, atomically: true, encoding: .utf8)
+                print("wrote \(path)")
             }
+        } catch {
+            await dropSchema()
+            throw error
         }
-        for connection in rawConnections { try await connection.close() }
-        if let path = option("--results") {
-            try csv.write(toFile: path, atomically: true, encoding: .utf8)
-            print("wrote \(path)")
-        }
+        await dropSchema()
     }
 }
 
