@@ -166,7 +166,7 @@ public final class PostgresSession: Sendable {
     ///   `SQLITE_CANTOPEN`), and SQLSTATE `08001` (also `SQLITE_CANTOPEN`,
     ///   and `isConnectionError`) when the server could not be reached in time.
     public static func connect(to configuration: PostgresConfiguration, logger: Logger = silentLogger) async throws -> PostgresSession {
-        let target = "PostgreSQL at \(configuration.endpointDescription), database \"\(configuration.database)\""
+        let target = Self.target(of: configuration)
         let nioConfiguration: PostgresConnection.Configuration
         do {
             nioConfiguration = try configuration.postgresNIOConfiguration()
@@ -190,9 +190,7 @@ public final class PostgresSession: Sendable {
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let connection = first else {
-                    throw DatabaseError(
-                        sqlState: "08001",
-                        message: "cannot connect to \(target): no answer within \(timeout.components.seconds) s (connect timeout)")
+                    throw connectTimeoutError(target: target, timeout: timeout)
                 }
                 return connection
             }
@@ -218,7 +216,7 @@ public final class PostgresSession: Sendable {
     static func connectBlocking(
         to configuration: PostgresConfiguration, logger: Logger = silentLogger, keepsErrorDetail: Bool = false
     ) throws -> PostgresSession {
-        let target = "PostgreSQL at \(configuration.endpointDescription), database \"\(configuration.database)\""
+        let target = Self.target(of: configuration)
         if MultiThreadedEventLoopGroup.currentEventLoop != nil {
             throw DatabaseError(
                 resultCode: .SQLITE_MISUSE,
@@ -237,14 +235,11 @@ public final class PostgresSession: Sendable {
         // first completes the promise. PostgresNIO's connectTimeout bounds
         // the TCP connection only; the timer bounds the TLS handshake and the
         // login too, and a connection that arrives after it is closed.
-        let state = ConnectState()
-        let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(clamping: timeout.components.seconds * 1_000_000_000
-            + timeout.components.attoseconds / 1_000_000_000))) {
+        let state = CompletionFlag()
+        let timer = eventLoop.scheduleTask(in: TimeAmount(timeout)) {
             guard !state.isComplete else { return }
             state.isComplete = true
-            promise.fail(DatabaseError(
-                sqlState: "08001",
-                message: "cannot connect to \(target): no answer within \(timeout.components.seconds) s (connect timeout)"))
+            promise.fail(connectTimeoutError(target: target, timeout: timeout))
         }
         PostgresConnection.connect(on: eventLoop, configuration: nioConfiguration, id: nextID(), logger: logger)
             .whenComplete { result in
@@ -325,9 +320,7 @@ public final class PostgresSession: Sendable {
             semaphore.signal()
         }
         if let deadline = configuration.statementDeadline {
-            let (seconds, attoseconds) = deadline.components
-            let nanoseconds = Int(clamping: seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000)
-            if semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
+            if semaphore.wait(timeout: .now() + .nanoseconds(Int(TimeAmount(deadline).nanoseconds))) == .timedOut {
                 connection.close().whenComplete { _ in }
                 // The answer, if it comes, is dropped with the connection.
                 throw deadlineError(deadline, sql: sql)
@@ -338,7 +331,9 @@ public final class PostgresSession: Sendable {
         let result: PostgresQueryResult
         do {
             // Set before the signal that ended the wait.
-            guard let completed = outcome.result else { throw deadlineError(.zero, sql: sql) }
+            guard let completed = outcome.result else {
+                throw DatabaseError(sqlState: "08006", message: "no answer was recorded from \(target)", sql: sql)
+            }
             result = try completed.get()
         } catch let error as DatabaseError {
             throw error
@@ -382,7 +377,7 @@ public final class PostgresSession: Sendable {
         // that the server or the network closes between this check and the
         // write is the remaining, narrow window.
         guard !connection.isClosed else {
-            throw DatabaseError(sqlState: "08003", message: "the session to \(target) is closed", sql: sql)
+            throw closedError(sql: sql)
         }
         guard arguments.count <= Int(UInt16.max) else {
             throw DatabaseError(
@@ -405,10 +400,8 @@ public final class PostgresSession: Sendable {
         let deadlineError = self.deadlineError(deadline, sql: sql)
         // Both callbacks run on `eventLoop`, one after the other: the first
         // completes the promise.
-        let state = ConnectState()
-        let (seconds, attoseconds) = deadline.components
-        let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(clamping: seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue
-            + attoseconds / 1_000_000_000))) {
+        let state = CompletionFlag()
+        let timer = eventLoop.scheduleTask(in: TimeAmount(deadline)) {
             guard !state.isComplete else { return }
             state.isComplete = true
             connection.close().whenComplete { _ in }
@@ -424,8 +417,22 @@ public final class PostgresSession: Sendable {
     }
 
     /// The server, for error messages.
-    private var target: String {
+    private var target: String { Self.target(of: configuration) }
+
+    /// The server of `configuration`, for error messages.
+    private static func target(of configuration: PostgresConfiguration) -> String {
         "PostgreSQL at \(configuration.endpointDescription), database \"\(configuration.database)\""
+    }
+
+    private static func connectTimeoutError(target: String, timeout: Duration) -> DatabaseError {
+        DatabaseError(
+            sqlState: "08001", message: "cannot connect to \(target): no answer within \(timeout.components.seconds) s (connect timeout)")
+    }
+
+    /// The error of a statement sent on a connection known closed: it was
+    /// never sent.
+    private func closedError(sql: String) -> DatabaseError {
+        DatabaseError(sqlState: "08003", message: "the session to \(target) is closed", sql: sql)
     }
 
     private func resultSet(_ result: PostgresQueryResult, sql: String) throws -> PostgresResultSet {
@@ -464,7 +471,7 @@ public final class PostgresSession: Sendable {
             }
             switch error.code {
             case .clientClosedConnection:
-                return DatabaseError(sqlState: "08003", message: "the session to \(target) is closed", sql: sql)
+                return closedError(sql: sql)
             case .serverClosedConnection, .connectionError, .uncleanShutdown:
                 return DatabaseError(
                     sqlState: "08006",
@@ -477,7 +484,7 @@ public final class PostgresSession: Sendable {
             }
         }
         if let error = error as? ChannelError, error == .alreadyClosed || error == .ioOnClosedChannel {
-            return DatabaseError(sqlState: "08003", message: "the session to \(target) is closed", sql: sql)
+            return closedError(sql: sql)
         }
         return DatabaseError(resultCode: .SQLITE_ERROR, message: "\(error)", sql: sql)
     }
@@ -534,8 +541,9 @@ private final class BlockingOutcome: @unchecked Sendable {
     var result: Result<PostgresQueryResult, any Error>?
 }
 
-/// Whether the promise of `PostgresSession.connectBlocking` is complete;
-/// read and written only on the connection's event loop.
-private final class ConnectState: @unchecked Sendable {
+/// Whether a promise raced by a timer (`PostgresSession.connectBlocking`, the
+/// async `execute`'s deadline) is complete; read and written only on the
+/// promise's event loop.
+private final class CompletionFlag: @unchecked Sendable {
     var isComplete = false
 }

@@ -256,13 +256,13 @@ final class ConnectionPool: @unchecked Sendable {
         case .open: return try openReserved()
         case .failed(let error): throw error
         case .waiting:
-            if let acquisitionTimeout,
-                semaphore.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(acquisitionTimeout))) == .timedOut
-            {
-                if removeWaiter(waiterID) { throw acquisitionTimeoutError(acquisitionTimeout) }
-                // Resumed while timing out: the result is on its way.
-                semaphore.wait()
-            } else if acquisitionTimeout == nil {
+            if let acquisitionTimeout {
+                if semaphore.wait(timeout: .now() + Self.interval(acquisitionTimeout)) == .timedOut {
+                    if lock.withLock({ takeWaiter(waiterID) }) != nil { throw acquisitionTimeoutError(acquisitionTimeout) }
+                    // Resumed while timing out: the result is on its way.
+                    semaphore.wait()
+                }
+            } else {
                 semaphore.wait()
             }
             guard let result = box.value else { throw closedError() }
@@ -270,21 +270,16 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// Removes a waiter that gave up; false when it was resumed already.
-    private func removeWaiter(_ waiterID: UInt64) -> Bool {
-        lock.withLock {
-            guard let index = waiters.firstIndex(where: { $0.id == waiterID }) else { return false }
-            waiters.remove(at: index)
-            return true
-        }
+    /// Removes a waiter that gives up (timed out, cancelled) and returns its
+    /// resume function; nil when it was resumed already. Call with the lock held.
+    private func takeWaiter(_ waiterID: UInt64) -> ((Result<Database, any Error>) -> Void)? {
+        guard let index = waiters.firstIndex(where: { $0.id == waiterID }) else { return nil }
+        return waiters.remove(at: index).resume
     }
 
     /// Fails a waiting task whose wait outlived `acquisitionTimeout`.
     private func timeOutWaiter(_ waiterID: UInt64, after timeout: Duration) {
-        let waiter: ((Result<Database, any Error>) -> Void)? = lock.withLock {
-            guard let index = waiters.firstIndex(where: { $0.id == waiterID }) else { return nil }
-            return waiters.remove(at: index).resume
-        }
+        let waiter = lock.withLock { takeWaiter(waiterID) }
         waiter?(.failure(acquisitionTimeoutError(timeout)))
     }
 
@@ -294,9 +289,9 @@ final class ConnectionPool: @unchecked Sendable {
             message: "no connection of \(description) became free within \(timeout) (its \(capacity) connections were all in use)")
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(clamping: seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000)
+    /// `duration` for Dispatch's clocks.
+    private static func interval(_ duration: Duration) -> DispatchTimeInterval {
+        .nanoseconds(Int(clamping: Database.nanoseconds(duration)))
     }
 
     private func acquireSuspending(fresh: Bool) async throws -> Database {
@@ -320,7 +315,7 @@ final class ConnectionPool: @unchecked Sendable {
                 case .failed(let error): continuation.resume(throwing: error)
                 case .waiting:
                     if let timeout = acquisitionTimeout {
-                        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Self.nanoseconds(timeout))) {
+                        DispatchQueue.global().asyncAfter(deadline: .now() + Self.interval(timeout)) {
                             self.timeOutWaiter(waiterID, after: timeout)
                         }
                     }
@@ -335,9 +330,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// does not start waiting.
     private func cancelWaiter(_ waiterID: UInt64) {
         let waiter: ((Result<Database, any Error>) -> Void)? = lock.withLock {
-            if let index = waiters.firstIndex(where: { $0.id == waiterID }) {
-                return waiters.remove(at: index).resume
-            }
+            if let waiter = takeWaiter(waiterID) { return waiter }
             cancelledWaiters.insert(waiterID)
             return nil
         }

@@ -102,8 +102,8 @@ extension Database {
         }
         if mask == UInt32(SQLITE_TRACE_STMT) {
             // A trigger's statements are reported as "-- TRIGGER name": part of the statement's span.
-            if let tracer = instrumentation?.tracer, !sql.hasPrefix("--") {
-                statementSpanStarts(statement, sql: sql, tracer: tracer)
+            if instrumentation?.tracer != nil, !sql.hasPrefix("--") {
+                statementSpanStarts(statement, sql: sql)
             }
             if configuration.logger == nil && !traceOptions.contains(.statements) { return }
             if let logger = configuration.logger {
@@ -134,7 +134,7 @@ extension Database {
         }
         let timed = traceOptions.contains(.profile) || instrumentation?.statementDuration != nil
         let start = timed ? ContinuousClock.now : nil
-        let span = instrumentation?.startServerStatementSpan(sql, parent: accessContext ?? .topLevel)
+        let span = instrumentation?.startStatementSpan(sql, parent: accessContext ?? .topLevel)
         do {
             let result = try body()
             finishServerStatement(sql, start: start)
@@ -152,10 +152,7 @@ extension Database {
     private func finishServerStatement(_ sql: String, start: ContinuousClock.Instant?) {
         guard let start else { return }
         let duration = ContinuousClock.now - start
-        if let timer = instrumentation?.statementDuration {
-            let (seconds, attoseconds) = duration.components
-            timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        }
+        instrumentation?.statementDuration?.recordNanoseconds(Int64(clamping: Database.nanoseconds(duration)))
         if traceOptions.contains(.profile) { traceHandler?(.profile(sql: sql, duration: duration)) }
     }
 }

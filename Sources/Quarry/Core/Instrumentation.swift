@@ -92,9 +92,7 @@ final class Instrumentation: Sendable {
     ) throws -> T {
         guard let tracer else { return try body() }
         let span = tracer.startAnySpan("quarry.\(operation)", context: parent, ofKind: .client)
-        span.attributes["db.system"] = system
-        span.attributes["db.system.name"] = system
-        span.attributes["db.namespace"] = databaseName
+        setDatabaseAttributes(of: span)
         let previous = database.accessContext
         database.accessContext = span.context
         defer {
@@ -113,18 +111,23 @@ final class Instrumentation: Sendable {
 }
 
 extension Instrumentation {
-    /// Starts the span of a statement sent to a server, named after its
-    /// first keyword, as SQLite's statements' spans are; nil without a tracer.
-    func startServerStatementSpan(_ sql: String, parent: ServiceContext) -> (any Span)? {
+    /// Starts the span of a statement, SQLite's or a server's, named after
+    /// its first keyword; nil without a tracer.
+    func startStatementSpan(_ sql: String, parent: ServiceContext) -> (any Span)? {
         guard let tracer else { return nil }
         let operation = sql.prefix(while: { !$0.isWhitespace && $0 != "(" && $0 != ";" }).uppercased()
         let span = tracer.startAnySpan(operation.isEmpty ? "SQL" : operation, context: parent, ofKind: .client)
-        span.attributes["db.system"] = system
-        span.attributes["db.system.name"] = system
-        span.attributes["db.namespace"] = databaseName
+        setDatabaseAttributes(of: span)
         span.attributes["db.query.text"] = sql
         if !operation.isEmpty { span.attributes["db.operation.name"] = operation }
         return span
+    }
+
+    /// The attributes of every span: the database system and name.
+    private func setDatabaseAttributes(of span: any Span) {
+        span.attributes["db.system"] = system
+        span.attributes["db.system.name"] = system
+        span.attributes["db.namespace"] = databaseName
     }
 }
 
@@ -146,18 +149,11 @@ extension Tracer {
 
 extension Database {
     /// Starts the span of a statement (trace callback, `SQLITE_TRACE_STMT`).
-    func statementSpanStarts(_ statement: OpaquePointer, sql: String, tracer: any Tracer) {
+    func statementSpanStarts(_ statement: OpaquePointer, sql: String) {
         endFinishedStatementSpan()
         // A statement of a script keeps the white space before it.
         let sql = String(sql.drop(while: \.isWhitespace))
-        let operation = sql.prefix(while: { !$0.isWhitespace && $0 != "(" && $0 != ";" }).uppercased()
-        let span = tracer.startAnySpan(
-            operation.isEmpty ? "SQL" : operation, context: accessContext ?? .topLevel, ofKind: .client)
-        span.attributes["db.system"] = instrumentation?.system ?? "sqlite"
-        span.attributes["db.system.name"] = instrumentation?.system ?? "sqlite"
-        span.attributes["db.namespace"] = instrumentation?.databaseName ?? path
-        span.attributes["db.query.text"] = sql
-        if !operation.isEmpty { span.attributes["db.operation.name"] = operation }
+        guard let span = instrumentation?.startStatementSpan(sql, parent: accessContext ?? .topLevel) else { return }
         statementSpans[statement]?.span.end()
         statementSpans[statement] = StatementSpan(span: span)
     }

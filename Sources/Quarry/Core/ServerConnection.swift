@@ -107,16 +107,18 @@ final class ServerConnection: DatabaseConnection {
             result = try db.observingServerStatement(sql, values: values) {
                 try driver.execute(sql: sql, arguments: values)
             }
-        } catch let error as DatabaseError where error.isConnectionError {
-            isBroken = true
-            if change == .end { transactionDepth = 0 }
-            let unknown = transactionIsReadOnly ? nil : Self.commitOutcomeUnknown(error, sql: sql, change: change)
-            throw unknown ?? error
         } catch {
             // A failed COMMIT ends the transaction on a server too.
             if change == .end { transactionDepth = 0 }
-            if error is DatabaseError { answeredStatementCount &+= 1 }
-            throw error
+            guard let error = error as? DatabaseError else { throw error }
+            guard error.isConnectionError else {
+                // The server answered, with an error.
+                answeredStatementCount &+= 1
+                throw error
+            }
+            isBroken = true
+            let unknown = transactionIsReadOnly ? nil : Self.commitOutcomeUnknown(error, sql: sql, change: change)
+            throw unknown ?? error
         }
         answeredStatementCount &+= 1
         if Self.mayChangeSchema(sql) {
