@@ -76,36 +76,23 @@ struct FaultProxyTests {
         }
     }
 
-    @Test func dropClosesSessionsThenForwardWorksAgain() async throws {
+    /// `.drop` closes the sessions, `.reset` aborts them: either way, they
+    /// and new connections fail at once, and `.forward` serves again.
+    @Test(arguments: [FaultProxy.Mode.drop, .reset])
+    func cuttingFailsSessionsQuicklyThenForwardWorksAgain(mode: FaultProxy.Mode) async throws {
         try await Self.withProxy { proxy, sessions in
             let session = try await sessions.connect()
             #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
-            await proxy.setMode(.drop)
+            await proxy.setMode(mode)
             #expect(proxy.connectionCount == 0)
             let queryError = await failure(within: .seconds(2)) { try await session.execute(sql: "SELECT 1") }
             #expect(queryError != nil && !(queryError is BoundedWaitTimeout), "\(String(describing: queryError))")
-            // New connections are closed at once too.
+            // New connections are cut at once too.
             let connectError = await failure(within: .seconds(2)) { try await sessions.connect() }
             #expect(connectError != nil && !(connectError is BoundedWaitTimeout), "\(String(describing: connectError))")
             await proxy.setMode(.forward)
             let again = try await sessions.connect()
             #expect(try await again.execute(sql: "SELECT 3").rows == [[.integer(3)]])
-        }
-    }
-
-    @Test func resetFailsSessionsQuickly() async throws {
-        try await Self.withProxy { proxy, sessions in
-            let session = try await sessions.connect()
-            #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
-            await proxy.setMode(.reset)
-            #expect(proxy.connectionCount == 0)
-            let queryError = await failure(within: .seconds(2)) { try await session.execute(sql: "SELECT 1") }
-            #expect(queryError != nil && !(queryError is BoundedWaitTimeout), "\(String(describing: queryError))")
-            let connectError = await failure(within: .seconds(2)) { try await sessions.connect() }
-            #expect(connectError != nil && !(connectError is BoundedWaitTimeout), "\(String(describing: connectError))")
-            await proxy.setMode(.forward)
-            let again = try await sessions.connect()
-            #expect(try await again.execute(sql: "SELECT 4").rows == [[.integer(4)]])
         }
     }
 

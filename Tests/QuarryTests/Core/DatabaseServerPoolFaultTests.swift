@@ -48,6 +48,23 @@ struct DatabaseServerPoolFaultTests {
         return (pool, connections)
     }
 
+    /// Runs a write of one row that is expected to fail; returns how many
+    /// times its closure ran and its error.
+    private func failingInsert(_ pool: DatabaseServerPool) -> (runs: Int, error: DatabaseError?) {
+        var runs = 0
+        do {
+            try pool.write { db in
+                runs += 1
+                try db.execute(sql: "INSERT INTO entry (value) VALUES (1)")
+            }
+            Issue.record("the write succeeded")
+            return (runs, nil)
+        } catch {
+            #expect(error is DatabaseError, "\(error)")
+            return (runs, error as? DatabaseError)
+        }
+    }
+
     private func count(_ pool: DatabaseServerPool) throws -> Int {
         try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry") ?? -1 }
     }
@@ -95,17 +112,10 @@ struct DatabaseServerPoolFaultTests {
     @Test func aConnectionLostInsideTheTransactionIsThrownAndNeverReused() throws {
         let directory = try TemporaryDirectory()
         let (pool, connections) = try makePool(directory, losses: ["INSERT"])
-        var runs = 0
-        do {
-            try pool.write { db in
-                runs += 1
-                try db.execute(sql: "INSERT INTO entry (value) VALUES (1)")
-            }
-            Issue.record("the write succeeded")
-        } catch let error as DatabaseError {
-            #expect(error.isConnectionError, "\(error)")
-            #expect(!error.isCommitOutcomeUnknown)
-        }
+        let (runs, failure) = failingInsert(pool)
+        let error = try #require(failure)
+        #expect(error.isConnectionError, "\(error)")
+        #expect(!error.isCommitOutcomeUnknown)
         // Not retried: the closure had run.
         #expect(runs == 1)
         #expect(try count(pool) == 0)
@@ -115,20 +125,13 @@ struct DatabaseServerPoolFaultTests {
     @Test func aLostCommitIsReportedAsOfUnknownOutcomeAndNotRetried() throws {
         let directory = try TemporaryDirectory()
         let (pool, connections) = try makePool(directory, losses: ["COMMIT"])
-        var runs = 0
-        do {
-            try pool.write { db in
-                runs += 1
-                try db.execute(sql: "INSERT INTO entry (value) VALUES (1)")
-            }
-            Issue.record("the write succeeded")
-        } catch let error as DatabaseError {
-            #expect(error.isCommitOutcomeUnknown, "\(error)")
-            #expect(error.sqlState == "08007")
-            #expect(error.isConnectionError)
-            #expect(error.message.contains("may or may not have been committed"))
-            #expect(error.sql == "COMMIT TRANSACTION")
-        }
+        let (runs, failure) = failingInsert(pool)
+        let error = try #require(failure)
+        #expect(error.isCommitOutcomeUnknown, "\(error)")
+        #expect(error.sqlState == "08007")
+        #expect(error.isConnectionError)
+        #expect(error.message.contains("may or may not have been committed"))
+        #expect(error.sql == "COMMIT TRANSACTION")
         #expect(runs == 1)
         // The stand-in lost the COMMIT before running it: the transaction
         // is gone with its connection, and the pool serves on a new one.
