@@ -87,12 +87,20 @@ let package = Package(
             dependencies: ["Quarry"],
             path: "Tests/ProcessHelper"
         ),
+        // A fault-injecting SQLite VFS (counts I/O calls, fails chosen ones,
+        // simulates power loss) for the reliability tests; not a product.
+        .target(
+            name: "CQuarryFaultVFS",
+            dependencies: ["CSQLite"],
+            path: "Tests/FaultVFS"
+        ),
         .testTarget(
             name: "QuarryTests",
             dependencies: [
                 // CSQLite: some tests set a connection limit through the C API.
                 // QuarryPostgres: the shared suites also run on PostgreSQL (Support/TestBackends.swift).
-                "Quarry", "QuarryPostgres", "QuarryProcessHelper", "CSQLite",
+                // CQuarryFaultVFS: the power-loss and I/O-error tests (Reliability/).
+                "Quarry", "QuarryPostgres", "QuarryProcessHelper", "CSQLite", "CQuarryFaultVFS",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
