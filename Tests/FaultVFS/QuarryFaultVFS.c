@@ -86,6 +86,7 @@ static int faultPersistent = 0;
 static int64_t faultHits = 0;
 
 static int powerIsCut = 0;
+static int realSyncs = 1;
 static uint32_t cutMask = 0;
 static int64_t cutNth = 0;
 static int64_t cutSeen = 0;
@@ -412,7 +413,7 @@ static int faultSync(sqlite3_file *file, int flags) {
     FaultFile *p = (FaultFile *)file;
     pthread_mutex_lock(&faultMutex);
     int rc = admit(QUARRY_FAULT_SYNC);
-    if (rc == SQLITE_OK) rc = p->real->pMethods->xSync(p->real, flags);
+    if (rc == SQLITE_OK && realSyncs) rc = p->real->pMethods->xSync(p->real, flags);
     if (rc == SQLITE_OK && p->inode != NULL) {
         rc = syncInode(p->inode);
         if (p->syncsDirectory) {
@@ -597,7 +598,7 @@ static int faultDelete(sqlite3_vfs *vfs, const char *name, int syncDir) {
     int rc = admit(QUARRY_FAULT_DELETE);
     FaultPath *path = NULL;
     if (rc == SQLITE_OK) path = trackPath(name);  // before the file goes: its content may come back
-    if (rc == SQLITE_OK) rc = realVFS->xDelete(realVFS, name, syncDir);
+    if (rc == SQLITE_OK) rc = realVFS->xDelete(realVFS, name, realSyncs ? syncDir : 0);
     if (rc == SQLITE_OK && path != NULL) {
         path->current = NULL;
         if (syncDir) syncDirectory();
@@ -854,6 +855,12 @@ int quarry_fault_vfs_forget_files(void) {
     faultKind = -1;
     pthread_mutex_unlock(&faultMutex);
     return SQLITE_OK;
+}
+
+void quarry_fault_vfs_set_real_syncs(int on) {
+    pthread_mutex_lock(&faultMutex);
+    realSyncs = on;
+    pthread_mutex_unlock(&faultMutex);
 }
 
 int64_t quarry_fault_vfs_statistic(int which) {

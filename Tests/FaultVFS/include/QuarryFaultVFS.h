@@ -96,6 +96,11 @@ int quarry_fault_vfs_write_power_loss_image(void);
 /// power and clears the fault; SQLITE_MISUSE while files are open.
 int quarry_fault_vfs_forget_files(void);
 
+/// Whether xSync (and the directory sync of xDelete) reach the disk (the
+/// default) or only the model: a power-loss run needs the model only, and
+/// skipping the fsync(2) calls makes it much faster.
+void quarry_fault_vfs_set_real_syncs(int on);
+
 int64_t quarry_fault_vfs_statistic(int which);
 void quarry_fault_vfs_reset_statistics(void);
 

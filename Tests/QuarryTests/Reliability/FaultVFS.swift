@@ -29,19 +29,22 @@ enum FaultVFS {
             }
         }
 
-        /// SQLite's extended I/O error code for a failure of this kind of call.
+        /// SQLite's extended I/O error code for a failure of this kind of
+        /// call (<https://www.sqlite.org/rescode.html#ioerr>; the C macros
+        /// do not reach Swift).
         var ioErrorCode: Int32 {
+            func ioError(_ extended: Int32) -> Int32 { SQLITE_IOERR | (extended << 8) }
             switch self {
-            case .read: return SQLITE_IOERR_READ
-            case .write: return SQLITE_IOERR_WRITE
-            case .sync: return SQLITE_IOERR_FSYNC
-            case .truncate: return SQLITE_IOERR_TRUNCATE
-            case .delete: return SQLITE_IOERR_DELETE
-            case .lock: return SQLITE_IOERR_LOCK
-            case .shmMap: return SQLITE_IOERR_SHMMAP
-            case .shmLock: return SQLITE_IOERR_SHMLOCK
-            case .fileSize: return SQLITE_IOERR_FSTAT
-            case .access: return SQLITE_IOERR_ACCESS
+            case .read: return ioError(1)
+            case .write: return ioError(3)
+            case .sync: return ioError(4)
+            case .truncate: return ioError(6)
+            case .fileSize: return ioError(7)
+            case .delete: return ioError(10)
+            case .access: return ioError(13)
+            case .lock: return ioError(15)
+            case .shmLock: return ioError(20)
+            case .shmMap: return ioError(21)
             case .open: return SQLITE_CANTOPEN
             }
         }
@@ -124,6 +127,9 @@ enum FaultVFS {
                 message: "could not forget the files of the VFS (\(openFileCount) still open)")
         }
     }
+
+    /// Whether syncs reach the disk, or only the power-loss model.
+    static func setRealSyncs(_ on: Bool) { quarry_fault_vfs_set_real_syncs(on ? 1 : 0) }
 
     static func statistic(_ which: Statistic) -> Int { Int(quarry_fault_vfs_statistic(which.rawValue)) }
 
