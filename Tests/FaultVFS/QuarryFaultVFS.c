@@ -87,6 +87,7 @@ static int64_t faultHits = 0;
 
 static int powerIsCut = 0;
 static int realSyncs = 1;
+static int sleepCap = -1;
 static uint32_t cutMask = 0;
 static int64_t cutNth = 0;
 static int64_t cutSeen = 0;
@@ -652,7 +653,12 @@ static int faultRandomness(sqlite3_vfs *vfs, int size, char *output) {
 
 static int faultSleep(sqlite3_vfs *vfs, int microseconds) {
     (void)vfs;
-    return realVFS->xSleep(realVFS, microseconds);
+    pthread_mutex_lock(&faultMutex);
+    int cap = sleepCap;
+    pthread_mutex_unlock(&faultMutex);
+    if (cap < 0 || microseconds <= cap) return realVFS->xSleep(realVFS, microseconds);
+    realVFS->xSleep(realVFS, cap);
+    return microseconds;
 }
 
 static int faultCurrentTime(sqlite3_vfs *vfs, double *time) {
@@ -860,6 +866,12 @@ int quarry_fault_vfs_forget_files(void) {
 void quarry_fault_vfs_set_real_syncs(int on) {
     pthread_mutex_lock(&faultMutex);
     realSyncs = on;
+    pthread_mutex_unlock(&faultMutex);
+}
+
+void quarry_fault_vfs_set_sleep_cap(int microseconds) {
+    pthread_mutex_lock(&faultMutex);
+    sleepCap = microseconds;
     pthread_mutex_unlock(&faultMutex);
 }
 

@@ -101,6 +101,10 @@ int quarry_fault_vfs_forget_files(void);
 /// skipping the fsync(2) calls makes it much faster.
 void quarry_fault_vfs_set_real_syncs(int on);
 
+/// Caps each xSleep (SQLite's waits between retries of a refused lock) at
+/// `microseconds`, while reporting the full sleep; -1 (the default) removes the cap.
+void quarry_fault_vfs_set_sleep_cap(int microseconds);
+
 int64_t quarry_fault_vfs_statistic(int which);
 void quarry_fault_vfs_reset_statistics(void);
 

@@ -131,6 +131,10 @@ enum FaultVFS {
     /// Whether syncs reach the disk, or only the power-loss model.
     static func setRealSyncs(_ on: Bool) { quarry_fault_vfs_set_real_syncs(on ? 1 : 0) }
 
+    /// The longest sleep of SQLite's lock retries (nil: as asked); the
+    /// VFS still reports the sleep as asked, so that busy timeouts end sooner.
+    static func setSleepCap(microseconds: Int?) { quarry_fault_vfs_set_sleep_cap(Int32(microseconds ?? -1)) }
+
     static func statistic(_ which: Statistic) -> Int { Int(quarry_fault_vfs_statistic(which.rawValue)) }
 
     static func resetStatistics() { quarry_fault_vfs_reset_statistics() }

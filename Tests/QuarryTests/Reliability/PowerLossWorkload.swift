@@ -4,6 +4,7 @@
 // the file that a power cut leaves.
 
 import Foundation
+import Logging
 import Quarry
 #if canImport(Glibc)
 import Glibc
@@ -55,6 +56,7 @@ struct PowerLossRoundLog {
 /// The migrations of the crash model, recording in `log` which committed.
 private func powerLossMigrator(_ log: UncheckedBox<PowerLossRoundLog>) -> DatabaseMigrator {
     var migrator = DatabaseMigrator()
+    migrator.logger = Logger(label: "power-loss", factory: { _ in SwiftLogNoOpLogHandler() })
     let parameters = powerLossParameters
     @Sendable func start(_ name: String) {
         // A migration starts once the previous one committed.
