@@ -31,11 +31,15 @@ KNOWN_OVER_BUDGET="r6 r19 r26 r29"
 FILE=Tests/QuarryTests/QueryInterface/TypeCheckBudgetTests.swift
 SCRATCH_PATH=${SCRATCH_PATH:-.build}
 
-swift build --build-tests --scratch-path "$SCRATCH_PATH" >/dev/null
-swiftc=$(command -v swiftc)
-frontend="$(dirname "$(readlink -f "$swiftc")")/swift-frontend"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if ! swift build --build-tests --scratch-path "$SCRATCH_PATH" >"$work/build.log" 2>&1; then
+    tail -40 "$work/build.log"
+    echo "type-check-budget: the build of the tests failed"
+    exit 1
+fi
+swiftc=$(command -v swiftc)
+frontend="$(dirname "$(readlink -f "$swiftc")")/swift-frontend"
 
 # The frontend arguments of the QuarryTests module, from SwiftPM's build
 # manifest: its search paths, C module maps and flags, with FILE as the only
