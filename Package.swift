@@ -84,7 +84,8 @@ let package = Package(
         // a second process on one file); not a product.
         .executableTarget(
             name: "QuarryProcessHelper",
-            dependencies: ["Quarry"],
+            // CSQLite: the out-of-memory mode caps SQLite's heap.
+            dependencies: ["Quarry", "CSQLite"],
             path: "Tests/ProcessHelper"
         ),
         // A fault-injecting SQLite VFS (counts I/O calls, fails chosen ones,

@@ -15,3 +15,14 @@ static inline int quarry_set_double_quoted_string_literals(sqlite3 *db, int enab
 static inline int quarry_set_reset_database(sqlite3 *db, int enabled) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_RESET_DATABASE, enabled, (int *)0);
 }
+
+// Hardens one connection against a database file it did not write
+// (https://www.sqlite.org/security.html): defensive mode forbids what can
+// corrupt a file from SQL (writable_schema, journal_mode=OFF and others), and
+// an untrusted schema may not call functions that are not marked innocuous,
+// or virtual tables, from views, triggers, indexes or CHECK constraints.
+static inline int quarry_set_untrusted_file_defenses(sqlite3 *db, int enabled) {
+    int rc = sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, enabled, (int *)0);
+    if (rc != SQLITE_OK) return rc;
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, enabled ? 0 : 1, (int *)0);
+}

@@ -4,6 +4,7 @@
 //
 //     QuarryProcessHelper crash-writer PATH      (see CrashWriter.swift)
 //     QuarryProcessHelper concurrent-writer ...  (see ConcurrentWriter.swift)
+//     QuarryProcessHelper out-of-memory DIR      (see OutOfMemoryWriter.swift)
 //
 // It is not a product: only the test target depends on it, so that
 // `swift test` builds it next to the test bundle.
@@ -17,8 +18,10 @@ case "crash-writer":
     status = runCrashWriter(Array(arguments.dropFirst()))
 case "concurrent-writer":
     status = runConcurrentWriter(Array(arguments.dropFirst()))
+case "out-of-memory":
+    status = runOutOfMemoryWriter(Array(arguments.dropFirst()))
 default:
-    FileHandle.standardError.write(Data("usage: QuarryProcessHelper crash-writer|concurrent-writer ARGUMENTS\n".utf8))
+    FileHandle.standardError.write(Data("usage: QuarryProcessHelper crash-writer|concurrent-writer|out-of-memory ARGUMENTS\n".utf8))
     status = 64
 }
 exit(status)

@@ -426,6 +426,25 @@ import Testing
         }
     }
 
+    /// The seed of the random tests below: `QUARRY_TEST_SEED` (decimal or
+    /// 0x-hexadecimal, as in QuarryTests) replays a run; else a fresh one
+    /// each run. Printed once, with how to replay it.
+    static let seed: UInt64 = {
+        let seed: UInt64
+        if let text = ProcessInfo.processInfo.environment["QUARRY_TEST_SEED"], !text.isEmpty {
+            guard let parsed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text) else {
+                fatalError("QUARRY_TEST_SEED=\(text) is not a number (decimal, or hexadecimal with 0x)")
+            }
+            seed = parsed
+        } else {
+            seed = UInt64.random(in: 1...UInt64(Int64.max))
+        }
+        print("QUARRY_TEST_SEED=\(seed) replays this run's randomized PostgresConfigurationTests")
+        return seed
+    }()
+
+    static var replay: String { "replay with QUARRY_TEST_SEED=\(seed)" }
+
     /// A small deterministic generator, so that a failure can be replayed.
     struct SplitMix64: RandomNumberGenerator {
         var state: UInt64
@@ -451,7 +470,7 @@ import Testing
     }
 
     @Test func seededRandomStringsNeverCrash() {
-        var generator = SplitMix64(state: 0x5155_4152_5259)  // "QUARRY"
+        var generator = SplitMix64(state: Self.seed ^ 0x5155_4152_5259)  // "QUARRY"
         var parsed = 0
         var refused = 0
         func randomText(_ maximum: Int) -> String {
@@ -483,22 +502,22 @@ import Testing
             switch Self.parse(url) {
             case .success(let configuration):
                 parsed += 1
-                #expect(!configuration.user.isEmpty && !configuration.host.isEmpty)
-                #expect((1...65535).contains(configuration.port))
+                #expect(!configuration.user.isEmpty && !configuration.host.isEmpty, "\(url.debugDescription), \(Self.replay)")
+                #expect((1...65535).contains(configuration.port), "\(url.debugDescription), \(Self.replay)")
                 if configuration.password == nil {
-                    #expect((try? Self.parse(configuration.description).get()) == configuration, "\(url.debugDescription)")
+                    #expect((try? Self.parse(configuration.description).get()) == configuration, "\(url.debugDescription), \(Self.replay)")
                 }
             case .failure(let error):
                 refused += 1
-                #expect(!error.message.isEmpty)
+                #expect(!error.message.isEmpty, "\(url.debugDescription), \(Self.replay)")
             }
         }
         #expect(parsed + refused == 20_000)
-        #expect(parsed > 500, "the generator should hit some valid URLs")
+        #expect(parsed > 500, "the generator should hit some valid URLs, \(Self.replay)")
     }
 
     @Test func mutatedValidURLsNeverCrash() {
-        var generator = SplitMix64(state: 22)
+        var generator = SplitMix64(state: Self.seed ^ 22)
         let seeds = Self.validURLs.map(\.url)
         for _ in 0..<20_000 {
             var scalars = Array(seeds.randomElement(using: &generator)!.unicodeScalars)
@@ -518,9 +537,9 @@ import Testing
             url.unicodeScalars.append(contentsOf: scalars)
             switch Self.parse(url) {
             case .success(let configuration):
-                #expect((1...65535).contains(configuration.port))
+                #expect((1...65535).contains(configuration.port), "\(url.debugDescription), \(Self.replay)")
             case .failure(let error):
-                #expect(!error.message.isEmpty)
+                #expect(!error.message.isEmpty, "\(url.debugDescription), \(Self.replay)")
             }
         }
     }

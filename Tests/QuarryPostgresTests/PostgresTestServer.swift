@@ -104,3 +104,13 @@ enum PostgresTestServer {
         }
     }
 }
+
+/// In CI (`CI=true`, which `.ci/run` sets for `swift test`), the PostgreSQL
+/// suites must run: without a server they would all skip and the run pass.
+/// `scripts/postgres-ran.sh` checks the same from the run's output.
+@Suite struct PostgresTestServerTests {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["CI"] == "true", "CI is not true"))
+    func ciConfiguresAServer() {
+        #expect(PostgresTestServer.url != nil, "CI=true and QUARRY_POSTGRES_URL is not set: the PostgreSQL tests would not run. \(PostgresTestServer.skipReason)")
+    }
+}

@@ -10,8 +10,9 @@ import Tracing
 /// var config = Configuration()
 /// config.busyTimeout = .seconds(10)
 /// config.logger = Logger(label: "sql")        // logs every statement at .debug
+/// config.synchronous = .full               // the default: see ``synchronous``
 /// config.prepareDatabase = { db in
-///     try db.execute(sql: "PRAGMA synchronous = NORMAL")
+///     try db.execute(sql: "PRAGMA cache_size = -8000")
 /// }
 /// let dbPool = try DatabasePool(path: "/var/lib/app/db.sqlite", configuration: config)
 /// ```
@@ -44,6 +45,57 @@ public struct Configuration: Sendable {
     /// (<https://www.sqlite.org/pragma.html#pragma_journal_mode>); nil keeps the
     /// file's mode. A ``DatabasePool`` always uses WAL.
     public var journalMode: JournalMode?
+
+    /// When SQLite waits for the disk (`PRAGMA synchronous`,
+    /// <https://www.sqlite.org/pragma.html#pragma_synchronous>), set on every
+    /// connection. Default: ``SynchronousMode/full``, whatever the SQLite
+    /// build's own default.
+    ///
+    /// It decides what a power cut or an operating-system crash may undo;
+    /// the end of a process (a crash, `SIGKILL`) loses nothing in any mode.
+    /// <doc:OperatingInProduction#Durability> has what each mode keeps,
+    /// measured with simulated power cuts.
+    ///
+    /// | Mode | WAL (``DatabasePool``) | Rollback journal (``DatabaseQueue``) |
+    /// | --- | --- | --- |
+    /// | ``SynchronousMode/extra`` | every acknowledged commit | every acknowledged commit |
+    /// | ``SynchronousMode/full`` | every acknowledged commit | all but possibly the last commit (`DELETE` mode) |
+    /// | ``SynchronousMode/normal`` | commits since the last checkpoint may be lost; never corrupt | may corrupt |
+    /// | ``SynchronousMode/off`` | may corrupt | may corrupt |
+    public var synchronous: SynchronousMode = .full
+
+    /// Whether the file may come from someone else: a user's upload, a
+    /// download, a file received by mail (default: false, a file that this
+    /// application wrote).
+    ///
+    /// With true, each connection is hardened as SQLite recommends for
+    /// untrusted files (<https://www.sqlite.org/security.html>):
+    /// - defensive mode (`SQLITE_DBCONFIG_DEFENSIVE`): SQL cannot corrupt
+    ///   the file on purpose (`PRAGMA writable_schema`, `journal_mode = OFF`);
+    /// - the schema is not trusted (`PRAGMA trusted_schema = OFF`): views,
+    ///   triggers, indexes and `CHECK` constraints of the file may call only
+    ///   SQLite's harmless built-in functions;
+    /// - the functions added with ``Database/add(function:)`` are
+    ///   `SQLITE_DIRECTONLY`: only the application's own statements call
+    ///   them.
+    ///
+    /// Together with ``maximumStatementDuration``, which bounds a query
+    /// that a hostile schema makes slow, it lets a tool open and query a
+    /// file it did not write. A file that is damaged or not a database still
+    /// throws (``DatabaseError/isCorrupt``), as it does without this option.
+    public var acceptsUntrustedFiles = false
+
+    /// Whether a path that begins with `file:` is read as a URI filename
+    /// (<https://www.sqlite.org/uri.html>), whose parameters choose the VFS
+    /// (`vfs=`), open the file immutable (`immutable=1`), or share a cache
+    /// (default: false).
+    ///
+    /// With false, opening such a path throws `SQLITE_CANTOPEN` rather than
+    /// let a path built from user input carry options. GRDB always accepts
+    /// URI filenames; Quarry asks for them, deliberately. A named in-memory
+    /// ``DatabaseQueue`` (``DatabaseQueue/init(named:configuration:)``) needs
+    /// nothing: Quarry builds its URI itself.
+    public var acceptsURIFilenames = false
 
     /// Whether SQL accepts double-quoted string literals (default: false, as
     /// in GRDB).
@@ -167,4 +219,20 @@ public enum JournalMode: String, Sendable {
     case wal = "WAL"
     /// No rollback journal: a crash can corrupt the database.
     case off = "OFF"
+}
+
+/// When SQLite waits for the disk to confirm a write
+/// (<https://www.sqlite.org/pragma.html#pragma_synchronous>); see
+/// ``Configuration/synchronous`` for what each keeps after a power cut.
+public enum SynchronousMode: String, Sendable, CaseIterable {
+    /// Never waits: fastest, and a power cut may corrupt the file.
+    case off = "OFF"
+    /// Waits at checkpoints in WAL mode, not at each commit: a power cut
+    /// may undo the commits since the last checkpoint, never corrupt.
+    case normal = "NORMAL"
+    /// Waits at each commit (Quarry's default).
+    case full = "FULL"
+    /// As ``full``, and in rollback-journal `DELETE` mode also waits for the
+    /// journal's deletion, which is what commits a transaction there.
+    case extra = "EXTRA"
 }

@@ -36,6 +36,11 @@ final class ConnectionPool: @unchecked Sendable {
     private var holderThreads: [UInt: Int] = [:]
     private var isClosed = false
 
+    /// What discarded connections left for the next connection this pool
+    /// opens: their transaction observers (`StatementExecutionObserver.handOver()`).
+    /// Each closure runs once, on the thread that opened the new connection.
+    private var pendingHandOvers: [UncheckedSendable<(Database) -> Void>] = []
+
     private let capacity: Int
     private let openConnection: @Sendable () throws -> Database
     private let description: String
@@ -180,7 +185,7 @@ final class ConnectionPool: @unchecked Sendable {
                 }
             } else {
                 while let database = idle.popLast() {
-                    if database.connection.isReusable { return .ready(database) }
+                    if database.isReusable { return .ready(database) }
                     forget(database)
                     dead.append(database)
                 }
@@ -211,7 +216,12 @@ final class ConnectionPool: @unchecked Sendable {
     private func openReserved() throws -> Database {
         do {
             let database = try openConnection()
-            lock.withLock { connections[ObjectIdentifier(database)] = database }
+            let handOvers = lock.withLock {
+                connections[ObjectIdentifier(database)] = database
+                defer { pendingHandOvers.removeAll() }
+                return pendingHandOvers
+            }
+            for handOver in handOvers { handOver.value(database) }
             return database
         } catch {
             // The slot is free again: a waiter may open it in turn (it fails
@@ -343,7 +353,9 @@ final class ConnectionPool: @unchecked Sendable {
     private func release(_ database: Database) {
         // Never hand out a connection with an open transaction.
         database.rollbackIfNeeded()
-        let isReusable = database.connection.isReusable
+        let isReusable = database.isReusable
+        // A discarded connection's observers move to the one that replaces it.
+        let handOver = isReusable ? nil : database.executionObserver?.handOver()
         let (waiter, mustClose): (((Result<Database, any Error>) -> Void)?, Bool) = lock.withLock {
             if isClosed {
                 forget(database)
@@ -351,6 +363,7 @@ final class ConnectionPool: @unchecked Sendable {
             }
             if !isReusable {
                 forget(database)
+                if let handOver { pendingHandOvers.append(UncheckedSendable(handOver)) }
                 return (reserveSlotForWaiter(), true)
             }
             if !waiters.isEmpty { return (waiters.removeFirst().resume, false) }

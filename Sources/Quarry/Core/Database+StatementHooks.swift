@@ -24,6 +24,13 @@ protocol StatementExecutionObserver: AnyObject {
     /// The error a transaction observer threw to refuse the commit that just
     /// failed with `SQLITE_CONSTRAINT_COMMITHOOK`, if any; cleared as it is taken.
     func takeCommitVeto() -> (any Error)?
+
+    /// What a connection that replaces this one must attach again, called
+    /// when its pool discards the connection (`Database.discard(because:)`):
+    /// the transaction observers that still live, so that an observation
+    /// of a `DatabasePool` outlives a fault of its writer. Nil when there
+    /// is nothing to carry over.
+    func handOver() -> ((Database) -> Void)?
 }
 
 extension Database {

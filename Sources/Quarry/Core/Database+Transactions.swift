@@ -135,14 +135,32 @@ extension Database {
         }
     }
 
+    /// Rolls back the transaction left open by an access that failed or
+    /// ended without committing. If the rollback fails, or leaves the
+    /// transaction open, the connection is discarded (``discard(because:)``):
+    /// handed out again, it would run the next access inside this
+    /// transaction, as a savepoint that reports success and is undone later.
     func rollbackIfNeeded() {
         guard isInsideTransaction else { return }
         do {
             try withoutStopping { try executeCached("ROLLBACK TRANSACTION") }
         } catch {
-            // The connection is unusable for this transaction anyway; the next
-            // BEGIN would fail loudly if the rollback truly did not happen.
+            discard(because: "its ROLLBACK failed: \(error)")
+            return
         }
+        if isInsideTransaction { discard(because: "its ROLLBACK left the transaction open") }
+    }
+
+    /// Marks the connection as never to be handed out again: its pool closes
+    /// it when the access ends and opens another in its place
+    /// (ConnectionPool.swift). The first reason is kept and logged, as an
+    /// error, with the connection's configuration logger.
+    func discard(because reason: String) {
+        guard discardReason == nil else { return }
+        discardReason = reason
+        configuration.logger?.error(
+            "Quarry: closing the connection to \(path), which will be replaced: \(reason)",
+            metadata: configuration.label.map { ["db.label": "\($0)"] })
     }
 
     private func rollbackSavepoint(wasInsideTransaction: Bool) {

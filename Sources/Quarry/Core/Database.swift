@@ -64,6 +64,16 @@ public final class Database {
     /// transaction observer is attached; see `StatementAuthorizer.swift`).
     var preventsTruncateOptimization = false
 
+    /// Why the connection must not serve another access (a failed
+    /// rollback, a corrupt file, an I/O error), or nil; see
+    /// `discard(because:)` in Database+Transactions.swift.
+    var discardReason: String?
+
+    /// Whether its pool may hand the connection out again: nothing made it
+    /// unsafe (``discardReason``), and the backend's connection still works
+    /// (a server's may be lost).
+    var isReusable: Bool { discardReason == nil && connection.isReusable }
+
     /// Follows statements and transactions for change observation
     /// (Observation/), once something observes this connection.
     var executionObserver: (any StatementExecutionObserver)?
@@ -137,11 +147,27 @@ public final class Database {
     /// - parameter readerOnly: opens the file read-only, as the reader
     ///   connections of a ``DatabasePool`` are.
     /// - parameter instrumentation: the pool's spans and metrics, if any.
-    init(path: String, configuration: Configuration, readerOnly: Bool = false, instrumentation: Instrumentation? = nil) throws {
+    /// - parameter builtURI: whether `path` is a URI filename built by
+    ///   Quarry itself (a named in-memory database), accepted whatever
+    ///   ``Configuration/acceptsURIFilenames`` says.
+    init(
+        path: String, configuration: Configuration, readerOnly: Bool = false, instrumentation: Instrumentation? = nil,
+        builtURI: Bool = false
+    ) throws {
         self.path = path
         self.configuration = configuration
         self.instrumentation = instrumentation
-        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        var flags = SQLITE_OPEN_NOMUTEX
+        if configuration.acceptsURIFilenames || builtURI {
+            flags |= SQLITE_OPEN_URI
+        } else if path.hasPrefix("file:") {
+            // Without SQLITE_OPEN_URI, SQLite would create a file named
+            // "file:…" in the working directory: say why instead.
+            throw DatabaseError(
+                resultCode: .SQLITE_CANTOPEN,
+                message: "could not open database at \(path): a path that begins with \"file:\" is a URI filename, "
+                    + "which Configuration.acceptsURIFilenames must allow")
+        }
         if configuration.readonly || readerOnly {
             flags |= SQLITE_OPEN_READONLY
         } else {
@@ -228,8 +254,19 @@ public final class Database {
         let quotesCode = quarry_set_double_quoted_string_literals(
             handle, configuration.acceptsDoubleQuotedStringLiterals ? 1 : 0)
         if quotesCode != SQLITE_OK { throw makeError(code: quotesCode, sql: nil) }
+        if configuration.acceptsUntrustedFiles {
+            // Before the schema is first read (Configuration.acceptsUntrustedFiles).
+            let code = quarry_set_untrusted_file_defenses(handle, 1)
+            if code != SQLITE_OK { throw makeError(code: code, sql: nil) }
+            // Checks each b-tree cell's size as it is read, so that a damaged
+            // page is reported as corrupt sooner (https://www.sqlite.org/pragma.html#pragma_cell_size_check).
+            try execute(sql: "PRAGMA cell_size_check = ON")
+        }
         // Fails with SQLITE_NOTADB for a file that is not a database.
         try execute(sql: "SELECT count(*) FROM sqlite_master")
+        // Every connection, readers too: the last one to close a WAL file
+        // checkpoints it, with its own setting.
+        try execute(sql: "PRAGMA synchronous = \(configuration.synchronous.rawValue)")
         if configuration.foreignKeysEnabled {
             try execute(sql: "PRAGMA foreign_keys = ON")
         }
@@ -442,15 +479,32 @@ public final class Database {
     // MARK: - Errors
 
     /// Makes a ``DatabaseError`` from the connection's current error state.
+    ///
+    /// An error that says the file is damaged (``DatabaseError/isCorrupt``)
+    /// or the disk failed (``DatabaseError/isIOError``) discards the
+    /// connection of a database file: its page cache, its locks and its
+    /// journal state are no longer to be trusted, and a new connection reads
+    /// the file afresh (and rolls back a journal that the failure left).
+    /// An in-memory database lives only in its connection and is kept.
     func makeError(code: Int32, sql: String?, arguments: StatementArguments? = nil) -> DatabaseError {
         let extended = sqlite3_extended_errcode(sqliteConnection)
         // The connection's error state may already have moved on: trust `code`
         // for the primary code.
         let resultCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
-        return DatabaseError(
+        let error = DatabaseError(
             resultCode: ResultCode(rawValue: resultCode),
             message: String(cString: sqlite3_errmsg(sqliteConnection)),
             sql: sql,
             arguments: configuration.publicStatementArguments ? arguments : nil)
+        if error.isCorrupt || error.isIOError, !isInMemory {
+            discard(because: "\(error)")
+        }
+        return error
+    }
+
+    /// Whether the database lives in this connection's memory rather than in
+    /// a file (`:memory:`, a temporary database, a named in-memory one).
+    var isInMemory: Bool {
+        path.isEmpty || path == ":memory:" || (path.hasPrefix("file:") && path.contains("mode=memory"))
     }
 }

@@ -218,6 +218,30 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// error leave the `write` closure rather than catching it inside.
     public var isDiskFull: Bool { resultCode == .SQLITE_FULL }
 
+    /// Whether the database file is damaged, or is not a database at all
+    /// (`SQLITE_CORRUPT` and `SQLITE_NOTADB` with their extended codes,
+    /// <https://www.sqlite.org/rescode.html#corrupt>).
+    ///
+    /// Quarry closes the connection that met it and opens another for the
+    /// next access, so that nothing cached from the damaged file is reused.
+    /// Retrying does not help: restore the file from a backup, or run
+    /// `PRAGMA integrity_check` to see what is damaged. Always false on
+    /// PostgreSQL (a server reports damage as `XX001`/`XX002`, kept in
+    /// ``sqlState``).
+    public var isCorrupt: Bool { sqlState == nil && (resultCode == .SQLITE_CORRUPT || resultCode == .SQLITE_NOTADB) }
+
+    /// Whether the operating system failed to read, write, sync, truncate or
+    /// lock the database file or its journal (`SQLITE_IOERR` and its
+    /// extended codes, such as `SQLITE_IOERR_FSYNC`,
+    /// <https://www.sqlite.org/rescode.html#ioerr>).
+    ///
+    /// The transaction was rolled back, or is rolled back when a new
+    /// connection opens the file: Quarry closes the connection that met it
+    /// and opens another for the next access. A full disk is
+    /// ``isDiskFull`` instead. Always false on PostgreSQL, whose I/O errors
+    /// are the server's.
+    public var isIOError: Bool { sqlState == nil && resultCode == .SQLITE_IOERR }
+
     /// Whether the error is a misuse of the API that Quarry or SQLite
     /// detected (`SQLITE_MISUSE`): a reentrant access, a closed database, a
     /// wrong number of statement arguments. It is a programming error, and

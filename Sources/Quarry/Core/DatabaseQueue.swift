@@ -33,17 +33,30 @@ public final class DatabaseQueue: DatabaseWriter {
     /// The connection is opened at once, so a missing directory, a file that is
     /// not a database, or an unreadable file throws here, with the path in the
     /// error message.
-    public init(path: String, configuration: Configuration = Configuration()) throws {
+    public convenience init(path: String, configuration: Configuration = Configuration()) throws {
+        try self.init(path: path, configuration: configuration, builtURI: false)
+    }
+
+    /// - parameter builtURI: whether `path` is a URI filename that Quarry
+    ///   built (``init(named:configuration:)``), accepted whatever
+    ///   ``Configuration/acceptsURIFilenames`` says.
+    private init(path: String, configuration: Configuration, builtURI: Bool) throws {
         self.path = path
         self.configuration = configuration
         let instrumentation = Instrumentation(configuration: configuration, path: path, role: "queue")
-        let connection = try Database(path: path, configuration: configuration, instrumentation: instrumentation)
-        if let journalMode = configuration.journalMode, !configuration.readonly {
-            try connection.execute(sql: "PRAGMA journal_mode = \(journalMode.rawValue)")
+        // Every connection, the first and any that replaces it after a fault
+        // (ConnectionPool.swift), gets the journal mode: all but WAL last
+        // only as long as the connection.
+        let open: @Sendable () throws -> Database = {
+            let connection = try Database(
+                path: path, configuration: configuration, instrumentation: instrumentation, builtURI: builtURI)
+            if let journalMode = configuration.journalMode, !configuration.readonly {
+                try connection.execute(sql: "PRAGMA journal_mode = \(journalMode.rawValue)")
+            }
+            return connection
         }
-        pool = ConnectionPool(capacity: 1, description: "DatabaseQueue at \(path)", instrumentation: instrumentation) {
-            try Database(path: path, configuration: configuration, instrumentation: instrumentation)
-        }
+        let connection = try open()
+        pool = ConnectionPool(capacity: 1, description: "DatabaseQueue at \(path)", instrumentation: instrumentation, openConnection: open)
         pool.add(connection)
     }
 
@@ -71,7 +84,7 @@ public final class DatabaseQueue: DatabaseWriter {
             throw DatabaseError.misuse("DatabaseQueue(named:) needs a non-empty name")
         }
         let escaped = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
-        try self.init(path: "file:\(escaped)?mode=memory&cache=shared", configuration: configuration)
+        try self.init(path: "file:\(escaped)?mode=memory&cache=shared", configuration: configuration, builtURI: true)
     }
 
     deinit { pool.close() }

@@ -120,11 +120,18 @@ extension Database {
     ///
     /// To register it on every connection of a queue or pool, call it from
     /// ``Configuration/prepareDatabase``.
+    ///
+    /// With ``Configuration/acceptsUntrustedFiles``, the function may be
+    /// called from the statements a connection runs, never from the file's
+    /// schema: a view, trigger, index or `CHECK` constraint that calls it
+    /// fails (`SQLITE_DIRECTONLY`), so that a hostile file cannot make it
+    /// run.
     public func add(function: DatabaseFunction) throws {
         try require(.swiftFunctions, "custom SQL functions (add(function:))")
         let box = FunctionBox(function)
         let context = Unmanaged.passRetained(box).toOpaque()
-        let flags = SQLITE_UTF8 | (function.isPure ? SQLITE_DETERMINISTIC : 0)
+        var flags = SQLITE_UTF8 | (function.isPure ? SQLITE_DETERMINISTIC : 0)
+        if configuration.acceptsUntrustedFiles { flags |= SQLITE_DIRECTONLY }
         let code: Int32
         switch function.kind {
         case .scalar:

@@ -70,6 +70,17 @@ final class ObservationBroker: StatementExecutionObserver {
         database.updateStatementHooks()
     }
 
+    func handOver() -> ((Database) -> Void)? {
+        // Weak observers stay weak: the closure must not keep them alive.
+        let survivors = entries.filter { $0.observer != nil }
+        if survivors.isEmpty { return nil }
+        return { database in
+            for entry in survivors {
+                if let observer = entry.observer { database.observationBroker.add(observer, extent: entry.extent) }
+            }
+        }
+    }
+
     func remove(_ observer: some TransactionObserver) {
         entries.removeAll { $0.observer === observer }
         observersChanged()

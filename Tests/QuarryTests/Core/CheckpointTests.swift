@@ -1,6 +1,7 @@
 // Tests of WAL checkpoints (Database.checkpoint) and of a DatabasePool's checkpoint policy.
 
 import Foundation
+import MetricsTestKit
 import Quarry
 import Testing
 
@@ -51,8 +52,10 @@ private func makePool(in directory: TemporaryDirectory, configuration: Configura
 
     @Test func aTruncateCheckpointThrowsBusyWhenAReaderHoldsAnOldSnapshot() throws {
         let directory = try TemporaryDirectory()
+        let metrics = TestMetrics()
         var configuration = Configuration()
         configuration.busyTimeout = .milliseconds(50)
+        configuration.metricsFactory = metrics
         let dbPool = try makePool(in: directory, configuration: configuration)
         try withOldSnapshot(of: dbPool) {
             try dbPool.write { db throws in try db.execute(sql: "INSERT INTO t VALUES ('a')") }
@@ -61,6 +64,11 @@ private func makePool(in directory: TemporaryDirectory, configuration: Configura
             }
             #expect(error.resultCode.primaryResultCode == .SQLITE_BUSY)
         }
+        // It waited for the reader the whole configured busy timeout: the
+        // busy handler slept its 1 ms 50 times (counted sleeps, not elapsed
+        // time, which a loaded machine stretches), and gave up.
+        let sleeps = try metrics.expectCounter("quarry.busy.sleeps", [("role", "writer")])
+        #expect(sleeps.totalValue == 50)
     }
 
     @Test func checkpointInsideATransactionThrows() throws {
@@ -106,42 +114,65 @@ private func makePool(in directory: TemporaryDirectory, configuration: Configura
 
     @Test func theTruncatePolicyGivesUpQuicklyWhileAReaderHoldsAnOldSnapshot() throws {
         let directory = try TemporaryDirectory()
+        let metrics = TestMetrics()
         var configuration = Configuration()
         configuration.checkpointPolicy = .truncate(every: .zero, maximumReaderWait: .milliseconds(20))
+        configuration.metricsFactory = metrics
         let dbPool = try makePool(in: directory, configuration: configuration)
+        let sleeps = try metrics.expectCounter("quarry.busy.sleeps", [("role", "writer")])
+        #expect(sleeps.totalValue == 0)
         try withOldSnapshot(of: dbPool) {
-            let start = ContinuousClock.now
             try dbPool.write { db throws in try db.execute(sql: "INSERT INTO t VALUES ('a')") }
-            // The write succeeded; the checkpoint behind it did not wait for
-            // the busy timeout (5 s), and could not truncate. (4 s leaves room
-            // for a loaded machine under the sanitizers.)
-            #expect(ContinuousClock.now - start < .seconds(4))
+            // The write succeeded; the checkpoint behind it waited for the
+            // reader `maximumReaderWait` (20 sleeps of 1 ms in the busy
+            // handler), not the busy timeout (5 s, 5,000 sleeps), and could
+            // not truncate. Counted sleeps, not elapsed time: no load on the
+            // machine changes them.
+            #expect(sleeps.totalValue == 20)
             #expect(walSize(dbPool.path) > 0)
         }
         #expect(try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 51)
         try dbPool.write { db throws in try db.execute(sql: "INSERT INTO t VALUES ('b')") }
         #expect(walSize(dbPool.path) == 0)
+        // With the reader gone, the checkpoint did not wait.
+        #expect(sleeps.totalValue == 20)
     }
 }
 
 /// Runs `body` while a read on another thread holds a snapshot of the pool
-/// taken before `body` starts.
+/// taken before `body` starts. Throws the read's error if it failed, and
+/// fails the test if the read did not start within 60 s.
 private func withOldSnapshot(of dbPool: DatabasePool, _ body: () throws -> Void) throws {
     let readerInside = DispatchSemaphore(value: 0)
     let readerMayEnd = DispatchSemaphore(value: 0)
     let readerDone = DispatchSemaphore(value: 0)
+    let readError = UncheckedBox<(any Error)?>(nil)
     Thread.detachNewThread {
-        _ = try? dbPool.read { db in
-            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
+        do {
+            try dbPool.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
+                readerInside.signal()
+                readerMayEnd.wait()
+            }
+        } catch {
+            // Written before readerInside or readerDone is signalled, read after.
+            readError.value = error
             readerInside.signal()
-            readerMayEnd.wait()
         }
         readerDone.signal()
     }
-    readerInside.wait()
-    defer {
+    guard readerInside.wait(timeout: .now() + 60) == .success else {
         readerMayEnd.signal()
-        readerDone.wait()
+        Issue.record("the read holding the old snapshot did not start within 60 s")
+        return
     }
-    try body()
+    let bodyResult = Result {
+        if let error = readError.value { throw error }
+        try body()
+    }
+    readerMayEnd.signal()
+    readerDone.wait()
+    try bodyResult.get()
+    // The read ended without an error (its end included).
+    if let error = readError.value { throw error }
 }

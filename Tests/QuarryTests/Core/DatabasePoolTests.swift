@@ -31,18 +31,19 @@ import Testing
             try db.execute(sql: "INSERT INTO t VALUES (1)")
         }
         let readDone = DispatchSemaphore(value: 0)
-        let seen = UncheckedBox<[Int]>([])
+        let seen = UncheckedBox<Result<[Int], any Error>?>(nil)
         let readFinishedInsideWrite = try dbPool.write { db -> Bool in
             try db.execute(sql: "INSERT INTO t VALUES (2)")  // not committed yet
-            DispatchQueue.global().async {
-                seen.value = (try? dbPool.read { db in try Int.fetchAll(db, sql: "SELECT v FROM t ORDER BY v") }) ?? [-1]
+            Thread.detachNewThread {
+                seen.value = Result { try dbPool.read { db in try Int.fetchAll(db, sql: "SELECT v FROM t ORDER BY v") } }
                 readDone.signal()
             }
             // The write transaction stays open until the read has finished.
             return readDone.wait(timeout: .now() + 60) == .success
         }
-        #expect(readFinishedInsideWrite)
-        #expect(seen.value == [1])
+        #expect(readFinishedInsideWrite, "the read did not finish while the write transaction was open")
+        // The read succeeded (its error, if any, fails the test here).
+        #expect(try #require(seen.value).get() == [1])
         #expect(try dbPool.read { db in try Int.fetchAll(db, sql: "SELECT v FROM t ORDER BY v") } == [1, 2])
     }
 
@@ -57,15 +58,17 @@ import Testing
         // would then wait for a read that cannot start.
         let readers = (0..<2).map { _ in
             StartedThread {
-                (try? dbPool.read { _ -> Bool in
-                    bothInside.leave()
-                    // Each read waits until the other one is inside its own read too.
-                    return bothInside.wait(timeout: .now() + 60) == .success
-                }) ?? false
+                Result {
+                    try dbPool.read { _ -> Bool in
+                        bothInside.leave()
+                        // Each read waits until the other one is inside its own read too.
+                        return bothInside.wait(timeout: .now() + 60) == .success
+                    }
+                }
             }
         }
         var results: [Bool] = []
-        for reader in readers { results.append(await reader.value) }
+        for reader in readers { results.append(try await reader.value.get()) }
         #expect(results == [true, true])
     }
 
@@ -73,18 +76,24 @@ import Testing
         let directory = try TemporaryDirectory()
         let dbPool = try DatabasePool(path: directory.path())
         try dbPool.write { db in try db.execute(sql: "CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (1)") }
+        let write = UncheckedBox<Result<Void, any Error>?>(nil)
         let counts = try dbPool.read { db -> [Int] in
             let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM t") ?? -1
             // A write that commits in the middle of the read.
             let writeDone = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                try? dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+            Thread.detachNewThread {
+                write.value = Result { try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") } }
                 writeDone.signal()
             }
-            _ = writeDone.wait(timeout: .now() + 60)
+            // The write commits while this read is still open: a write that
+            // waited for the read's end would time out here.
+            #expect(writeDone.wait(timeout: .now() + 60) == .success, "the write did not commit during the read")
             let after = try Int.fetchOne(db, sql: "SELECT count(*) FROM t") ?? -1
             return [before, after]
         }
+        // The write succeeded (its error, if any, fails the test here)...
+        try #require(write.value).get()
+        // ...and the read did not see it.
         #expect(counts == [1, 1])
         #expect(try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 2)
     }

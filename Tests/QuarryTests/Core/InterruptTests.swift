@@ -18,7 +18,65 @@ private let countToTwoMillion = """
     SELECT count(*) FROM c
     """
 
-private func makeWriter(_ kind: WriterKind, in directory: TemporaryDirectory, configuration: Configuration = Configuration()) throws -> any DatabaseWriter {
+/// A SQL function that tells the test its statement is running: each call
+/// signals, and, when the probe `holds`, waits (up to 60 s) for `release()`.
+/// Tests stop a statement only once its probe says it runs, so that they
+/// check that a running statement stops, not that a statement that has not
+/// started fails.
+private final class StatementProbe: @unchecked Sendable {
+    let name: String
+    private let started = DispatchSemaphore(value: 0)
+    private let released: DispatchSemaphore?
+
+    init(_ name: String = "statement_started", holds: Bool = false) {
+        self.name = name
+        released = holds ? DispatchSemaphore(value: 0) : nil
+    }
+
+    var function: DatabaseFunction {
+        DatabaseFunction(name, argumentCount: 0) { [self] _ in
+            started.signal()
+            if let released { _ = released.wait(timeout: .now() + 60) }
+            return 1
+        }
+    }
+
+    /// A statement that runs for minutes unless it is stopped, and calls the
+    /// probe as it starts: `countToABillion`, counting from the probe's 1.
+    var countToABillion: String {
+        """
+        WITH RECURSIVE c(x) AS (SELECT \(name)() UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000)
+        SELECT count(*) FROM c
+        """
+    }
+
+    /// A statement that counts to two million after the probe's call.
+    var countToTwoMillion: String {
+        """
+        WITH RECURSIVE c(x) AS (SELECT \(name)() UNION ALL SELECT x + 1 FROM c WHERE x < 2000000)
+        SELECT count(*) FROM c
+        """
+    }
+
+    /// Whether the statement called the probe within 60 s (blocking).
+    func waitUntilRunning() -> Bool { started.wait(timeout: .now() + 60) == .success }
+
+    /// `waitUntilRunning()`, on a thread of its own.
+    func running() async -> Bool { await onNewThread { self.waitUntilRunning() } }
+
+    /// Lets a holding probe's statement go on.
+    func release() { released?.signal() }
+}
+
+private func makeWriter(
+    _ kind: WriterKind, in directory: TemporaryDirectory, configuration: Configuration = Configuration(),
+    probes: [StatementProbe] = []
+) throws -> any DatabaseWriter {
+    var configuration = configuration
+    let functions = probes.map(\.function)
+    if !functions.isEmpty {
+        configuration.prepareDatabase { db in for function in functions { try db.add(function: function) } }
+    }
     let writer = try kind.make(in: directory, configuration: configuration)
     try writer.write { db throws in
         try db.execute(sql: "CREATE TABLE t (v INTEGER)")
@@ -27,12 +85,21 @@ private func makeWriter(_ kind: WriterKind, in directory: TemporaryDirectory, co
     return writer
 }
 
-/// Calls `interrupt()` from a thread of its own (the global Dispatch queue
-/// can be slow to find a thread while the other tests block theirs).
-private func interrupt(_ writer: any DatabaseWriter, after seconds: Double) {
+/// Calls `interrupt()` from a thread of its own once `probe` says the
+/// statement runs. The returned function waits for that thread and tells
+/// whether the statement was running (false: it did not start within 60 s,
+/// and was interrupted anyway, so that the test does not hang).
+private func interrupt(_ writer: any DatabaseWriter, whenRunning probe: StatementProbe) -> () -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    let wasRunning = UncheckedBox(false)
     Thread.detachNewThread {
-        Thread.sleep(forTimeInterval: seconds)
+        wasRunning.value = probe.waitUntilRunning()
         writer.interrupt()
+        done.signal()
+    }
+    return {
+        done.wait()
+        return wasRunning.value
     }
 }
 
@@ -40,12 +107,14 @@ private func interrupt(_ writer: any DatabaseWriter, after seconds: Double) {
     @Test(arguments: WriterKind.allCases)
     func interruptFromAnotherThreadStopsAReadAndTheConnectionStaysUsable(kind: WriterKind) throws {
         let directory = try TemporaryDirectory()
-        let writer = try makeWriter(kind, in: directory)
+        let probe = StatementProbe()
+        let writer = try makeWriter(kind, in: directory, probes: [probe])
         let started = Date()
-        interrupt(writer, after: 0.2)
+        let interrupted = interrupt(writer, whenRunning: probe)
         let error = try #require(throws: DatabaseError.self) {
-            try writer.read { db in try Int.fetchOne(db, sql: countToABillion) }
+            try writer.read { db in try Int.fetchOne(db, sql: probe.countToABillion) }
         }
+        #expect(interrupted(), "the statement was not running when it was interrupted")
         #expect(error.resultCode == .SQLITE_INTERRUPT)
         #expect(error.sql?.contains("WITH RECURSIVE") == true)
         print("Interrupt[\(kind)]: the read stopped \(Date().timeIntervalSince(started)) s after it started")
@@ -55,14 +124,16 @@ private func interrupt(_ writer: any DatabaseWriter, after seconds: Double) {
     @Test(arguments: WriterKind.allCases)
     func interruptedWriteIsRolledBackAsAWhole(kind: WriterKind) throws {
         let directory = try TemporaryDirectory()
-        let writer = try makeWriter(kind, in: directory)
-        interrupt(writer, after: 0.2)
+        let probe = StatementProbe()
+        let writer = try makeWriter(kind, in: directory, probes: [probe])
+        let interrupted = interrupt(writer, whenRunning: probe)
         let error = try #require(throws: DatabaseError.self) {
             try writer.write { db throws in
                 try db.execute(sql: "INSERT INTO t VALUES (2)")
-                try db.execute(sql: "INSERT INTO t SELECT x FROM (\(countToABillion)) JOIN (SELECT 1 AS x)")
+                try db.execute(sql: "INSERT INTO t SELECT x FROM (\(probe.countToABillion)) JOIN (SELECT 1 AS x)")
             }
         }
+        #expect(interrupted(), "the statement was not running when it was interrupted")
         #expect(error.resultCode == .SQLITE_INTERRUPT)
         #expect(try writer.read { db in try Int.fetchAll(db, sql: "SELECT v FROM t") } == [1])
         try writer.write { db throws in try db.execute(sql: "INSERT INTO t VALUES (3)") }
@@ -90,9 +161,10 @@ private func interrupt(_ writer: any DatabaseWriter, after seconds: Double) {
     @Test(arguments: WriterKind.allCases)
     func cancellingTheTaskStopsItsRunningStatement(kind: WriterKind) async throws {
         let directory = try TemporaryDirectory()
-        let writer = try makeWriter(kind, in: directory)
-        let task = Task { try await writer.read { db in try Int.fetchOne(db, sql: countToABillion) } }
-        try await Task.sleep(for: .milliseconds(300))
+        let probe = StatementProbe()
+        let writer = try makeWriter(kind, in: directory, probes: [probe])
+        let task = Task { try await writer.read { db in try Int.fetchOne(db, sql: probe.countToABillion) } }
+        #expect(await probe.running(), "the statement did not start")
         let cancelled = ContinuousClock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
@@ -104,14 +176,15 @@ private func interrupt(_ writer: any DatabaseWriter, after seconds: Double) {
     @Test(arguments: WriterKind.allCases)
     func aCancelledWriteIsRolledBack(kind: WriterKind) async throws {
         let directory = try TemporaryDirectory()
-        let writer = try makeWriter(kind, in: directory)
+        let probe = StatementProbe()
+        let writer = try makeWriter(kind, in: directory, probes: [probe])
         let task = Task {
             try await writer.write { db throws in
                 try db.execute(sql: "INSERT INTO t VALUES (2)")
-                try db.execute(sql: "INSERT INTO t SELECT x FROM (\(countToABillion)) JOIN (SELECT 1 AS x)")
+                try db.execute(sql: "INSERT INTO t SELECT x FROM (\(probe.countToABillion)) JOIN (SELECT 1 AS x)")
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await probe.running(), "the statement did not start")
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(try await writer.read { db in try Int.fetchAll(db, sql: "SELECT v FROM t") } == [1])
@@ -119,18 +192,19 @@ private func interrupt(_ writer: any DatabaseWriter, after seconds: Double) {
 
     @Test func aBlockThatCatchesTheInterruptStillThrowsCancellation() async throws {
         let directory = try TemporaryDirectory()
-        let writer = try makeWriter(.queue, in: directory)
+        let probe = StatementProbe()
+        let writer = try makeWriter(.queue, in: directory, probes: [probe])
         let task = Task {
             try await writer.read { db -> Int in
                 do {
-                    return try Int.fetchOne(db, sql: countToABillion) ?? 0
+                    return try Int.fetchOne(db, sql: probe.countToABillion) ?? 0
                 } catch {
                     // Code that wraps errors: the access still ends as cancelled.
                     throw DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "wrapped: \(error)")
                 }
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await probe.running(), "the statement did not start")
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
     }
@@ -155,12 +229,18 @@ private func interrupt(_ writer: any DatabaseWriter, after seconds: Double) {
     /// another reader of the same pool.
     @Test func cancellingOneReadDoesNotStopAnotherRead() async throws {
         let directory = try TemporaryDirectory()
-        let pool = try makeWriter(.pool, in: directory)
-        let other = Task { try await pool.read { db in try Int.fetchOne(db, sql: countToTwoMillion) } }
-        let cancelled = Task { try await pool.read { db in try Int.fetchOne(db, sql: countToABillion) } }
-        try await Task.sleep(for: .milliseconds(100))
+        // The other read holds inside its statement until the cancellation
+        // is over: both statements run when one is cancelled.
+        let otherProbe = StatementProbe("other_started", holds: true)
+        let probe = StatementProbe()
+        let pool = try makeWriter(.pool, in: directory, probes: [otherProbe, probe])
+        let other = Task { try await pool.read { db in try Int.fetchOne(db, sql: otherProbe.countToTwoMillion) } }
+        #expect(await otherProbe.running(), "the other statement did not start")
+        let cancelled = Task { try await pool.read { db in try Int.fetchOne(db, sql: probe.countToABillion) } }
+        #expect(await probe.running(), "the cancelled statement did not start")
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
+        otherProbe.release()
         #expect(try await other.value == 2_000_000)
     }
 

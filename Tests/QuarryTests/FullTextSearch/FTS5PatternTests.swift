@@ -124,7 +124,7 @@ struct FTS5PatternTests {
                 t.tokenizer = .unicode61(diacritics: .keep, categories: "L* N* M* Co")
                 t.column("body")
             }
-            let iterations = try runProperty(HostileTestSettings.iterations(200)) { iteration in
+            try runProperty(200) { iteration in
                 var input = random.nastyString(maxPieces: 16)
                 if iteration % 50 == 0 { input = String(repeating: input + " NEAR( \" * ", count: 10_240 / max(1, input.utf8.count + 10)) }
                 // The document holds the input's tokens, in order.
@@ -152,7 +152,6 @@ struct FTS5PatternTests {
                     }
                 }
             }
-            #expect(iterations > 0)
         }
     }
 

@@ -67,19 +67,26 @@ private func ledgerState(_ reader: any DatabaseReader) throws -> (entries: Int, 
         let commits = UncheckedBox(0)
         let backingUp = UncheckedBox(false)
         let commitsDuringBackup = UncheckedBox(0)
+        let writeError = UncheckedBox<(any Error)?>(nil)
         let writerDone = DispatchSemaphore(value: 0)
-        // A writer thread of its own, committing back to back.
+        // A writer thread of its own, committing back to back; its first
+        // error stops it and fails the test.
         Thread.detachNewThread {
             defer { writerDone.signal() }
             while !lock.withLock({ stop.value }) {
-                guard (try? dbPool.write { db in try addEntry(db) }) != nil else { return }
+                do {
+                    try dbPool.write { db in try addEntry(db) }
+                } catch {
+                    lock.withLock { writeError.value = error }
+                    return
+                }
                 lock.withLock {
                     commits.value += 1
                     if backingUp.value { commitsDuringBackup.value += 1 }
                 }
             }
         }
-        while lock.withLock({ commits.value }) < 5 { usleep(1_000) }
+        while lock.withLock({ commits.value < 5 && writeError.value == nil }) { usleep(1_000) }
         let before = try ledgerState(dbPool).entries
         try dbPool.backup(to: copy, pagesPerStep: 5) { progress in
             lock.withLock { backingUp.value = !progress.isCompleted }
@@ -88,6 +95,9 @@ private func ledgerState(_ reader: any DatabaseReader) throws -> (entries: Int, 
         let after = try ledgerState(dbPool).entries
         lock.withLock { stop.value = true }
         writerDone.wait()
+        if let error = lock.withLock({ writeError.value }) {
+            Issue.record("a write during the backup failed: \(error)")
+        }
         let state = try ledgerState(copy)
         print("Backup[pool]: \(commitsDuringBackup.value) commits during the backup; copy has \(state.entries) entries, source had \(before) before and \(after) after")
         #expect(state.integrity == "ok")

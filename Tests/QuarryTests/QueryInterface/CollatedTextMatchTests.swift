@@ -32,7 +32,10 @@ import Testing
                     // PostgreSQL has no NOCASE collation: the server refuses it,
                     // as it refuses `collating(.nocase) == …` (last: the error
                     // ends the read transaction).
-                    #expect(throws: (any Error).self) { try prefix.fetchAll(db) }
+                    let error = #expect(throws: DatabaseError.self) { try prefix.fetchAll(db) }
+                    // undefined_object: collation "NOCASE" does not exist
+                    #expect(error?.sqlState == "42704", "\(String(describing: error))")
+                    #expect(error?.message.contains("NOCASE") == true, "\(String(describing: error))")
                 } else {
                     #expect(try prefix.select(\.id).fetchAll(db) == [1])
                     #expect(try columnPrefix.select(\.id).fetchAll(db) == [1])

@@ -173,7 +173,10 @@ private enum Columns {
                 if backend.isPostgreSQL {
                     // PostgreSQL has no BINARY collation (nor NOCASE): the
                     // server refuses the request.
-                    #expect(throws: (any Error).self) { try request.fetchAll(db) }
+                    let error = #expect(throws: DatabaseError.self) { try request.fetchAll(db) }
+                    // undefined_object: collation "BINARY" does not exist
+                    #expect(error?.sqlState == "42704", "\(String(describing: error))")
+                    #expect(error?.message.contains("BINARY") == true, "\(String(describing: error))")
                 } else {
                     #expect(try request.select(\.id).fetchAll(db) == [4])
                     let nocase = QPlayer.filter(Columns.name.collating(.nocase) == "dora")

@@ -56,9 +56,11 @@ import Testing
         }
     }
 
-    @Test(arguments: [UInt64(1), 2, 3, 4], Backend.all)
-    func generatedFiltersMatchHandWrittenSQL(seed: UInt64, _ backend: Backend) throws {
-        var random = SeededGenerator(state: seed)
+    /// Four streams of generated filters, each seeded from the run's seed
+    /// (`TestSeed`: a fresh one per run, `QUARRY_TEST_SEED` replays it).
+    @Test(arguments: [1, 2, 3, 4], Backend.all)
+    func generatedFiltersMatchHandWrittenSQL(stream: Int, _ backend: Backend) throws {
+        var random = SeededGenerator(state: TestSeed.derived("generatedFilters-\(stream)"))
         try backend.withWriter { writer in
             try writer.write { db in
                 try makeQueryFixtures(db)
@@ -82,14 +84,16 @@ import Testing
                     let fromSQL = try Optional<Int64>.fetchAll(
                         db, sql: "SELECT id FROM player WHERE \(condition.sql) ORDER BY score DESC, id LIMIT ?",
                         arguments: StatementArguments(condition.arguments + [limit]))
-                    #expect(fromQuery == fromSQL, "\(condition.sql)")
+                    #expect(fromQuery == fromSQL, "\(condition.sql) — \(TestSeed.replay)")
                     let count = try QPlayer.filter(condition.expression).fetchCount(db)
-                    #expect(count == (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))))
+                    #expect(
+                        count == (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))),
+                        "\(condition.sql) — \(TestSeed.replay)")
                     if !fromSQL.isEmpty { nonEmpty += 1 }
                 }
             }
             // The generator must produce conditions that select something.
-            #expect(nonEmpty > 20)
+            #expect(nonEmpty > 20, "\(TestSeed.replay)")
         }
     }
 }

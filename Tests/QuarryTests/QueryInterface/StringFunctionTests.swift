@@ -38,7 +38,9 @@ import Testing
                 if backend.isPostgreSQL {
                     // PostgreSQL refuses text that is no number (last: the
                     // error ends the read transaction).
-                    #expect(throws: (any Error).self) { try integer.fetchAll(db) }
+                    let error = #expect(throws: DatabaseError.self) { try integer.fetchAll(db) }
+                    // invalid_text_representation
+                    #expect(error?.sqlState == "22P02", "\(String(describing: error))")
                 } else {
                     // SQLite reads it as 0.
                     #expect(try integer.fetchAll(db) == [1, 2, 3, 4, 5])

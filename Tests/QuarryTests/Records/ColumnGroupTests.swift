@@ -292,7 +292,7 @@ struct ColumnGroupTests {
         try backend.withWriter { writer in
             try writer.write { db throws in
                 try db.execute(sql: "CREATE TABLE holder (id INTEGER PRIMARY KEY, opaque_value TEXT)")
-                let encodeError = #expect(throws: (any Error).self) {
+                let encodeError = #expect(throws: EncodingError.self) {
                     try GroupHolder(id: 1, opaque: GroupOpaque(value: "x")).insert(db)
                 }
                 #expect("\(encodeError.map { "\($0)" } ?? "")".contains("GroupOpaque asked for an unkeyed container"))

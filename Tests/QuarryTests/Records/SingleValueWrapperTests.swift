@@ -86,7 +86,9 @@ struct WrapperRecord: Codable, FetchableRecord, PersistableRecord, Equatable {
                 try Self.createTable(db)
                 var record = Self.sample
                 record.uint64 = Wrapped(UInt64.max)
-                #expect(throws: (any Error).self) { try record.insert(db) }
+                let error = #expect(throws: DatabaseError.self) { try record.insert(db) }
+                #expect(error?.resultCode == .SQLITE_MISMATCH)
+                #expect(error?.message.contains("does not fit in SQLite's 64-bit signed integer") == true, "\(String(describing: error))")
                 #expect(try WrapperRecord.fetchCount(db) == 0)
             }
         }

@@ -27,6 +27,7 @@ import Testing
         let transfersPerWriter = 150 * Self.scale, readsPerReader = 25 * Self.scale
         let bound = LoopBound(minimum: 5, iterations: .max, seconds: Self.timeCap)
         let log = StressLog()
+        let window = WriteWindow()
         let started = ContinuousClock.now
 
         await withTaskGroup(of: Void.self) { group in
@@ -37,10 +38,17 @@ import Testing
                     while step < transfersPerWriter && bound.allows(step) {
                         let (from, to, amount) = picker.pick()
                         let style = step + writerIndex
+                        let holds = step % 10 == 0
                         do {
                             try await writer.write { db in
+                                window.begin()
+                                defer { window.end() }
                                 try Bank.transfer(
                                     db, from: from, to: to, amount: amount, origin: "writer \(writerIndex)", style: style)
+                                // Every 10th transfer keeps its transaction open 2 ms
+                                // longer, so that reads meet open write transactions
+                                // however fast the machine.
+                                if holds { usleep(2_000) }
                             }
                             log.add("transfers")
                         } catch {
@@ -53,14 +61,16 @@ import Testing
             }
             for readerIndex in 0..<asyncReaders {
                 group.addTask {
-                    await Self.readLoop(writer, reads: readsPerReader, bound: bound, log: log, name: "async reader \(readerIndex)")
+                    await Self.readLoop(
+                        writer, reads: readsPerReader, bound: bound, log: log, window: window, name: "async reader \(readerIndex)")
                 }
             }
             for readerIndex in 0..<threadReaders {
                 group.addTask {
                     // Blocking reads, from threads rather than tasks.
                     await onNewThread {
-                        Self.blockingReadLoop(writer, reads: readsPerReader, bound: bound, log: log, name: "thread reader \(readerIndex)")
+                        Self.blockingReadLoop(
+                            writer, reads: readsPerReader, bound: bound, log: log, window: window, name: "thread reader \(readerIndex)")
                     }
                 }
             }
@@ -76,12 +86,23 @@ import Testing
         #expect(sum == Bank.total)
         #expect(records.count == Bank.accountCount)
         // The transfers really moved money (a test that moved nothing would prove nothing).
-        #expect(log.count("transfers") > 0)
-        #expect(log.count("reads") > 0)
+        // Each loop ran at least its minimum (LoopBound never stops one before).
+        #expect(log.count("transfers") >= writerTasks * bound.minimum)
+        #expect(log.count("reads") >= (asyncReaders + threadReaders) * bound.minimum)
         #expect(records.contains { $0.balance != Bank.initialBalance })
+        // Reads ran while write transactions were open on a pool (the point of
+        // a DatabasePool; on its own the test would pass with reads and
+        // writes taking turns), and never on a queue, which serializes its
+        // accesses on one connection.
+        let overlapping = log.count("reads during a write")
+        switch kind {
+        case .pool: #expect(overlapping > 0, "no read ran while a write transaction was open")
+        case .queue: #expect(overlapping == 0, "\(overlapping) reads ran while a write transaction was open on a DatabaseQueue")
+        }
         print("""
             ConcurrencyStress[\(kind.rawValue)]: \(log.count("transfers")) transfers by \(writerTasks) writers, \
             \(log.count("reads")) reads (\(asyncReaders) tasks + \(threadReaders) threads; \
+            \(overlapping) while a write transaction was open; \
             \(log.observations.filter { $0 < logged }.count) of them before the last transfer had committed) \
             in \(formatSeconds(elapsed)) s
             """)
@@ -91,12 +112,15 @@ import Testing
     /// records, and both must equal the total; it counts the transfers before
     /// and after, and both counts must match (the snapshot does not move under
     /// the read). The transfer count never goes back from one read to the next.
-    static func readLoop(_ reader: any DatabaseReader, reads: Int, bound: LoopBound, log: StressLog, name: String) async {
+    static func readLoop(
+        _ reader: any DatabaseReader, reads: Int, bound: LoopBound, log: StressLog, window: WriteWindow? = nil, name: String
+    ) async {
         var lastLogged = 0
         var iteration = 0
         while iteration < reads && bound.allows(iteration) {
             do {
-                let snapshot = try await reader.read { db in try ReadSnapshot(db) }
+                let (snapshot, overlapped) = try await reader.read { db in try WriteWindow.observe(window) { try ReadSnapshot(db) } }
+                if overlapped { log.add("reads during a write") }
                 check(snapshot, lastLogged: &lastLogged, log: log, name: name)
             } catch {
                 log.record(error, during: "\(name), read \(iteration)")
@@ -106,13 +130,16 @@ import Testing
         }
     }
 
-    /// The blocking variant of ``readLoop(_:reads:bound:log:name:)``.
-    static func blockingReadLoop(_ reader: any DatabaseReader, reads: Int, bound: LoopBound, log: StressLog, name: String) {
+    /// The blocking variant of ``readLoop(_:reads:bound:log:window:name:)``.
+    static func blockingReadLoop(
+        _ reader: any DatabaseReader, reads: Int, bound: LoopBound, log: StressLog, window: WriteWindow? = nil, name: String
+    ) {
         var lastLogged = 0
         var iteration = 0
         while iteration < reads && bound.allows(iteration) {
             do {
-                let snapshot = try reader.read { db in try ReadSnapshot(db) }
+                let (snapshot, overlapped) = try reader.read { db in try WriteWindow.observe(window) { try ReadSnapshot(db) } }
+                if overlapped { log.add("reads during a write") }
                 check(snapshot, lastLogged: &lastLogged, log: log, name: name)
             } catch {
                 log.record(error, during: "\(name), read \(iteration)")
@@ -135,6 +162,32 @@ import Testing
         }
         log.observe(snapshot.transfersAtStart)
         lastLogged = snapshot.transfersAtStart
+    }
+}
+
+/// The bodies of write transactions that started and ended, to tell
+/// whether a read ran while a write transaction was open. A write calls
+/// `begin()` first in its transaction and `end()` last, so its transaction is
+/// open between the two.
+final class WriteWindow: @unchecked Sendable {
+    private let lock = NSLock()
+    private var started = 0
+    private var ended = 0
+
+    func begin() { lock.withLock { started += 1 } }
+    func end() { lock.withLock { ended += 1 } }
+
+    private var counts: (started: Int, ended: Int) { lock.withLock { (started, ended) } }
+
+    /// Runs `read` and tells whether a write transaction was open at some
+    /// moment while it ran: one was open as it started, or one began before
+    /// it ended.
+    static func observe<T>(_ window: WriteWindow?, _ read: () throws -> T) rethrows -> (T, Bool) {
+        guard let window else { return (try read(), false) }
+        let before = window.counts
+        let value = try read()
+        let after = window.counts
+        return (value, before.started > before.ended || after.started > before.started)
     }
 }
 

@@ -37,15 +37,17 @@ import Testing
 /// must complete on its own: migrations finish and writes go on after the crashes.
 ///
 /// - CI mode (default): 100 kills on 20 files, 12–20 s on two shared cores.
-/// - Long mode, `QUARRY_LONG_TESTS=1`: 500 kills on 100 files, with a random
-///   seed; about 70 s.
-/// - `QUARRY_CRASH_SEED=N` replays the choices of a run (kill timings still
-///   depend on the machine). The seed is in every failure message.
+/// - Long mode, `QUARRY_LONG_TESTS=1`: 500 kills on 100 files; about 70 s.
+/// - Each run draws a fresh seed and prints it first
+///   (`QUARRY_CRASH_SEED=N replays …`); `QUARRY_CRASH_SEED=N` replays the
+///   choices of a run (kill timings still depend on the machine). The seed is
+///   also in every failure message.
 ///
 /// The test prints one summary line (`crash-safety: …`) with the figures.
 @Suite struct CrashSafetyTests {
     @Test func killedWriterLeavesAConsistentDatabase() async throws {
         let plan = CrashPlan.current()
+        print("QUARRY_CRASH_SEED=\(plan.seed) replays this run's crash-safety choices")
         let executable = try crashHelperExecutable()
         let directory = try TemporaryDirectory()
         // The kills run on a thread of their own: they block for tens of

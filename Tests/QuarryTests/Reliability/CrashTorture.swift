@@ -16,8 +16,14 @@ struct CrashPlan {
     static func current() -> CrashPlan {
         let environment = ProcessInfo.processInfo.environment
         let isLong = environment["QUARRY_LONG_TESTS"] == "1"
-        let seed = environment["QUARRY_CRASH_SEED"].flatMap(UInt64.init)
-            ?? (isLong ? UInt64.random(in: 1...UInt64(UInt32.max)) : 20_261_123)
+        // QUARRY_CRASH_SEED replays a run; else a fresh seed each run.
+        let seed: UInt64
+        if let text = environment["QUARRY_CRASH_SEED"], !text.isEmpty {
+            guard let parsed = UInt64(text) else { fatalError("QUARRY_CRASH_SEED=\(text) is not a number") }
+            seed = parsed
+        } else {
+            seed = UInt64.random(in: 1...UInt64(UInt32.max))
+        }
         return isLong
             ? CrashPlan(seed: seed, kills: 500, roundsPerFile: 5, timeCap: 3600, isLong: true)
             : CrashPlan(seed: seed, kills: 100, roundsPerFile: 5, timeCap: 600, isLong: false)

@@ -163,7 +163,7 @@ struct HostileIdentifierTests {
         var generator = HostileRandom.forProperty("identifiers")
         var used: Set<String> = []
         try dbQueue.write { db in
-            try runProperty(HostileTestSettings.iterations(60)) { iteration in
+            try runProperty(60) { iteration in
                 // SQLite refuses NUL in names and compares names case-insensitively (ASCII).
                 let name = "n" + generator.nastyString(maxPieces: 6, allowNUL: false)
                 guard used.insert(name.lowercased()).inserted, !name.lowercased().hasPrefix("sqlite_") else { return }

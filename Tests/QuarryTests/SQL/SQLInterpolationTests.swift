@@ -100,7 +100,9 @@ struct SQLInterpolationTests {
         }
         let dbQueue = try makeDatabase()
         try dbQueue.read { db throws in
-            #expect(throws: (any Error).self) { try SQL("SELECT \(\Computed.doubled) FROM t").sql(db) }
+            let keyPathError = #expect(throws: KeyPathColumnError.self) { try SQL("SELECT \(\Computed.doubled) FROM t").sql(db) }
+            #expect(keyPathError?.reason == "it is a computed property", "\(String(describing: keyPathError))")
+            #expect(keyPathError?.recordType == "Computed", "\(String(describing: keyPathError))")
             #expect(throws: DatabaseError.self) { try SQL("SELECT \(Unencodable())").sql(db) }
             // Raw SQL with a missing named argument.
             #expect(throws: DatabaseError.self) { try SQL("SELECT \(sql: ":a + :b", arguments: ["a": 1])").sql(db) }

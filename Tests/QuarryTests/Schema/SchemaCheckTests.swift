@@ -427,12 +427,14 @@ private struct ColumnSpec {
                 CheckPlayer, or a default: CheckPlayer never writes it, so inserting it fails
                 """)
             // The check is right: the insert fails.
-            #expect(throws: (any Error).self) {
+            let insertError = #expect(throws: DatabaseError.self) {
                 try writer.write { db in
                     var player = CheckPlayer.sample
                     try player.insert(db)
                 }
             }
+            #expect(insertError?.isNotNullConstraintViolation == true, "\(String(describing: insertError))")
+            #expect(insertError?.message.contains("team_id") == true, "\(String(describing: insertError))")
             // A record that only reads is not concerned.
             try writer.read { db in try db.checkSchema(of: CheckReader.self) }
         }

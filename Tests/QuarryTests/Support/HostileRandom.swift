@@ -1,9 +1,10 @@
 // A seeded random generator and generators of hostile values (nasty strings,
 // blobs, integer and floating-point edges, dates, UUIDs) for the property-based
-// tests in Reliability/. The seed comes from QUARRY_TEST_SEED so that a failure
-// can be replayed; every failure message of those tests prints it.
+// tests in Reliability/. The seed is the run's (TestSeed: QUARRY_TEST_SEED, or
+// a fresh one, printed once); every failure message of those tests prints it.
 
 import Foundation
+import Testing
 
 /// A deterministic random number generator: xoshiro256** seeded through
 /// SplitMix64 (<https://prng.di.unimi.it>). Never use it for anything but tests.
@@ -34,22 +35,14 @@ struct HostileRandom: RandomNumberGenerator, Sendable {
     /// A generator for one property: the run's seed mixed with the property's
     /// name, so that each property draws its own sequence and can be replayed alone.
     static func forProperty(_ name: String) -> HostileRandom {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
-        for byte in name.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
-        }
-        return HostileRandom(seed: HostileTestSettings.seed ^ hash)
+        HostileRandom(seed: TestSeed.derived(name))
     }
 }
 
 /// The settings of the hostile-input tests, from the environment.
 enum HostileTestSettings {
-    /// `QUARRY_TEST_SEED` (decimal or 0x-hexadecimal), or a fixed default.
-    static let seed: UInt64 = {
-        guard let text = ProcessInfo.processInfo.environment["QUARRY_TEST_SEED"] else { return 0x5EED_0F_0A22 }
-        if text.hasPrefix("0x") { return UInt64(text.dropFirst(2), radix: 16) ?? 0x5EED_0F_0A22 }
-        return UInt64(text) ?? 0x5EED_0F_0A22
-    }()
+    /// The run's seed: `QUARRY_TEST_SEED`, or a fresh one (see `TestSeed`).
+    static var seed: UInt64 { TestSeed.run }
 
     /// Whether `QUARRY_LONG_TESTS=1`.
     static let isLong = ProcessInfo.processInfo.environment["QUARRY_LONG_TESTS"] == "1"
@@ -58,11 +51,13 @@ enum HostileTestSettings {
     static func iterations(_ ciCount: Int = 300) -> Int { isLong ? ciCount * 20 : ciCount }
 
     /// A note for failure messages: how to replay the run.
-    static var replay: String { "replay with QUARRY_TEST_SEED=\(seed)" }
+    static var replay: String { TestSeed.replay }
 
-    /// The most time a property loop may take before it stops early (it still
-    /// asserts on what it ran; the count of iterations is the main bound).
-    static var timeCap: Duration { isLong ? .seconds(600) : .seconds(20) }
+    /// The most time a property loop may take before it stops early. Each
+    /// loop must still reach its CI count of iterations within it (a few
+    /// seconds on an idle machine; generous for two busy cores under the
+    /// sanitizers), or the test fails.
+    static var timeCap: Duration { isLong ? .seconds(900) : .seconds(180) }
 }
 
 /// Generators of hostile values. Lone surrogates cannot be generated: a Swift
@@ -159,16 +154,29 @@ extension HostileRandom {
     }
 }
 
-/// Runs `body` `count` times or until the time cap, and returns how many
-/// iterations ran.
+/// Runs `body` `HostileTestSettings.iterations(minimum)` times (`minimum`
+/// in CI, 20 times more in long mode) or until the time cap, and returns how
+/// many iterations ran. Fails the test unless at least `minimum` ran: a loop
+/// stopped early by the cap must not pass on a handful of iterations.
 @discardableResult
-func runProperty(_ count: Int, _ body: (Int) throws -> Void) rethrows -> Int {
+func runProperty(
+    _ minimum: Int = 300, sourceLocation: SourceLocation = #_sourceLocation, _ body: (Int) throws -> Void
+) rethrows -> Int {
+    let count = HostileTestSettings.iterations(minimum)
     let clock = ContinuousClock()
-    let deadline = clock.now + HostileTestSettings.timeCap
+    let start = clock.now
+    let deadline = start + HostileTestSettings.timeCap
     var done = 0
     while done < count, clock.now < deadline {
         try body(done)
         done += 1
+    }
+    if done < minimum {
+        Issue.record(
+            """
+            the property ran \(done) of its \(minimum) required iterations before the \(HostileTestSettings.timeCap) time cap \
+            (\(clock.now - start)) — \(HostileTestSettings.replay)
+            """, sourceLocation: sourceLocation)
     }
     return done
 }

@@ -1,0 +1,133 @@
+// Configuration options of issue 36: `synchronous`, `acceptsUntrustedFiles`
+// and `acceptsURIFilenames`, each read back from the connections or shown by
+// what it lets through and what it refuses.
+
+import Foundation
+import Quarry
+import Testing
+
+@Suite("Configuration: durability and untrusted files")
+struct ConfigurationTests {
+    @Test("synchronous is set on every connection, FULL by default", arguments: WriterKind.allCases)
+    func synchronousOnEveryConnection(kind: WriterKind) throws {
+        let expected: [SynchronousMode: Int] = [.off: 0, .normal: 1, .full: 2, .extra: 3]
+        #expect(Configuration().synchronous == .full)
+        for mode in SynchronousMode.allCases {
+            let directory = try TemporaryDirectory()
+            var configuration = Configuration()
+            configuration.synchronous = mode
+            let writer = try kind.make(in: directory, configuration: configuration)
+            #expect(try writer.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == expected[mode])
+            // A pool's reader connections too.
+            #expect(try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == expected[mode])
+        }
+    }
+
+    @Test("A path that begins with file: is refused unless URI filenames are accepted")
+    func uriFilenamesRefusedByDefault() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let uri = "file:\(path)?mode=rwc"
+        let error = try #require(throws: DatabaseError.self) { try DatabaseQueue(path: uri) }
+        #expect(error.resultCode == .SQLITE_CANTOPEN)
+        #expect(error.message.contains("acceptsURIFilenames"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(throws: DatabaseError.self) { try DatabasePool(path: uri) }
+    }
+
+    @Test("With acceptsURIFilenames, the URI's parameters apply")
+    func uriFilenamesWhenAsked() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+        var configuration = Configuration()
+        configuration.acceptsURIFilenames = true
+        let readOnly = try DatabaseQueue(path: "file:\(path)?mode=ro", configuration: configuration)
+        #expect(try readOnly.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 0)
+        let error = try #require(throws: DatabaseError.self) {
+            try readOnly.write { db in try db.execute(sql: "INSERT INTO item (id) VALUES (1)") }
+        }
+        #expect(error.isReadOnly)
+    }
+
+    @Test("A named in-memory queue needs no URI option")
+    func namedInMemoryQueue() throws {
+        let first = try DatabaseQueue(named: "configuration-tests-\(UUID().uuidString)")
+        try first.write { db in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+        #expect(first.configuration.acceptsURIFilenames == false)
+    }
+
+    /// A file written by a trusted configuration: a view and a trigger that
+    /// call the application's `twice` function.
+    private func fileWithSchemaCallingAppFunction(_ directory: TemporaryDirectory) throws -> String {
+        let path = directory.path()
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.add(function: twice) }
+        try DatabaseQueue(path: path, configuration: configuration).write { db in
+            try db.execute(sql: """
+                CREATE TABLE item (id INTEGER PRIMARY KEY, amount INTEGER);
+                INSERT INTO item (amount) VALUES (10);
+                CREATE VIEW doubled AS SELECT twice(amount) AS value FROM item;
+                CREATE TABLE log (value INTEGER);
+                CREATE TRIGGER logged AFTER INSERT ON item BEGIN INSERT INTO log (value) VALUES (twice(NEW.amount)); END;
+                """)
+        }
+        return path
+    }
+
+    private let twice = DatabaseFunction("twice", argumentCount: 1, pure: true) { values in
+        (Int64.fromDatabaseValue(values[0]) ?? 0) * 2
+    }
+
+    @Test("acceptsUntrustedFiles: the file's schema cannot call the application's functions")
+    func untrustedSchemaCannotCallAppFunctions() throws {
+        let directory = try TemporaryDirectory()
+        let path = try fileWithSchemaCallingAppFunction(directory)
+        var trusted = Configuration()
+        trusted.prepareDatabase { db in try db.add(function: twice) }
+        #expect(try DatabaseQueue(path: path, configuration: trusted).read { db in
+            try Int.fetchOne(db, sql: "SELECT value FROM doubled")
+        } == 20)
+
+        var untrusted = trusted
+        untrusted.acceptsUntrustedFiles = true
+        let queue = try DatabaseQueue(path: path, configuration: untrusted)
+        // The application's own statements still call it.
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT twice(21)") } == 42)
+        let viewError = try #require(throws: DatabaseError.self) {
+            try queue.read { db in try Int.fetchOne(db, sql: "SELECT value FROM doubled") }
+        }
+        #expect(viewError.resultCode == .SQLITE_ERROR)
+        #expect(viewError.message.contains("twice"))
+        let triggerError = try #require(throws: DatabaseError.self) {
+            try queue.write { db in try db.execute(sql: "INSERT INTO item (amount) VALUES (20)") }
+        }
+        #expect(triggerError.message.contains("twice"))
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 1)
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA trusted_schema") } == 0)
+    }
+
+    @Test("acceptsUntrustedFiles: SQL cannot rewrite the schema by hand")
+    func untrustedFilesAreDefensive() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+        let rewrite = """
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_master SET sql = 'CREATE TABLE item (id INTEGER PRIMARY KEY, extra)' WHERE name = 'item';
+            """
+        var untrusted = Configuration()
+        untrusted.acceptsUntrustedFiles = true
+        let queue = try DatabaseQueue(path: path, configuration: untrusted)
+        let error = try #require(throws: DatabaseError.self) {
+            try queue.writeWithoutTransaction { db in try db.execute(sql: rewrite) }
+        }
+        #expect(error.message.contains("sqlite_master"))
+        #expect(try queue.read { db in try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'item'") }
+            == "CREATE TABLE item (id INTEGER PRIMARY KEY)")
+
+        // The same SQL goes through without the option: the check is the option's.
+        let trusted = try DatabaseQueue(path: path)
+        try trusted.writeWithoutTransaction { db in try db.execute(sql: rewrite + "PRAGMA writable_schema = OFF;") }
+    }
+}

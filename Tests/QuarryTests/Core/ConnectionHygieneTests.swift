@@ -1,0 +1,124 @@
+// Connection hygiene (issue 36): a connection that a fault made unsafe — a
+// failed rollback, a damaged file, an I/O error — is closed and replaced,
+// never handed out again, and what was attached to it (transaction
+// observers) moves to its replacement. The faults injected through a VFS are
+// in Reliability/IOErrorTests.swift; these tests provoke the rest directly.
+
+import CSQLite
+import Foundation
+@testable import Quarry
+import Testing
+
+@Suite("Connection hygiene")
+struct ConnectionHygieneTests {
+    /// A name for the connection that runs the next write: a temporary
+    /// table, which only that connection sees (an object's address may be
+    /// reused by its replacement).
+    private func connectionID(_ writer: any DatabaseWriter) throws -> String {
+        try writer.writeWithoutTransaction { db in
+            if let name = try String.fetchOne(db, sql: "SELECT name FROM temp.sqlite_master WHERE name LIKE 'connection_%'") {
+                return name
+            }
+            let name = "connection_\(UUID().uuidString.prefix(8))"
+            try db.execute(sql: "CREATE TEMP TABLE \"\(name)\" (x)")
+            return name
+        }
+    }
+
+    @Test("A discarded connection is closed and replaced; what it committed stays", arguments: WriterKind.allCases)
+    func discardedConnectionIsReplaced(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try writer.write { db in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+        let first = try connectionID(writer)
+        #expect(try connectionID(writer) == first, "a healthy connection is reused")
+        try writer.write { db in
+            try db.execute(sql: "INSERT INTO item (id) VALUES (1)")
+            db.discard(because: "a test")
+        }
+        let second = try connectionID(writer)
+        #expect(second != first)
+        #expect(try connectionID(writer) == second, "the replacement is reused in turn")
+        #expect(try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 1)
+    }
+
+    @Test("Transaction observers move to the connection that replaces the writer", arguments: WriterKind.allCases)
+    func observersSurviveReplacement(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        try writer.write { db in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+        let observer = RecordingObserver()
+        try writer.add(transactionObserver: observer)
+        try writer.write { db in
+            try db.execute(sql: "INSERT INTO item (id) VALUES (1)")
+            db.discard(because: "a test")
+        }
+        #expect(observer.commits == 1)
+        try writer.write { db in try db.execute(sql: "INSERT INTO item (id) VALUES (2)") }
+        #expect(observer.commits == 2, "the replacement writer tells the observer")
+        #expect(observer.committed.map(\.rowID) == [1, 2])
+    }
+
+    @Test("A damaged page throws isCorrupt, and the next access reads the file afresh")
+    func corruptFileDiscardsTheConnection() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let writer = try DatabaseQueue(path: path)
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, payload TEXT)")
+            for id in 1...200 { try db.execute(sql: "INSERT INTO item (payload) VALUES (?)", arguments: [String(repeating: "x", count: 100 + id)]) }
+        }
+        let first = try connectionID(writer)
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Page 2 is the table's root, an interior b-tree page: garbage there,
+        // and a new file change counter (offset 24), so that the connection
+        // drops its page cache.
+        var damaged = original
+        for offset in 4096..<8192 { damaged[offset] = 0xA5 }
+        damaged[27] = damaged[27] &+ 1
+        try damaged.write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: DatabaseError.self) {
+            try writer.read { db in try Int.fetchOne(db, sql: "SELECT sum(length(payload)) FROM item") }
+        }
+        #expect(error.isCorrupt)
+        #expect(!error.isIOError)
+        try original.write(to: URL(fileURLWithPath: path))
+        #expect(try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 200)
+        #expect(try connectionID(writer) != first)
+    }
+
+    @Test("A file that is not a database throws isCorrupt at open")
+    func notADatabase() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: DatabaseError.self) { try DatabaseQueue(path: path) }
+        #expect(error.resultCode == .SQLITE_NOTADB)
+        #expect(error.isCorrupt)
+    }
+
+    @Test("isCorrupt and isIOError are SQLite's only")
+    func serverErrorsAreNeitherCorruptNorIO() {
+        let lost = DatabaseError(sqlState: "08006", message: "connection lost")
+        #expect(lost.isConnectionError)
+        #expect(!lost.isIOError)
+        #expect(!lost.isCorrupt)
+        #expect(DatabaseError(resultCode: ResultCode(rawValue: 10 | (4 << 8)), message: "fsync").isIOError)
+        #expect(DatabaseError(resultCode: .SQLITE_CORRUPT, message: "damaged").isCorrupt)
+        #expect(!DatabaseError(resultCode: .SQLITE_FULL, message: "full").isIOError)
+    }
+
+    @Test("An in-memory database keeps its only connection after an error that would discard a file's")
+    func inMemoryConnectionIsKept() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+        let first = try connectionID(queue)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO item (id) VALUES (1)")
+            _ = db.makeError(code: SQLITE_IOERR, sql: nil)
+            #expect(db.discardReason == nil)
+        }
+        #expect(try connectionID(queue) == first)
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 1)
+    }
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# postgres-ran.sh: fails unless the PostgreSQL tests ran in a `swift test`
+# run, from the output of that run (LOG). `.ci/run` calls it after
+# `swift test`, with QUARRY_POSTGRES_URL set: without it a run where the
+# PostgreSQL cases quietly did not run (the server unset, the suites
+# disabled) would pass.
+#
+# It checks that:
+# - the tally that the test process prints at exit ("Shared suites: … N on
+#   PostgreSQL", Tests/QuarryTests/Support/TestBackends.swift) is there and N
+#   is at least MINIMUM (default 200: 288 shared test functions run on
+#   PostgreSQL, see scripts/shared-suites.sh);
+# - no PostgreSQL suite printed that it skipped (PostgresTestServer.swift:
+#   "… skipped: QUARRY_POSTGRES_URL is not set").
+#
+#   swift test 2>&1 | tee test.log; bash scripts/postgres-ran.sh test.log [MINIMUM]
+set -euo pipefail
+log=${1:?usage: postgres-ran.sh LOG [MINIMUM]}
+minimum=${2:-200}
+
+tally=$(grep -E '^Shared suites: ' "$log" | tail -1 || true)
+if [ -z "$tally" ]; then
+    echo "postgres-ran: FAIL: no \"Shared suites:\" line in $log (did the QuarryTests process run to its end?)"
+    exit 1
+fi
+echo "postgres-ran: $tally"
+postgres=$(echo "$tally" | sed -nE 's/.*, ([0-9]+) on PostgreSQL.*/\1/p')
+if [ -z "$postgres" ]; then
+    echo "postgres-ran: FAIL: cannot read the PostgreSQL count in: $tally"
+    exit 1
+fi
+if [ "$postgres" -lt "$minimum" ]; then
+    echo "postgres-ran: FAIL: $postgres shared test cases ran on PostgreSQL, at least $minimum expected"
+    exit 1
+fi
+skipped=$(grep -E 'skipped: QUARRY_POSTGRES_URL is not set' "$log" | sort -u || true)
+if [ -n "$skipped" ]; then
+    echo "postgres-ran: FAIL: PostgreSQL suites skipped:"
+    echo "$skipped"
+    exit 1
+fi
+echo "postgres-ran: OK ($postgres shared test cases on PostgreSQL, at least $minimum; no PostgreSQL suite skipped)"
