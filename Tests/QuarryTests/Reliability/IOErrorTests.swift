@@ -137,7 +137,8 @@ final class IOErrorHarness {
         var configuration = Configuration()
         // A lock that stays refused ends in SQLITE_BUSY quickly.
         configuration.busyTimeout = .milliseconds(50)
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        configuration.acceptsURIFilenames = true
+        configuration.synchronous = .full
         if !usesWAL { configuration.journalMode = .delete }
         let path = directory.path(usesWAL ? "io-pool.sqlite" : "io-queue.sqlite")
         let uri = FaultVFS.uri(path)
@@ -146,6 +147,7 @@ final class IOErrorHarness {
             : try DatabaseQueue(path: uri, configuration: configuration)
         var destinationConfiguration = Configuration()
         destinationConfiguration.busyTimeout = .milliseconds(50)
+        destinationConfiguration.acceptsURIFilenames = true
         destinationConfiguration.journalMode = .delete
         backupDestination = try DatabaseQueue(
             path: FaultVFS.uri(directory.path(usesWAL ? "io-pool-copy.sqlite" : "io-queue-copy.sqlite")),

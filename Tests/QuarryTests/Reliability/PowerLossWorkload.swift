@@ -14,15 +14,14 @@ import Glibc
 struct PowerLossSetting: Hashable, CustomStringConvertible, Sendable {
     /// WAL through a DatabasePool, or a rollback journal (DELETE) through a DatabaseQueue.
     var usesWAL: Bool
-    /// `FULL`, `NORMAL` or `EXTRA`.
-    var synchronous: String
+    var synchronous: SynchronousMode
 
-    var description: String { "\(usesWAL ? "WAL pool" : "rollback-journal queue"), synchronous=\(synchronous)" }
+    var description: String { "\(usesWAL ? "WAL pool" : "rollback-journal queue"), synchronous=\(synchronous.rawValue)" }
 
-    static let walFull = PowerLossSetting(usesWAL: true, synchronous: "FULL")
-    static let walNormal = PowerLossSetting(usesWAL: true, synchronous: "NORMAL")
-    static let rollbackFull = PowerLossSetting(usesWAL: false, synchronous: "FULL")
-    static let rollbackExtra = PowerLossSetting(usesWAL: false, synchronous: "EXTRA")
+    static let walFull = PowerLossSetting(usesWAL: true, synchronous: .full)
+    static let walNormal = PowerLossSetting(usesWAL: true, synchronous: .normal)
+    static let rollbackFull = PowerLossSetting(usesWAL: false, synchronous: .full)
+    static let rollbackExtra = PowerLossSetting(usesWAL: false, synchronous: .extra)
     static let all: [PowerLossSetting] = [.walFull, .walNormal, .rollbackFull, .rollbackExtra]
 }
 
@@ -165,11 +164,9 @@ struct PowerLossRound {
     mutating func run() throws -> PowerLossRoundLog {
         let log = UncheckedBox(PowerLossRoundLog())
         var configuration = Configuration()
-        let synchronous = setting.synchronous
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
-            try db.execute(sql: "PRAGMA cache_size = 16")
-        }
+        configuration.acceptsURIFilenames = true
+        configuration.synchronous = setting.synchronous
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = 16") }
         configuration.busyTimeout = .seconds(2)
         if !setting.usesWAL { configuration.journalMode = .delete }
         let uri = FaultVFS.uri(path)
@@ -182,6 +179,14 @@ struct PowerLossRound {
             try powerLossMigrator(log).migrate(opened)
             if let inFlight = log.value.inFlight { log.value.acknowledged.append(inFlight) }
             log.value.inFlight = nil
+            if let pool = opened as? DatabasePool {
+                // As an application would after migrating: a checkpoint, which
+                // makes the migrations durable under synchronous = NORMAL too.
+                log.value.inFlight = .write(.checkpoint)
+                try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+                log.value.acknowledged.append(.write(.checkpoint))
+                log.value.inFlight = nil
+            }
             for _ in 0..<writes {
                 try step(opened, log)
             }
