@@ -22,7 +22,13 @@ struct PowerLossSetting: Hashable, CustomStringConvertible, Sendable {
     static let walNormal = PowerLossSetting(usesWAL: true, synchronous: .normal)
     static let rollbackFull = PowerLossSetting(usesWAL: false, synchronous: .full)
     static let rollbackExtra = PowerLossSetting(usesWAL: false, synchronous: .extra)
-    static let all: [PowerLossSetting] = [.walFull, .walNormal, .rollbackFull, .rollbackExtra]
+    static let rollbackNormal = PowerLossSetting(usesWAL: false, synchronous: .normal)
+    static let all: [PowerLossSetting] = [.walFull, .walNormal, .rollbackFull, .rollbackExtra, .rollbackNormal]
+
+    /// Whether SQLite promises an intact file after a power cut: not with a
+    /// rollback journal and NORMAL (the journal is synced once, not before
+    /// its header is rewritten), whose damage is counted instead.
+    var promisesIntegrity: Bool { usesWAL || synchronous != .normal }
 }
 
 /// The parameters of the in-process workload: those of the crash writer, smaller.
