@@ -186,8 +186,10 @@ static FaultPath *trackPath(const char *name) {
     }
     path = &paths[pathCount];
     memset(path, 0, sizeof *path);
-    path->name = strdup(name);
+    size_t length = strlen(name) + 1;
+    path->name = malloc(length);
     if (path->name == NULL) return NULL;
+    memcpy(path->name, name, length);
     struct stat info;
     if (stat(name, &info) == 0) {
         FaultInode *inode = inodeFromDisk(name);

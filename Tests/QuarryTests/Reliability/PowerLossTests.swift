@@ -187,6 +187,19 @@ struct PowerLossRunner {
                 let lost = log.acknowledged.suffix(verdict.lostWrites).map(String.init(describing:))
                 throw CrashSupportError(description: "\(label): \(verdict.lostWrites) acknowledged writes lost: \(lost.prefix(5))")
             }
+            // WAL, any setting: a checkpoint syncs the WAL and the database, so
+            // nothing acknowledged before the last acknowledged checkpoint is lost.
+            if setting.usesWAL, let last = log.acknowledged.lastIndex(where: {
+                if case .write(.checkpoint) = $0 { return true }
+                return false
+            }), verdict.keptSteps <= last {
+                throw CrashSupportError(description: "\(label): the file lost writes acknowledged before the checkpoint at step \(last) (it holds \(verdict.keptSteps) steps)")
+            }
+            // A rollback journal with FULL: the journal's deletion is not
+            // synced, so a cut may bring it back and undo the last commit; never more.
+            if setting == .rollbackFull, verdict.lostWrites > 1 {
+                throw CrashSupportError(description: "\(label): \(verdict.lostWrites) acknowledged writes lost, more than the last commit")
+            }
             model = verdict.snapshot.state
             recorded = verdict.snapshot.recordedMigrations
         }
@@ -211,7 +224,9 @@ struct PowerLossRunner {
 ///   is lost. With WAL and `NORMAL`, and with a rollback journal and `FULL`
 ///   (SQLite deletes the journal without syncing the directory: the deletion
 ///   may be undone, and the journal, hot again, rolls the last commit back),
-///   the losses are counted and printed.
+///   the losses are counted and printed; with WAL, nothing acknowledged
+///   before the last acknowledged checkpoint is lost, and with a rollback
+///   journal and FULL, at most the last commit is.
 ///
 /// A fifth setting, a rollback journal with `synchronous = NORMAL`, is
 /// measured only: SQLite does not promise an intact file there, and the

@@ -315,6 +315,8 @@ struct PowerLossVerdict {
     var lostWrites: Int
     var checkedWrites: Int
     var inFlightCommitted: Bool
+    /// How many of the acknowledged steps (checkpoints included) the file holds.
+    var keptSteps: Int
     var snapshot: CrashFileSnapshot
 }
 
@@ -390,5 +392,6 @@ func verifyPowerLoss(
         if case .write(.checkpoint) = $0 { return false }
         return true
     }.count
-    return PowerLossVerdict(lostWrites: lost, checkedWrites: checked, inFlightCommitted: match.inFlight, snapshot: snapshot)
+    return PowerLossVerdict(
+        lostWrites: lost, checkedWrites: checked, inFlightCommitted: match.inFlight, keptSteps: match.kept, snapshot: snapshot)
 }
