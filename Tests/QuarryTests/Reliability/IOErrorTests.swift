@@ -15,6 +15,9 @@ import Testing
 /// An operation under test.
 enum IOErrorOperation: String, CaseIterable, CustomStringConvertible, Sendable {
     case writeTransaction = "write transaction (insert + update)"
+    /// 300 rows of 400 bytes with a 10-page cache: pages reach the file (or
+    /// the WAL) before the commit, so that a rollback must write too.
+    case spillingWrite = "write transaction larger than the page cache"
     case read
     case checkpoint = "checkpoint (truncate)"
     case migration
@@ -139,6 +142,7 @@ final class IOErrorHarness {
         configuration.busyTimeout = .milliseconds(50)
         configuration.acceptsURIFilenames = true
         configuration.synchronous = .full
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = 10") }
         if !usesWAL { configuration.journalMode = .delete }
         let path = directory.path(usesWAL ? "io-pool.sqlite" : "io-queue.sqlite")
         let uri = FaultVFS.uri(path)
@@ -154,7 +158,9 @@ final class IOErrorHarness {
             configuration: destinationConfiguration)
         try writer.write { db in
             try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)")
+            try db.execute(sql: "CREATE TABLE bulk (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)")
         }
+        rows[Self.bulkCountKey] = 0
         for _ in 0..<20 { try acknowledgedInsert() }
     }
 
@@ -164,9 +170,14 @@ final class IOErrorHarness {
         backupDestination.close()
     }
 
+    /// The key under which `rows` holds the row count of table `bulk`
+    /// (item identifiers count up from 1).
+    static let bulkCountKey = Int64.max
+
     private static func fetchRows(_ db: Database) throws -> [Int64: Int64] {
         var result: [Int64: Int64] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, value FROM item") { result[try row[0]] = try row[1] }
+        result[bulkCountKey] = try Int64.fetchOne(db, sql: "SELECT count(*) FROM bulk")
         return result
     }
 
@@ -227,12 +238,22 @@ final class IOErrorHarness {
         case .writeTransaction:
             let id = nextID
             expectedAfter[id] = -id
-            let updated = before.keys.min() ?? 1
+            let updated = before.keys.min() ?? 1  // an item (the bulk count's key is the largest)
             expectedAfter[updated] = (before[updated] ?? 0) + 1
             action = {
                 try writer.write { db in
                     try db.execute(sql: "INSERT INTO item (id, value) VALUES (?, ?)", arguments: [id, -id])
                     try db.execute(sql: "UPDATE item SET value = value + 1 WHERE id = ?", arguments: [updated])
+                }
+            }
+        case .spillingWrite:
+            expectedAfter[Self.bulkCountKey] = (before[Self.bulkCountKey] ?? 0) + 300
+            let payload = String(repeating: "p", count: 400)
+            action = {
+                try writer.write { db in
+                    for _ in 0..<300 {
+                        try db.execute(sql: "INSERT INTO bulk (payload) VALUES (?)", arguments: [payload])
+                    }
                 }
             }
         case .read:
@@ -461,6 +482,7 @@ struct IOErrorMismatch: Error, CustomStringConvertible {
     }
 
     @Test func writeTransaction() async throws { try await sweep(.writeTransaction) }
+    @Test func spillingWrite() async throws { try await sweep(.spillingWrite) }
     @Test func read() async throws { try await sweep(.read) }
     @Test func checkpoint() async throws { try await sweep(.checkpoint, walOnly: true) }
     @Test func migration() async throws { try await sweep(.migration) }
