@@ -1,7 +1,8 @@
 // I/O-error tests: through the quarry-fault VFS, every call of every kind
 // (read, write, sync, truncate, delete, lock, shared-memory map and lock,
-// file size, access, open) that a write transaction, a read, a checkpoint, a
-// migration or a backup makes is failed in turn, once or for good, with an
+// file size, access, open) that a write transaction (small, or larger than
+// the page cache), a read, a checkpoint, a migration or a backup makes is
+// failed in turn, once or for good, with an
 // I/O error, SQLITE_FULL or SQLITE_BUSY; the operation must throw a
 // DatabaseError of that family and leave the data as before, and the pool or
 // queue must go on serving once the fault is cleared.
@@ -479,6 +480,61 @@ struct IOErrorMismatch: Error, CustomStringConvertible {
         }
         #expect(code != nil, "the failed read threw nothing")
         #expect(rows == 1)
+    }
+
+    /// A write transaction whose pages spilled to the file fails (its
+    /// closure throws) while every write fails: the ROLLBACK, which must
+    /// write the journal's pages back, fails too. Once the fault is cleared
+    /// the queue must serve again: no transaction left open on its
+    /// connection, none of the failed transaction's rows, the next write and
+    /// read succeed. (The path of the known bug "a failed ROLLBACK is
+    /// swallowed and the connection returns inside a transaction".)
+    @Test func aFailedRollbackLeavesNoTransactionOpen() async throws {
+        struct Abandon: Error {}
+        let directory = try TemporaryDirectory()
+        let (thrown, hits, openAfter, rows, nextWrite) = try await FaultVFS.exclusively {
+            () -> (String, Int, Bool?, Int?, String) in
+            FaultVFS.setRealSyncs(false)
+            defer { FaultVFS.setRealSyncs(true) }
+            var configuration = Configuration()
+            configuration.acceptsURIFilenames = true
+            configuration.journalMode = .delete
+            configuration.busyTimeout = .milliseconds(50)
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = 10") }
+            let queue = try DatabaseQueue(path: FaultVFS.uri(directory.path()), configuration: configuration)
+            defer { queue.close() }
+            try queue.write { db in try db.execute(sql: "CREATE TABLE bulk (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)") }
+            let payload = String(repeating: "r", count: 400)
+            var thrown = "nothing"
+            do {
+                try queue.write { db in
+                    for _ in 0..<300 { try db.execute(sql: "INSERT INTO bulk (payload) VALUES (?)", arguments: [payload]) }
+                    FaultVFS.fail(.write, nth: 1, code: FaultVFS.Kind.write.ioErrorCode, persistent: true)
+                    throw Abandon()
+                }
+            } catch {
+                thrown = "\(type(of: error))"
+            }
+            let hits = FaultVFS.faultHits
+            FaultVFS.clearFault()
+            let openAfter = try? queue.writeWithoutTransaction { db in db.isInsideTransaction }
+            let rows = try? queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM bulk") }
+            var nextWrite = "succeeded"
+            do {
+                try queue.write { db in try db.execute(sql: "INSERT INTO bulk (payload) VALUES ('after')") }
+            } catch {
+                nextWrite = "\(error)"
+            }
+            queue.close()
+            try FaultVFS.forgetFiles()
+            return (thrown, hits, openAfter, rows, nextWrite)
+        }
+        #expect(thrown == "Abandon")
+        // The rollback did try to write, and failed.
+        #expect(hits > 0)
+        #expect(openAfter == false)
+        #expect(rows == 0)
+        #expect(nextWrite == "succeeded")
     }
 
     @Test func writeTransaction() async throws { try await sweep(.writeTransaction) }
