@@ -34,6 +34,10 @@ struct PowerLossFigures: Sendable {
     var cutsInsideMigrations = 0
     /// Rounds that ended their writes before the chosen call: cut at rest.
     var cutsAtRest = 0
+    /// Cuts before a later round's first step: while it reopened the file
+    /// (the rollback of a hot journal left by the previous cut, the journal
+    /// mode, the migrator's own table) or at its first write.
+    var cutsWhileOpening = 0
     var acknowledgedChecked = 0
     var lostWrites = 0
     var cutsLosingWrites = 0
@@ -69,7 +73,7 @@ struct PowerLossOutcome: Sendable {
                 damage = "; damaged files (integrity or a partial state) \(f.damagedFiles)" + first
             }
             lines.append("power-loss: \(setting): \(f.cuts) cuts (\(f.cutsInsideMigrations) inside migrations, "
-                + "\(f.cutsAtRest) at rest), \(f.acknowledgedChecked) acknowledged writes checked, \(f.lostWrites) lost "
+                + "\(f.cutsAtRest) at rest, \(f.cutsWhileOpening) before the round's first step: reopening, recovery), \(f.acknowledgedChecked) acknowledged writes checked, \(f.lostWrites) lost "
                 + "in \(f.cutsLosingWrites) cuts (at most \(f.mostLostByOneCut) by one cut), "
                 + "write in flight found committed \(f.inFlightCommitted) times" + damage)
         }
@@ -139,7 +143,11 @@ struct PowerLossRunner {
         var recorded: [String] = []
         for roundIndex in 0..<plan.roundsPerFile where outcome.cuts < plan.cuts && Date() < deadline {
             let estimate = callEstimates[setting] ?? 600
-            let cutAt = random.int(in: 1...max(1, estimate))
+            // One round in four after the first cuts within its first calls:
+            // while the file recovers from the previous cut (a hot journal
+            // rolled back) or at its first write.
+            let cutsEarly = roundIndex > 0 && random.int(in: 0...3) == 0
+            let cutAt = cutsEarly ? random.int(in: 1...6) : random.int(in: 1...max(1, estimate))
             let label = "seed \(plan.seed), file \(fileIndex) (\(setting)), round \(roundIndex), cut at mutating call \(cutAt)"
             FaultVFS.resetCounters()
             FaultVFS.seed(random.next())
@@ -164,10 +172,22 @@ struct PowerLossRunner {
                 throw CrashSupportError(description: "\(label): \(FaultVFS.openFileCount) files of the VFS are still open after close()")
             }
             try FaultVFS.writePowerLossImage()
+            // The check reads a copy: the file itself keeps its hot journal or
+            // its WAL, so that the next round recovers it through the VFS,
+            // where its cut may land inside the recovery.
+            let checkPath = directory.path("check-\(fileIndex).sqlite")
+            let suffixes = ["", "-wal", "-journal"]
+            for suffix in suffixes where FileManager.default.fileExists(atPath: path + suffix) {
+                try FileManager.default.copyItem(atPath: path + suffix, toPath: checkPath + suffix)
+            }
+            defer {
+                for suffix in suffixes + ["-shm"] { try? FileManager.default.removeItem(atPath: checkPath + suffix) }
+            }
+            if log.acknowledged.isEmpty, log.inFlight == nil, roundIndex > 0 { figures.cutsWhileOpening += 1 }
             let verdict: PowerLossVerdict
             do {
                 verdict = try verifyPowerLoss(
-                    path: path, setting: setting, model: model, recorded: recorded, log: log, label: label)
+                    path: checkPath, setting: setting, model: model, recorded: recorded, log: log, label: label)
             } catch let error where !setting.promisesIntegrity {
                 figures.cuts += 1
                 figures.damagedFiles += 1
@@ -258,6 +278,7 @@ struct PowerLossRunner {
         #expect(outcome.figures.values.reduce(0) { $0 + $1.cutsInsideMigrations } > 0)
         #expect(outcome.figures.values.reduce(0) { $0 + $1.acknowledgedChecked } > 0)
         #expect((outcome.vfs[.writesTorn] ?? 0) > 0)
+        #expect(outcome.figures.values.reduce(0) { $0 + $1.cutsWhileOpening } > 0)
         #expect((outcome.vfs[.directoryChangesUndone] ?? 0) > 0)
         // The settings that promise durability kept every acknowledged write
         // (each loss is also a failure above, with its details).
