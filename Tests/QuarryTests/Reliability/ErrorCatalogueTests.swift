@@ -837,6 +837,33 @@ struct ErrorCatalogueTests {
             Self.show("not a database", notADatabase)
             #expect(notADatabase.resultCode == .SQLITE_NOTADB)
             #expect(notADatabase.description == "SQLite error 26: could not open database at \(garbage): file is not a database — while executing `SELECT count(*) FROM sqlite_master`")
+            #expect(notADatabase.isCorrupt)
         }
+
+        let uri = "file:\(directory.path())?vfs=unix-none"
+        let uriRefused = try #require(throws: DatabaseError.self) { _ = try DatabasePool(path: uri) }
+        Self.show("uri refused", uriRefused)
+        #expect(uriRefused.description == "SQLite error 14: could not open database at \(uri): a path that begins with \"file:\" is a URI filename, which Configuration.acceptsURIFilenames must allow")
+    }
+
+    /// A page of a live database overwritten behind the connection's back.
+    @Test func damagedFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, payload TEXT)")
+            for id in 1...200 { try db.execute(sql: "INSERT INTO item (payload) VALUES (?)", arguments: [String(repeating: "x", count: 100 + id)]) }
+        }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for offset in 4096..<8192 { bytes[offset] = 0xA5 }
+        bytes[27] = bytes[27] &+ 1
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let corrupt = try #require(throws: DatabaseError.self) {
+            try queue.read { db in try Int.fetchOne(db, sql: "SELECT sum(length(payload)) FROM item") }
+        }
+        Self.show("corrupt", corrupt)
+        #expect(corrupt.isCorrupt)
+        #expect(corrupt.description == "SQLite error 11: database disk image is malformed — while executing `SELECT sum(length(payload)) FROM item`")
     }
 }
