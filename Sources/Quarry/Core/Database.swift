@@ -419,10 +419,19 @@ public final class Database {
     /// When the schema changes (`PRAGMA schema_version`), the cache is emptied.
     public func cachedStatement(sql: String) throws -> Statement {
         // After a schema change, cached statements are dropped: their column
-        // names and record layouts may no longer match (see RecordCache). When
-        // the check cannot run (a locked file, say), the statement itself
-        // reports the problem, with its own SQL.
-        _ = try? checkSchemaVersion()
+        // names and record layouts may no longer match (see RecordCache).
+        do {
+            try checkSchemaVersion()
+        } catch let error as DatabaseError where error.isBusy || error.resultCode == .SQLITE_LOCKED {
+            // A locked file: the statement meets the same lock, and reports
+            // it with its own SQL.
+        } catch let error as DatabaseError {
+            // Any other failure (an I/O error, a damaged file, no memory) is
+            // thrown as it is: SQLite may have rolled the transaction back,
+            // and the statement would only say so (SQLITE_ABORT), not why.
+            // It names the statement that was asked for.
+            throw DatabaseError(resultCode: error.extendedResultCode, message: error.message, sql: sql)
+        }
         return try cachedStatementWithoutSchemaCheck(sql: sql)
     }
 
