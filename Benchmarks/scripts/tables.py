@@ -26,6 +26,13 @@ SEAM_RUNS = ROOT / "Benchmarks" / "results" / "seam-before-after"
 POSTGRES_RUNS = ROOT / "Benchmarks" / "results" / "postgres" / "before-after"
 POSTGRES_ACCESS = ROOT / "Benchmarks" / "results" / "postgres" / "access-cost.csv"
 
+# Issue 36's long reliability runs (power cuts, injected I/O errors, capped
+# heaps: one row per run, written by hand from the run's printed summary)
+# and the fuzzing runs (one row per target and run, appended by
+# scripts/fuzz.sh --long).
+RELIABILITY_RUNS = ROOT / "Benchmarks" / "results" / "reliability" / "long-runs.csv"
+FUZZ_RUNS = ROOT / "Fuzz" / "results" / "fuzz-runs.csv"
+
 # The README's words for each workload, by its number.
 README_NAMES = {
     "1": "insert 100k records",
@@ -167,6 +174,28 @@ def postgres_access_table(path):
     return out
 
 
+def reliability_table(path):
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    out = ["| Long run | Date (commit) | Duration | Measured |", "|---|---|---:|---|"]
+    for row in rows:
+        out.append(f"| {row['run']} | {row['date']} (`{row['commit']}`) | {row['seconds']} s | {row['measured']} |")
+    out += ["", f"From `{path.relative_to(ROOT)}`; each row is one run of the long mode on 2 cores."]
+    return out
+
+
+def fuzz_table(path):
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    out = ["| Target | Date (commit) | Seconds | Executions | Corpus entries | Crashes found | Fixed |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        out.append(f"| {row['target']} | {row['date'][:10]} (`{row['commit']}`) | {row['seconds']} | "
+                   f"{int(row['executions']):,} | {row['corpus_entries']} | {row['crashes_found']} | {row['crashes_fixed']} |")
+    out += ["", f"From `{path.relative_to(ROOT)}` (`scripts/fuzz.sh --long`)."]
+    return out
+
+
 def replace_region(text, name, lines, path):
     start_marker = f"<!-- tables.py: {name} -->"
     end_marker = "<!-- /tables.py -->"
@@ -191,6 +220,8 @@ def main():
     ]
     targets.append((ROOT / "Benchmarks" / "README.md", "postgres-before-after", postgres_table(POSTGRES_RUNS)))
     targets.append((ROOT / "Benchmarks" / "README.md", "postgres-access", postgres_access_table(POSTGRES_ACCESS)))
+    targets.append((ROOT / "README.md", "reliability-long-runs", reliability_table(RELIABILITY_RUNS)))
+    targets.append((ROOT / "README.md", "fuzz-runs", fuzz_table(FUZZ_RUNS)))
     stale = []
     for path, name, lines in targets:
         text = path.read_text(encoding="utf-8")
