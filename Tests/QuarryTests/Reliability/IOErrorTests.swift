@@ -449,10 +449,13 @@ struct IOErrorMismatch: Error, CustomStringConvertible {
 
     /// The smallest case of the known bug that the `read` sweep shows: the
     /// first read of a read transaction fails; the caller must get that I/O
-    /// error. Today `Database.cachedStatement` swallows the error of its
-    /// schema-version check (`try?`), SQLite has rolled the transaction back,
-    /// the query runs outside of it, and the caller gets SQLITE_ABORT ("the
-    /// transaction was rolled back before its closure returned").
+    /// error. Today
+    /// `Database.cachedStatement` swallows the error of its schema-version
+    /// check (`try?`); SQLite has rolled the transaction back, the query runs
+    /// outside of it, and the caller gets SQLITE_ABORT ("the transaction was
+    /// rolled back before its closure returned"). The data is safe, and the
+    /// next accesses succeed. (In a write transaction, `BEGIN IMMEDIATE`
+    /// reads first and reports the error itself.)
     @Test func aFailedFirstReadIsReportedAsAnIOError() async throws {
         let directory = try TemporaryDirectory()
         let (code, rows) = try await FaultVFS.exclusively { () -> (ResultCode?, Int?) in
@@ -471,6 +474,7 @@ struct IOErrorMismatch: Error, CustomStringConvertible {
             }
             FaultVFS.clearFault()
             let rows = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }
+            try queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (0)") }
             queue.close()
             try FaultVFS.forgetFiles()
             return (code, rows)
