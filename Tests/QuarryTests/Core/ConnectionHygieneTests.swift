@@ -42,6 +42,39 @@ struct ConnectionHygieneTests {
         #expect(try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") } == 1)
     }
 
+    @Test("A connection whose ROLLBACK failed is discarded: the next write is not undone later", arguments: WriterKind.allCases)
+    func failedRollbackDiscardsTheConnection(kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let writer = try kind.open(path: path)
+        try writer.write { db in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+        let first = try connectionID(writer)
+        struct Failure: Error {}
+        #expect(throws: Failure.self) {
+            try writer.write { db in
+                try db.execute(sql: "INSERT INTO item (id) VALUES (1)")
+                // From now on this connection's ROLLBACK fails to compile
+                // (SQLITE_AUTH) and leaves the transaction open: the state
+                // that an I/O error cannot reach with SQLite 3.40, which
+                // resets autocommit even when its rollback fails.
+                db.userAuthorizer = { action, target, _, _ in
+                    guard action == SQLITE_TRANSACTION, let target, String(cString: target) == "ROLLBACK" else { return SQLITE_OK }
+                    return SQLITE_DENY
+                }
+                db.expireStatements()
+                throw Failure()
+            }
+        }
+        // Before issue 36, this write ran as a savepoint inside the stale
+        // transaction, reported success, and was undone with it.
+        try writer.write { db in try db.execute(sql: "INSERT INTO item (id) VALUES (2)") }
+        #expect(try connectionID(writer) != first)
+        if let queue = writer as? DatabaseQueue { queue.close() }
+        if let pool = writer as? DatabasePool { pool.close() }
+        let reopened = try DatabaseQueue(path: path)
+        #expect(try reopened.read { db in try Int.fetchAll(db, sql: "SELECT id FROM item ORDER BY id") } == [2])
+    }
+
     @Test("Transaction observers move to the connection that replaces the writer", arguments: WriterKind.allCases)
     func observersSurviveReplacement(kind: WriterKind) throws {
         let directory = try TemporaryDirectory()

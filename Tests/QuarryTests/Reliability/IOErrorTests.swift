@@ -433,29 +433,24 @@ struct IOErrorMismatch: Error, CustomStringConvertible {
                 + "\(figures.committedDespiteError) committed despite the error; codes \(figures.observedCodes.sorted { $0.key < $1.key }); "
                 + "calls by kind \(figures.calls.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
             print("io-error: \(operation) on \(label): slowest faults \(figures.durations.map { "\($0.0) \(($0.1 * 100).rounded() / 100) s" }.joined(separator: "; ")); "
-                + "\(figures.knownBugs.count) failure points show the known bug of the swallowed schema-check error")
+                + "\(figures.knownBugs.count) failure points show the fixed bug of the swallowed schema-check error (SQLITE_ABORT instead of the I/O error)")
             #expect(figures.failures.isEmpty, "\(label): \(figures.failures.joined(separator: "\n"))")
-            withKnownIssue(
-                "bug: Database.cachedStatement swallows the I/O error of its schema-version check; SQLite has rolled the transaction back and the caller gets SQLITE_ABORT instead of the I/O error",
-                isIntermittent: true
-            ) {
-                #expect(figures.knownBugs.isEmpty, "\(label): \(figures.knownBugs.prefix(3).joined(separator: "\n"))")
-            }
+            // Fixed in issue 36: the schema-version check threw nothing.
+            #expect(figures.knownBugs.isEmpty, "\(label): \(figures.knownBugs.prefix(3).joined(separator: "\n"))")
             #expect(figures.failurePoints > 0)
             #expect(figures.errorsThrown > 0)
             #expect(integrity == ["ok"], "\(label)")
         }
     }
 
-    /// The smallest case of the known bug that the `read` sweep shows: the
-    /// first read of a read transaction fails; the caller must get that I/O
-    /// error. Today
-    /// `Database.cachedStatement` swallows the error of its schema-version
-    /// check (`try?`); SQLite has rolled the transaction back, the query runs
-    /// outside of it, and the caller gets SQLITE_ABORT ("the transaction was
-    /// rolled back before its closure returned"). The data is safe, and the
-    /// next accesses succeed. (In a write transaction, `BEGIN IMMEDIATE`
-    /// reads first and reports the error itself.)
+    /// Regression test of the bug the `read` sweep found: the first read of
+    /// a read transaction fails; the caller must get that I/O error. Before
+    /// issue 36, `Database.cachedStatement` swallowed the error of its
+    /// schema-version check (`try?`); SQLite had rolled the transaction back,
+    /// the query ran outside of it, and the caller got SQLITE_ABORT ("the
+    /// transaction was rolled back before its closure returned"). (In a
+    /// write transaction, `BEGIN IMMEDIATE` reads first and reports the
+    /// error itself.)
     @Test func aFailedFirstReadIsReportedAsAnIOError() async throws {
         let directory = try TemporaryDirectory()
         let (code, rows) = try await FaultVFS.exclusively { () -> (ResultCode?, Int?) in
@@ -479,9 +474,7 @@ struct IOErrorMismatch: Error, CustomStringConvertible {
             try FaultVFS.forgetFiles()
             return (code, rows)
         }
-        withKnownIssue("bug: Database.cachedStatement swallows the I/O error of its schema-version check (SQLITE_ABORT is thrown instead)") {
-            #expect(code == .SQLITE_IOERR)
-        }
+        #expect(code == .SQLITE_IOERR)
         #expect(code != nil, "the failed read threw nothing")
         #expect(rows == 1)
     }
