@@ -44,6 +44,9 @@ struct PowerLossFigures: Sendable {
     var mostLostByOneCut = 0
     var inFlightCommitted = 0
     /// Cuts after which the file failed a check, where SQLite does not promise it.
+    /// Cuts after which migrations undone by an earlier cut came back (WAL
+    /// with NORMAL only; see `verifyPowerLoss`).
+    var migrationsCameBack = 0
     var damagedFiles = 0
     var firstDamage: String?
 }
@@ -75,7 +78,8 @@ struct PowerLossOutcome: Sendable {
             lines.append("power-loss: \(setting): \(f.cuts) cuts (\(f.cutsInsideMigrations) inside migrations, "
                 + "\(f.cutsAtRest) at rest, \(f.cutsWhileOpening) before the round's first step: reopening, recovery), \(f.acknowledgedChecked) acknowledged writes checked, \(f.lostWrites) lost "
                 + "in \(f.cutsLosingWrites) cuts (at most \(f.mostLostByOneCut) by one cut), "
-                + "write in flight found committed \(f.inFlightCommitted) times" + damage)
+                + "write in flight found committed \(f.inFlightCommitted) times"
+                + (setting == .walNormal ? ", migrations undone by an earlier cut came back \(f.migrationsCameBack) times" : "") + damage)
         }
         lines.append("power-loss: replay with QUARRY_POWER_SEED=\(plan.seed)\(plan.isLong ? " QUARRY_LONG_TESTS=1" : "") "
             + "swift test --filter PowerLossTests")
@@ -141,6 +145,7 @@ struct PowerLossRunner {
 
         var model = CrashState()
         var recorded: [String] = []
+        var earlierMigrations: Set<String> = []
         for roundIndex in 0..<plan.roundsPerFile where outcome.cuts < plan.cuts && Date() < deadline {
             let estimate = callEstimates[setting] ?? 600
             // One round in four after the first cuts within its first calls:
@@ -187,7 +192,8 @@ struct PowerLossRunner {
             let verdict: PowerLossVerdict
             do {
                 verdict = try verifyPowerLoss(
-                    path: checkPath, setting: setting, model: model, recorded: recorded, log: log, label: label)
+                    path: checkPath, setting: setting, model: model, recorded: recorded, log: log, label: label,
+                    earlierMigrations: earlierMigrations)
             } catch let error where !setting.promisesIntegrity {
                 figures.cuts += 1
                 figures.damagedFiles += 1
@@ -220,8 +226,13 @@ struct PowerLossRunner {
             if setting == .rollbackFull, verdict.lostWrites > 1 {
                 throw CrashSupportError(description: "\(label): \(verdict.lostWrites) acknowledged writes lost, more than the last commit")
             }
+            if verdict.migrationsCameBack { figures.migrationsCameBack += 1 }
+            outcome.figures[setting] = figures
             model = verdict.snapshot.state
             recorded = verdict.snapshot.recordedMigrations
+            for event in log.acknowledged + (log.inFlight.map { [$0] } ?? []) {
+                if case .migration(let name) = event { earlierMigrations.insert(name) }
+            }
         }
     }
 }

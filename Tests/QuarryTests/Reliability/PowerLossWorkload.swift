@@ -318,13 +318,25 @@ struct PowerLossVerdict {
     /// How many of the acknowledged steps (checkpoints included) the file holds.
     var keptSteps: Int
     var snapshot: CrashFileSnapshot
+    /// Whether migrations that an earlier cut undid came back (WAL, NORMAL;
+    /// see `verifyPowerLoss`).
+    var migrationsCameBack = false
 }
 
 /// Reopens the file with the plain VFS and finds the longest prefix of the
 /// acknowledged steps that it holds; throws when it holds none (a partial
 /// or reordered state) or fails a check.
+///
+/// - parameter earlierMigrations: the migrations that earlier rounds of the
+///   file started. With WAL and `synchronous = NORMAL`, a migration whose
+///   commit a cut undid can come back: its WAL frames survived behind one
+///   that did not, and when the next round writes that frame again with the
+///   same bytes (migrations are deterministic), the checksum chain is whole
+///   again and recovery replays the frames that follow. The file then holds
+///   migrations beyond the log, each one that an earlier round ran.
 func verifyPowerLoss(
-    path: String, setting: PowerLossSetting, model: CrashState, recorded: [String], log: PowerLossRoundLog, label: String
+    path: String, setting: PowerLossSetting, model: CrashState, recorded: [String], log: PowerLossRoundLog, label: String,
+    earlierMigrations: Set<String> = []
 ) throws -> PowerLossVerdict {
     var configuration = Configuration()
     if !setting.usesWAL { configuration.journalMode = .delete }
@@ -377,7 +389,17 @@ func verifyPowerLoss(
         try applying(inFlight, &state, &migrations)
         candidates.append((state, migrations, log.acknowledged.count, true))
     }
-    guard let match = candidates.last(where: { $0.state == snapshot.state && $0.recorded == snapshot.recordedMigrations }) else {
+    var migrationsCameBack = false
+    var found = candidates.last(where: { $0.state == snapshot.state && $0.recorded == snapshot.recordedMigrations })
+    if found == nil, setting == .walNormal {
+        found = candidates.last(where: { candidate in
+            candidate.state == snapshot.state
+                && snapshot.recordedMigrations.starts(with: candidate.recorded)
+                && Set(snapshot.recordedMigrations.dropFirst(candidate.recorded.count)).isSubset(of: earlierMigrations)
+        })
+        migrationsCameBack = found != nil
+    }
+    guard let match = found else {
         let expected = candidates[candidates.count - (log.inFlight == nil ? 1 : 2)]
         throw CrashSupportError(description: """
             \(label): the file is no prefix of the acknowledged writes (migrations \(snapshot.recordedMigrations), \
@@ -393,5 +415,6 @@ func verifyPowerLoss(
         return true
     }.count
     return PowerLossVerdict(
-        lostWrites: lost, checkedWrites: checked, inFlightCommitted: match.inFlight, keptSteps: match.kept, snapshot: snapshot)
+        lostWrites: lost, checkedWrites: checked, inFlightCommitted: match.inFlight, keptSteps: match.kept, snapshot: snapshot,
+        migrationsCameBack: migrationsCameBack)
 }
