@@ -60,7 +60,7 @@ public struct Configuration: Sendable {
     /// | --- | --- | --- |
     /// | ``SynchronousMode/extra`` | every acknowledged commit | every acknowledged commit |
     /// | ``SynchronousMode/full`` | every acknowledged commit | all but possibly the last commit (`DELETE` mode) |
-    /// | ``SynchronousMode/normal`` | commits since the last checkpoint may be lost; never corrupt | may corrupt |
+    /// | ``SynchronousMode/normal`` | commits since the last WAL sync (a checkpoint) may be lost; never corrupt | may lose the last commit, and may corrupt |
     /// | ``SynchronousMode/off`` | may corrupt | may corrupt |
     public var synchronous: SynchronousMode = .full
 
