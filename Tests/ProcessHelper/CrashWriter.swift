@@ -85,9 +85,9 @@ struct CrashTransfer: Codable, FetchableRecord, PersistableRecord {
 
 // MARK: - Parameters shared with the test through the "registered" line
 
-private let crashAccountCount: Int64 = 8
-private let crashInitialBalance: Int64 = 1000
-private let crashHistoryRows = 40_000
+let crashAccountCount: Int64 = 8
+let crashInitialBalance: Int64 = 1000
+let crashHistoryRows = 40_000
 /// 12,000 rows of 200 bytes: about 2.6 MB, more than the default 2 MB page cache.
 private let crashBulkRows: Int64 = 12_000
 private let crashBulkPayloadLength = 200
@@ -134,23 +134,30 @@ private func crashHash(_ text: String) -> String {
 
 // MARK: - Migrations
 
-/// The migrations of the crash writer. Each prints `migration-start NAME`
-/// first, inside its transaction, so that the test can aim a kill at it.
-private func crashMigrator() -> DatabaseMigrator {
+/// The migrations of the crash model: the crash writer's (which prints
+/// `migration-start NAME` first, inside each migration's transaction, so that
+/// the test can aim a kill at it), and the power-loss runs' (in-process,
+/// `@testable import QuarryProcessHelper`), which record in `started` which
+/// migration runs, with fewer rows.
+func crashMigrator(
+    accountCount: Int64 = crashAccountCount, initialBalance: Int64 = crashInitialBalance,
+    historyRows: Int = crashHistoryRows,
+    started: @escaping @Sendable (String) -> Void = { say("migration-start \($0)") }
+) -> DatabaseMigrator {
     var migrator = DatabaseMigrator()
     migrator.registerMigration("createAccounts") { db in
-        say("migration-start createAccounts")
+        started("createAccounts")
         try db.create(table: "account") { t in
             t.primaryKey("id", .integer)
             t.column("name", .text).notNull()
             t.column("balance", .integer).notNull()
         }
-        for id in 1...crashAccountCount {
-            _ = try CrashAccount(id: id, name: "account \(id)", balance: crashInitialBalance).inserted(db)
+        for id in 1...accountCount {
+            _ = try CrashAccount(id: id, name: "account \(id)", balance: initialBalance).inserted(db)
         }
     }
     migrator.registerMigration("createEntries") { db in
-        say("migration-start createEntries")
+        started("createEntries")
         try db.create(table: "entry") { t in
             t.primaryKey("id", .integer)
             t.column("payload", .text).notNull()
@@ -158,7 +165,7 @@ private func crashMigrator() -> DatabaseMigrator {
         }
     }
     migrator.registerMigration("createLedger") { db in
-        say("migration-start createLedger")
+        started("createLedger")
         try db.create(table: "batch") { t in
             t.primaryKey("id", .integer)
             t.column("rowCount", .integer).notNull()
@@ -179,7 +186,7 @@ private func crashMigrator() -> DatabaseMigrator {
     }
     // The slow one: tens of thousands of rows and an index, so that kills land inside it.
     migrator.registerMigration("backfillHistory") { db in
-        say("migration-start backfillHistory")
+        started("backfillHistory")
         try db.create(table: "history") { t in
             t.primaryKey("id", .integer)
             t.column("accountID", .integer).notNull()
@@ -192,17 +199,17 @@ private func crashMigrator() -> DatabaseMigrator {
                 INSERT INTO history (id, accountID, amount, note)
                 SELECT i, i % ? + 1, i % 97, printf('history row %d of the backfill', i) FROM n
                 """,
-            arguments: [crashHistoryRows, crashAccountCount])
+            arguments: [historyRows, accountCount])
         try db.create(index: "history_on_account", on: "history", columns: ["accountID", "amount"])
     }
     // Several schema changes in one migration: all of them or none.
     migrator.registerMigration("indexLedger") { db in
-        say("migration-start indexLedger")
+        started("indexLedger")
         try db.create(index: "ledger_on_batch", on: "ledger", columns: ["batchID", "seq"])
         try db.alter(table: "transfer") { t in t.add(column: "checkedAt", .text) }
     }
     migrator.registerMigration("createBulk") { db in
-        say("migration-start createBulk")
+        started("createBulk")
         try db.create(table: "bulk") { t in
             t.autoIncrementedPrimaryKey("id")
             t.column("bulkID", .integer).notNull().indexed()

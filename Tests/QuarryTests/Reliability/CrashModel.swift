@@ -362,3 +362,20 @@ struct CrashRunLog {
         }
     }
 }
+
+extension CrashFileSnapshot {
+    /// Throws unless the file is intact: `integrity_check` is `ok`, foreign
+    /// keys hold, and no migration or batch is partial. `label` names the
+    /// file and the run in the error.
+    func checkIntact(_ label: String) throws {
+        if integrityCheck != ["ok"] {
+            throw CrashSupportError(description: "\(label): integrity_check says \(integrityCheck.prefix(5))")
+        }
+        if foreignKeyViolationCount != 0 {
+            throw CrashSupportError(description: "\(label): \(foreignKeyViolationCount) foreign key violations")
+        }
+        if !problems.isEmpty {
+            throw CrashSupportError(description: "\(label): \(problems.joined(separator: "; "))")
+        }
+    }
+}

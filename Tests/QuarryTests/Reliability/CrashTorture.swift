@@ -366,15 +366,7 @@ struct CrashTorture {
         let snapshot = try writer.read { db in
             try CrashFileSnapshot.read(db, parameters: parameters ?? .empty)
         }
-        if snapshot.integrityCheck != ["ok"] {
-            throw CrashSupportError(description: "\(label): integrity_check says \(snapshot.integrityCheck.prefix(5))")
-        }
-        if snapshot.foreignKeyViolationCount != 0 {
-            throw CrashSupportError(description: "\(label): \(snapshot.foreignKeyViolationCount) foreign key violations")
-        }
-        if !snapshot.problems.isEmpty {
-            throw CrashSupportError(description: "\(label): \(snapshot.problems.joined(separator: "; "))")
-        }
+        try snapshot.checkIntact(label)
         return parameters == nil ? nil : snapshot
     }
 }

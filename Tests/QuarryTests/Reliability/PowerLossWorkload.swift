@@ -6,6 +6,7 @@
 import Foundation
 import Logging
 import Quarry
+@testable import QuarryProcessHelper
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,87 +59,18 @@ struct PowerLossRoundLog {
     var inFlight: PowerLossEvent?
 }
 
-/// The migrations of the crash model, recording in `log` which committed.
+/// The migrations of the crash model (the crash writer's,
+/// Tests/ProcessHelper/CrashWriter.swift), recording in `log` which committed.
 private func powerLossMigrator(_ log: UncheckedBox<PowerLossRoundLog>) -> DatabaseMigrator {
-    var migrator = DatabaseMigrator()
-    migrator.logger = Logger(label: "power-loss", factory: { _ in SwiftLogNoOpLogHandler() })
     let parameters = powerLossParameters
-    @Sendable func start(_ name: String) {
+    var migrator = crashMigrator(
+        accountCount: parameters.accountCount, initialBalance: parameters.initialBalance, historyRows: parameters.historyRows
+    ) { name in
         // A migration starts once the previous one committed.
         if let inFlight = log.value.inFlight { log.value.acknowledged.append(inFlight) }
         log.value.inFlight = .migration(name)
     }
-    migrator.registerMigration("createAccounts") { db in
-        start("createAccounts")
-        try db.create(table: "account") { t in
-            t.primaryKey("id", .integer)
-            t.column("name", .text).notNull()
-            t.column("balance", .integer).notNull()
-        }
-        for id in 1...parameters.accountCount {
-            try db.execute(
-                sql: "INSERT INTO account (id, name, balance) VALUES (?, ?, ?)",
-                arguments: [id, "account \(id)", parameters.initialBalance])
-        }
-    }
-    migrator.registerMigration("createEntries") { db in
-        start("createEntries")
-        try db.create(table: "entry") { t in
-            t.primaryKey("id", .integer)
-            t.column("payload", .text).notNull()
-            t.column("revision", .integer).notNull()
-        }
-    }
-    migrator.registerMigration("createLedger") { db in
-        start("createLedger")
-        try db.create(table: "batch") { t in
-            t.primaryKey("id", .integer)
-            t.column("rowCount", .integer).notNull()
-            t.column("memo", .text).notNull()
-        }
-        try db.create(table: "ledger") { t in
-            t.autoIncrementedPrimaryKey("id")
-            t.column("batchID", .integer).notNull().references("batch")
-            t.column("seq", .integer).notNull()
-            t.column("amount", .integer).notNull()
-        }
-        try db.create(table: "transfer") { t in
-            t.primaryKey("id", .integer)
-            t.column("fromID", .integer).notNull().references("account")
-            t.column("toID", .integer).notNull().references("account")
-            t.column("amount", .integer).notNull()
-        }
-    }
-    migrator.registerMigration("backfillHistory") { db in
-        start("backfillHistory")
-        try db.create(table: "history") { t in
-            t.primaryKey("id", .integer)
-            t.column("accountID", .integer).notNull()
-            t.column("amount", .integer).notNull()
-            t.column("note", .text).notNull()
-        }
-        try db.execute(
-            sql: """
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-                INSERT INTO history (id, accountID, amount, note)
-                SELECT i, i % ? + 1, i % 97, printf('history row %d, backfilled before the power cut', i) FROM n
-                """,
-            arguments: [parameters.historyRows, parameters.accountCount])
-        try db.create(index: "history_on_account", on: "history", columns: ["accountID", "amount"])
-    }
-    migrator.registerMigration("indexLedger") { db in
-        start("indexLedger")
-        try db.create(index: "ledger_on_batch", on: "ledger", columns: ["batchID", "seq"])
-        try db.alter(table: "transfer") { t in t.add(column: "checkedAt", .text) }
-    }
-    migrator.registerMigration("createBulk") { db in
-        start("createBulk")
-        try db.create(table: "bulk") { t in
-            t.autoIncrementedPrimaryKey("id")
-            t.column("bulkID", .integer).notNull().indexed()
-            t.column("payload", .text).notNull()
-        }
-    }
+    migrator.logger = Logger(label: "power-loss", factory: { _ in SwiftLogNoOpLogHandler() })
     return migrator
 }
 
@@ -348,15 +280,7 @@ func verifyPowerLoss(
         if let queue = writer as? DatabaseQueue { queue.close() }
     }
     let snapshot = try writer.read { db in try CrashFileSnapshot.read(db, parameters: powerLossParameters) }
-    if snapshot.integrityCheck != ["ok"] {
-        throw CrashSupportError(description: "\(label): integrity_check says \(snapshot.integrityCheck.prefix(5))")
-    }
-    if snapshot.foreignKeyViolationCount != 0 {
-        throw CrashSupportError(description: "\(label): \(snapshot.foreignKeyViolationCount) foreign key violations")
-    }
-    if !snapshot.problems.isEmpty {
-        throw CrashSupportError(description: "\(label): \(snapshot.problems.joined(separator: "; "))")
-    }
+    try snapshot.checkIntact(label)
     let total = snapshot.balances.values.reduce(0, +)
     if !snapshot.balances.isEmpty, total != powerLossParameters.accountCount * powerLossParameters.initialBalance {
         throw CrashSupportError(description: "\(label): the balances sum to \(total)")
