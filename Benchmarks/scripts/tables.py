@@ -174,9 +174,13 @@ def postgres_access_table(path):
     return out
 
 
-def reliability_table(path):
+def csv_rows(path):
     with path.open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+        return list(csv.DictReader(handle))
+
+
+def reliability_table(path):
+    rows = csv_rows(path)
     out = ["| Long run | Date (commit) | Duration | Measured |", "|---|---|---:|---|"]
     for row in rows:
         out.append(f"| {row['run']} | {row['date']} (`{row['commit']}`) | {row['seconds']} s | {row['measured']} |")
@@ -185,8 +189,7 @@ def reliability_table(path):
 
 
 def fuzz_table(path):
-    with path.open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    rows = csv_rows(path)
     out = ["| Target | Date (commit) | Seconds | Executions | Corpus entries | Crashes found | Fixed |",
            "|---|---|---:|---:|---:|---:|---:|"]
     for row in rows:

@@ -97,19 +97,9 @@ struct ConnectionHygieneTests {
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let writer = try DatabaseQueue(path: path)
-        try writer.write { db in
-            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, payload TEXT)")
-            for id in 1...200 { try db.execute(sql: "INSERT INTO item (payload) VALUES (?)", arguments: [String(repeating: "x", count: 100 + id)]) }
-        }
+        try fillItemsSpanningPages(writer)
         let first = try connectionID(writer)
-        let original = try Data(contentsOf: URL(fileURLWithPath: path))
-        // Page 2 is the table's root, an interior b-tree page: garbage there,
-        // and a new file change counter (offset 24), so that the connection
-        // drops its page cache.
-        var damaged = original
-        for offset in 4096..<8192 { damaged[offset] = 0xA5 }
-        damaged[27] = damaged[27] &+ 1
-        try damaged.write(to: URL(fileURLWithPath: path))
+        let original = try damagePageTwo(of: path)
         let error = try #require(throws: DatabaseError.self) {
             try writer.read { db in try Int.fetchOne(db, sql: "SELECT sum(length(payload)) FROM item") }
         }

@@ -851,14 +851,8 @@ struct ErrorCatalogueTests {
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let queue = try DatabaseQueue(path: path)
-        try queue.write { db in
-            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, payload TEXT)")
-            for id in 1...200 { try db.execute(sql: "INSERT INTO item (payload) VALUES (?)", arguments: [String(repeating: "x", count: 100 + id)]) }
-        }
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        for offset in 4096..<8192 { bytes[offset] = 0xA5 }
-        bytes[27] = bytes[27] &+ 1
-        try bytes.write(to: URL(fileURLWithPath: path))
+        try fillItemsSpanningPages(queue)
+        try damagePageTwo(of: path)
         let corrupt = try #require(throws: DatabaseError.self) {
             try queue.read { db in try Int.fetchOne(db, sql: "SELECT sum(length(payload)) FROM item") }
         }

@@ -94,3 +94,27 @@ private func sharedDataCopy(_ name: String, in directory: TemporaryDirectory) th
     try FileManager.default.copyItem(atPath: source.path, toPath: target)
     return target
 }
+
+/// A table `item` of 200 rows whose root is page 2, in the file of `queue`.
+func fillItemsSpanningPages(_ queue: DatabaseQueue) throws {
+    try queue.write { db in
+        try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, payload TEXT)")
+        for id in 1...200 {
+            try db.execute(sql: "INSERT INTO item (payload) VALUES (?)", arguments: [String(repeating: "x", count: 100 + id)])
+        }
+    }
+}
+
+/// Overwrites page 2 of the database file at `path` (4 KiB pages) with
+/// garbage, behind its connections' back, and moves the file change counter
+/// (offset 24) so that they drop their page caches. Returns the bytes
+/// before, to restore them.
+@discardableResult
+func damagePageTwo(of path: String) throws -> Data {
+    let original = try Data(contentsOf: URL(fileURLWithPath: path))
+    var damaged = original
+    for offset in 4096..<8192 { damaged[offset] = 0xA5 }
+    damaged[27] = damaged[27] &+ 1
+    try damaged.write(to: URL(fileURLWithPath: path))
+    return original
+}
