@@ -422,15 +422,17 @@ public final class Database {
         // names and record layouts may no longer match (see RecordCache).
         do {
             try checkSchemaVersion()
-        } catch let error as DatabaseError where error.isBusy || error.resultCode == .SQLITE_LOCKED {
-            // A locked file: the statement meets the same lock, and reports
-            // it with its own SQL.
-        } catch let error as DatabaseError {
-            // Any other failure (an I/O error, a damaged file, no memory) is
-            // thrown as it is: SQLite may have rolled the transaction back,
-            // and the statement would only say so (SQLITE_ABORT), not why.
-            // It names the statement that was asked for.
+        } catch let error as DatabaseError
+            where error.isIOError || error.isCorrupt || error.isDiskFull || error.resultCode == .SQLITE_NOMEM
+        {
+            // The file or the machine failed: SQLite may have rolled the
+            // transaction back, and the statement would only say so
+            // (SQLITE_ABORT), not why. Thrown under the statement's SQL.
             throw DatabaseError(resultCode: error.extendedResultCode, message: error.message, sql: sql)
+        } catch {
+            // Anything else (a lock, a `withAuthorizer` scope that denies
+            // the check's PRAGMA) concerns the statement too, which reports
+            // it with its own SQL, or runs if it is allowed.
         }
         return try cachedStatementWithoutSchemaCheck(sql: sql)
     }
