@@ -92,7 +92,9 @@ run_target() {
     mkdir -p "$out/corpus/$target" "$out/crashes/$target"
     echo "fuzz.sh: $target, -seed=$seed $*"
     local status=0
-    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}" \
+    # SWIFT_BACKTRACE: Swift's own crash backtracer is off, libFuzzer and
+    # ASan print the stack of a crash.
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}" \
         "$out/fuzz-$target" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -dict="Fuzz/corpus/$target.dict" -artifact_prefix="$out/crashes/$target/" "$@" \
         "$out/corpus/$target" "Fuzz/corpus/$target" >"$log" 2>&1 || status=$?
