@@ -146,7 +146,9 @@ case "$mode" in
             run_target "$target" "$log" -max_total_time="$seconds" || status=$?
             elapsed=$((SECONDS - start))
             runs="$(grep -o -E 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -o -E '[0-9]+$' || echo 0)"
-            corpus=$(ls "$out/corpus/$target" | wc -l)
+            # The corpus libFuzzer ends with (its directory also keeps the
+            # inputs that were replaced by smaller ones).
+            corpus="$(grep -o -E 'corp: [0-9]+' "$log" | tail -1 | grep -o -E '[0-9]+$' || echo 0)"
             crashes=$(( $(ls "$out/crashes/$target" 2>/dev/null | wc -l) - before ))
             notes="seed $(cat "$log.seed")"
             if [ "$status" -ne 0 ] || failed_log "$log"; then notes="$notes; stopped at a failure, see $log"; fi
