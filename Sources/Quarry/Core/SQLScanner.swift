@@ -211,7 +211,11 @@ enum SQLScanner {
                 isBlankStatement = false
                 switch parameter {
                 case .positional(let number):
-                    let position = number.map { statementStart + $0 - 1 } ?? used
+                    // A huge `?NNN` is out of range, not an overflow (here or in `position + 1`).
+                    let position = number.map { number in
+                        let (sum, overflow) = statementStart.addingReportingOverflow(number - 1)
+                        return overflow ? Int.max - 1 : min(sum, Int.max - 1)
+                    } ?? used
                     guard position >= statementStart, position < arguments.values.count else {
                         throw DatabaseError(
                             resultCode: .SQLITE_RANGE,
