@@ -107,6 +107,31 @@ struct ConfigurationTests {
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA trusted_schema") } == 0)
     }
 
+    /// The snippet of "Operating a database in production", section "Files
+    /// you did not write", run on a file with a view that recurses forever.
+    @Test("acceptsUntrustedFiles: the article's configuration opens and bounds a hostile file")
+    func articleSnippetForUploadedFiles() throws {
+        let directory = try TemporaryDirectory()
+        let uploadedPath = directory.path("upload.sqlite")
+        try DatabaseQueue(path: uploadedPath).write { db in
+            try db.execute(sql: """
+                CREATE TABLE item (id INTEGER PRIMARY KEY);
+                CREATE VIEW forever AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n;
+                """)
+        }
+        var config = Configuration()
+        config.acceptsUntrustedFiles = true             // defensive, untrusted schema
+        config.readonly = true
+        config.maximumStatementDuration = .seconds(2)   // a slow view cannot hang the tool
+        let upload = try DatabaseQueue(path: uploadedPath, configuration: config)
+
+        #expect(try upload.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") } == ["ok"])
+        let error = try #require(throws: DatabaseError.self) {
+            try upload.read { db in try Int.fetchOne(db, sql: "SELECT * FROM forever") }
+        }
+        #expect(error.resultCode == .SQLITE_INTERRUPT)
+    }
+
     @Test("acceptsUntrustedFiles: SQL cannot rewrite the schema by hand")
     func untrustedFilesAreDefensive() throws {
         let directory = try TemporaryDirectory()
