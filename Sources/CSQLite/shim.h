@@ -20,7 +20,7 @@ static inline int quarry_set_reset_database(sqlite3 *db, int enabled) {
 // (https://www.sqlite.org/security.html): defensive mode forbids what can
 // corrupt a file from SQL (writable_schema, journal_mode=OFF and others), and
 // an untrusted schema may not call functions that are not marked innocuous,
-// or virtual tables, from views, triggers, indexes or CHECK constraints.
+// or virtual tables, from views and triggers.
 static inline int quarry_set_untrusted_file_defenses(sqlite3 *db, int enabled) {
     int rc = sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, enabled, (int *)0);
     if (rc != SQLITE_OK) return rc;

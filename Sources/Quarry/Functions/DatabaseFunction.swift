@@ -121,11 +121,11 @@ extension Database {
     /// To register it on every connection of a queue or pool, call it from
     /// ``Configuration/prepareDatabase``.
     ///
-    /// With ``Configuration/acceptsUntrustedFiles``, the function may be
-    /// called from the statements a connection runs, never from the file's
-    /// schema: a view, trigger, index or `CHECK` constraint that calls it
-    /// fails (`SQLITE_DIRECTONLY`), so that a hostile file cannot make it
-    /// run.
+    /// With ``Configuration/acceptsUntrustedFiles``, the function is
+    /// registered `SQLITE_DIRECTONLY`: a view or trigger of the file that
+    /// calls it fails, so that a hostile file cannot make it run from
+    /// there. (SQLite 3.40.1 still evaluates a `CHECK` constraint that
+    /// calls it.)
     public func add(function: DatabaseFunction) throws {
         try require(.swiftFunctions, "custom SQL functions (add(function:))")
         let box = FunctionBox(function)

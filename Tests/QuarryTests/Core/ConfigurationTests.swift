@@ -107,6 +107,28 @@ struct ConfigurationTests {
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA trusted_schema") } == 0)
     }
 
+    /// What `SQLITE_DIRECTONLY` does not cover with SQLite 3.40.1, as the
+    /// documentation of `acceptsUntrustedFiles` says: a CHECK constraint of
+    /// the file still calls the application's function.
+    @Test("acceptsUntrustedFiles: a CHECK constraint still calls the application's function (SQLite 3.40.1)")
+    func checkConstraintsStillCallAppFunctions() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        var trusted = Configuration()
+        trusted.prepareDatabase { db in try db.add(function: twice) }
+        try DatabaseQueue(path: path, configuration: trusted).write { db in
+            try db.execute(sql: "CREATE TABLE checked (amount INTEGER CHECK (twice(amount) < 100))")
+        }
+        var untrusted = trusted
+        untrusted.acceptsUntrustedFiles = true
+        let queue = try DatabaseQueue(path: path, configuration: untrusted)
+        try queue.write { db in try db.execute(sql: "INSERT INTO checked (amount) VALUES (10)") }
+        let error = try #require(throws: DatabaseError.self) {
+            try queue.write { db in try db.execute(sql: "INSERT INTO checked (amount) VALUES (60)") }
+        }
+        #expect(error.isCheckConstraintViolation)
+    }
+
     /// The snippet of "Operating a database in production", section "Files
     /// you did not write", run on a file with a view that recurses forever.
     @Test("acceptsUntrustedFiles: the article's configuration opens and bounds a hostile file")
