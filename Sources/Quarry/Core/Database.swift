@@ -507,15 +507,17 @@ public final class Database {
             message: String(cString: sqlite3_errmsg(sqliteConnection)),
             sql: sql,
             arguments: configuration.publicStatementArguments ? arguments : nil)
-        if error.isCorrupt || error.isIOError, !isInMemory {
+        if error.isCorrupt || error.isIOError, !Database.isInMemory(path) {
             discard(because: "\(error)")
         }
         return error
     }
 
-    /// Whether the database lives in this connection's memory rather than in
-    /// a file (`:memory:`, a temporary database, a named in-memory one).
-    var isInMemory: Bool {
-        path.isEmpty || path == ":memory:" || (path.hasPrefix("file:") && path.contains("mode=memory"))
+    /// Whether `path` opens a database that lives in memory rather than in a
+    /// file: `:memory:`, a temporary database (empty path), or a URI
+    /// filename `file::memory:` or with `mode=memory` (a named in-memory one).
+    static func isInMemory(_ path: String) -> Bool {
+        path.isEmpty || path == ":memory:" || path.hasPrefix("file::memory:")
+            || (path.hasPrefix("file:") && path.contains("mode=memory"))
     }
 }

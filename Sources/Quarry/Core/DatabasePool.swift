@@ -38,7 +38,7 @@ public final class DatabasePool: DatabaseWriter {
     /// directory or a file that is not a database throw here. Readers are
     /// opened when first needed, up to ``Configuration/maximumReaderCount``.
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        if path.isEmpty || path == ":memory:" || path.hasPrefix("file::memory:") {
+        if Database.isInMemory(path) {
             throw DatabaseError.misuse("DatabasePool needs a database file (WAL mode); use DatabaseQueue for \(path.isEmpty ? "a temporary database" : path)")
         }
         self.path = path

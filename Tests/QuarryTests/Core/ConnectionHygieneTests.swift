@@ -133,7 +133,14 @@ struct ConnectionHygieneTests {
 
     @Test("An in-memory database keeps its only connection after an error that would discard a file's")
     func inMemoryConnectionIsKept() throws {
-        let queue = try DatabaseQueue()
+        var uriConfiguration = Configuration()
+        uriConfiguration.acceptsURIFilenames = true
+        for queue in [try DatabaseQueue(), try DatabaseQueue(path: "file::memory:", configuration: uriConfiguration)] {
+            try inMemoryConnectionIsKept(queue)
+        }
+    }
+
+    private func inMemoryConnectionIsKept(_ queue: DatabaseQueue) throws {
         try queue.write { db in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY)") }
         let first = try connectionID(queue)
         try queue.write { db in
