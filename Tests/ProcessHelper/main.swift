@@ -5,6 +5,7 @@
 //     QuarryProcessHelper crash-writer PATH      (see CrashWriter.swift)
 //     QuarryProcessHelper concurrent-writer ...  (see ConcurrentWriter.swift)
 //     QuarryProcessHelper out-of-memory DIR      (see OutOfMemoryWriter.swift)
+//     QuarryProcessHelper execute PATH SQL       (see SQLExecutor.swift)
 //
 // It is not a product: only the test target depends on it, so that
 // `swift test` builds it next to the test bundle.
@@ -20,8 +21,10 @@ case "concurrent-writer":
     status = runConcurrentWriter(Array(arguments.dropFirst()))
 case "out-of-memory":
     status = runOutOfMemoryWriter(Array(arguments.dropFirst()))
+case "execute":
+    status = runSQLExecutor(Array(arguments.dropFirst()))
 default:
-    FileHandle.standardError.write(Data("usage: QuarryProcessHelper crash-writer|concurrent-writer|out-of-memory ARGUMENTS\n".utf8))
+    FileHandle.standardError.write(Data("usage: QuarryProcessHelper crash-writer|concurrent-writer|out-of-memory|execute ARGUMENTS\n".utf8))
     status = 64
 }
 exit(status)

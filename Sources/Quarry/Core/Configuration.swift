@@ -121,6 +121,29 @@ public struct Configuration: Sendable {
     /// ``busyTimeout``) or for the disk stops only when that wait ends.
     public var maximumStatementDuration: Duration?
 
+    /// How often a ``DatabaseQueue`` or ``DatabasePool`` that runs
+    /// observations checks its file for commits made by other processes (or
+    /// by other queues and pools on the same file), or nil (the default) to
+    /// see only its own commits, as in GRDB.
+    ///
+    /// ```swift
+    /// var configuration = Configuration()
+    /// configuration.foreignCommitPollingInterval = .milliseconds(250)
+    /// let dbPool = try DatabasePool(path: path, configuration: configuration)
+    /// // A ValueObservation started on dbPool now also sees the commits of
+    /// // another process that writes to the same file, within about 250 ms.
+    /// ```
+    ///
+    /// While at least one ``ValueObservation`` or
+    /// ``DatabaseRegionObservation`` runs, the writer connection reads
+    /// `PRAGMA data_version` once per interval (see the article "Observing
+    /// changes" for its measured cost). The region a foreign commit changed
+    /// is unknown: each observation fetches again, and delivers the value
+    /// only if it differs from the last one (see
+    /// ``ValueObservation/tracking(_:)``). Ignored for in-memory databases and
+    /// on database servers, whose observations use the server's notifications.
+    public var foreignCommitPollingInterval: Duration?
+
     /// How a ``DatabasePool`` keeps its WAL file from growing
     /// (default: ``CheckpointPolicy/sqliteDefault``).
     public var checkpointPolicy: CheckpointPolicy = .sqliteDefault

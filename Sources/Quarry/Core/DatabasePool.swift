@@ -22,7 +22,7 @@ import Foundation
 /// ``Configuration/busyTimeout``.
 ///
 /// A pool needs a file: an in-memory database throws. Use ``DatabaseQueue`` for those.
-public final class DatabasePool: DatabaseWriter {
+public final class DatabasePool: DatabaseWriter, ForeignCommitSource {
     /// The path of the database file.
     public let path: String
 
@@ -31,6 +31,7 @@ public final class DatabasePool: DatabaseWriter {
 
     private let writer: ConnectionPool
     private let readers: ConnectionPool
+    package let foreignCommitFeed: ForeignCommitFeed?
 
     /// Opens (and creates if needed) the database at `path`, and switches it to WAL mode.
     ///
@@ -66,6 +67,9 @@ public final class DatabasePool: DatabaseWriter {
         ) {
             try Database(path: path, configuration: configuration, readerOnly: true, instrumentation: readerInstrumentation)
         }
+        let owner = WeakWriter()
+        foreignCommitFeed = .sqlite(path: path, configuration: configuration) { owner.writer }
+        owner.writer = self
     }
 
     deinit { close() }

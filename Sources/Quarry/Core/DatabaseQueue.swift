@@ -19,7 +19,7 @@ import Foundation
 ///
 /// `DatabaseQueue` is `Sendable`: share one instance across your service.
 /// Accesses from several threads or tasks run one after the other.
-public final class DatabaseQueue: DatabaseWriter {
+public final class DatabaseQueue: DatabaseWriter, ForeignCommitSource {
     /// The path of the database file, or `:memory:`.
     public let path: String
 
@@ -27,6 +27,7 @@ public final class DatabaseQueue: DatabaseWriter {
     public let configuration: Configuration
 
     private let pool: ConnectionPool
+    package let foreignCommitFeed: ForeignCommitFeed?
 
     /// Opens (and creates if needed) the database at `path`.
     ///
@@ -58,6 +59,9 @@ public final class DatabaseQueue: DatabaseWriter {
         let connection = try open()
         pool = ConnectionPool(capacity: 1, description: "DatabaseQueue at \(path)", instrumentation: instrumentation, openConnection: open)
         pool.add(connection)
+        let owner = WeakWriter()
+        foreignCommitFeed = .sqlite(path: path, configuration: configuration) { owner.writer }
+        owner.writer = self
     }
 
     /// Opens a new, empty in-memory database, private to this queue.

@@ -38,6 +38,13 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
     private var changedWhileFetching = ChangedTables()
     private var isCancelled = false
     private var lastValue: Value?
+    /// Whether the next value is delivered even when equal to the last one:
+    /// true for the first value, and for values fetched after a commit of
+    /// the writer, as GRDB delivers them; false after foreign commits only,
+    /// whose region is unknown or coarse.
+    private var deliversUnchangedValue = true
+    /// The subscription to the reader's foreign commits, if it has them.
+    private var subscription: ForeignCommitSubscription?
 
     /// The tables changed by the current transaction (writer's thread only).
     private var transactionChanges = ChangedTables()
@@ -48,24 +55,44 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
         self.output = output
     }
 
-    /// Attaches to the writer, then fetches the first value.
+    /// Attaches to the writer and to the reader's foreign commits, then
+    /// fetches the first value.
     func start() {
         Task.detached { [self] in
-            if let writer = reader as? any DatabaseWriter {
-                do {
-                    try await writer.writeWithoutTransaction { [self] db in
-                        // A server tells nothing of its commits: the observation
-                        // would never see a change.
-                        try db.require(.observation, "ValueObservation")
-                        db.add(transactionObserver: self, extent: .observerLifetime)
-                    }
-                } catch {
-                    fail(error)
-                    return
-                }
+            do {
+                try await attach()
+            } catch {
+                fail(error)
+                return
             }
             await fetchUntilCurrent()
         }
+    }
+
+    /// Attaches the observer to the writer's commits (SQLite's hooks), and
+    /// subscribes to the reader's foreign commits if it watches them (other
+    /// processes' on SQLite, every commit on a server).
+    private func attach() async throws {
+        let feed = (reader as? any ForeignCommitSource)?.foreignCommitFeed
+        if let writer = reader as? any DatabaseWriter {
+            try await writer.writeWithoutTransaction { [self] db in
+                if db.connection.supports(.observation) {
+                    db.add(transactionObserver: self, extent: .observerLifetime)
+                } else if feed == nil {
+                    // Without hooks nor notifications, the observation would
+                    // never see a change.
+                    try db.require(.observation, "ValueObservation")
+                }
+            }
+        }
+        guard let feed else { return }
+        let subscription = try await feed.subscribe { [weak self] commit in self?.foreignCommitDidHappen(commit) }
+        let keep = lock.withLock { () -> Bool in
+            if isCancelled { return false }
+            self.subscription = subscription
+            return true
+        }
+        if !keep { subscription.cancel() }
     }
 
     func cancel() {
@@ -75,10 +102,15 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
     /// Marks the observation stopped; true only the first time, so that one
     /// end (finished or failed) is output.
     private func stop() -> Bool {
-        lock.withLock {
-            defer { isCancelled = true }
-            return !isCancelled
+        let (first, subscription) = lock.withLock { () -> (Bool, ForeignCommitSubscription?) in
+            defer {
+                isCancelled = true
+                self.subscription = nil
+            }
+            return (!isCancelled, self.subscription)
         }
+        subscription?.cancel()
+        return first
     }
 
     // MARK: - Fetching
@@ -100,10 +132,16 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
                 if isCancelled { return (nil, false) }
                 region = fetched.region
                 let again = changedWhileFetching.touches(fetched.region)
+                let deliversUnchanged = deliversUnchangedValue
+                deliversUnchangedValue = again && changedWhileFetching.includesOwnCommit
                 changedWhileFetching = ChangedTables()
                 if !again { isFetching = false }
-                if let isDuplicate = observation.isDuplicate, let lastValue, isDuplicate(lastValue, fetched.value) {
-                    return (nil, again)
+                if let lastValue {
+                    if let isDuplicate = observation.isDuplicate {
+                        if isDuplicate(lastValue, fetched.value) { return (nil, again) }
+                    } else if !deliversUnchanged, Self.isEqual(lastValue, fetched.value) {
+                        return (nil, again)
+                    }
                 }
                 lastValue = fetched.value
                 return (fetched.value, again)
@@ -111,6 +149,13 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
             if let deliver { output(.value(deliver)) }
             if !again { return }
         }
+    }
+
+    /// Whether two values are equal, when `Value` is `Equatable` (checked at
+    /// run time: `tracking` accepts any value); false when it is not.
+    private static func isEqual(_ lhs: Value, _ rhs: Value) -> Bool {
+        guard let lhs = lhs as? any Equatable else { return false }
+        return lhs.isEqual(toValue: rhs)
     }
 
     private func fail(_ error: any Error) {
@@ -136,9 +181,28 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
     }
 
     func databaseDidCommit(_ db: Database) {
-        let changes = transactionChanges
+        var changes = transactionChanges
         transactionChanges = ChangedTables()
         if changes.isEmpty { return }
+        changes.includesOwnCommit = true
+        schedule(changes)
+    }
+
+    /// A commit this observer's hooks did not see: another process's, or
+    /// any commit on a server.
+    private func foreignCommitDidHappen(_ commit: ForeignCommit) {
+        var changes = ChangedTables()
+        if let tables = commit.tables {
+            for table in tables { changes.insert(table) }
+        } else {
+            changes.includesUnknown = true
+        }
+        schedule(changes)
+    }
+
+    /// Fetches again if `changes` touch the region, or notes them for the
+    /// fetch that runs now.
+    private func schedule(_ changes: ChangedTables) {
         let schedule = lock.withLock { () -> Bool in
             if isCancelled { return false }
             if isFetching {
@@ -147,6 +211,7 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
             }
             guard let region, changes.touches(region) else { return false }
             isFetching = true
+            deliversUnchangedValue = changes.includesOwnCommit
             return true
         }
         if schedule {
@@ -163,8 +228,12 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
 /// compares without regard to case).
 struct ChangedTables {
     private var tables: Set<String> = []
-    /// Whether some change has no table (`databaseDidChange()`).
+    /// Whether some change has no table (`databaseDidChange()`, or a
+    /// foreign commit on SQLite).
     var includesUnknown = false
+    /// Whether a commit of the observed writer is among the changes (its
+    /// value is delivered even if unchanged).
+    var includesOwnCommit = false
 
     var isEmpty: Bool { tables.isEmpty && !includesUnknown }
 
@@ -173,11 +242,19 @@ struct ChangedTables {
     mutating func formUnion(_ other: ChangedTables) {
         tables.formUnion(other.tables)
         includesUnknown = includesUnknown || other.includesUnknown
+        includesOwnCommit = includesOwnCommit || other.includesOwnCommit
     }
 
     /// Whether these changes may change what `region` contains.
     func touches(_ region: DatabaseRegion) -> Bool {
         if includesUnknown { return !region.isEmpty }
         return tables.contains { region.contains(tableName: $0) }
+    }
+}
+
+extension Equatable {
+    /// Whether `other` is a value of this type equal to this one.
+    func isEqual(toValue other: Any) -> Bool {
+        (other as? Self) == self
     }
 }

@@ -22,7 +22,7 @@ private func makeLibrary(_ kind: WriterKind, _ directory: TemporaryDirectory) th
 private let bookCount = ValueObservation.tracking { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM book") ?? -1 }
 
 /// Collects the values of an async sequence in a task, for tests that write meanwhile.
-private final class Collector<Value: Sendable>: Sendable {
+final class Collector<Value: Sendable>: Sendable {
     private final class State: Sendable {
         let mutex = Mutex<(values: [Value], error: (any Error)?, finished: Bool)>(([], nil, false))
         func withLock<T>(_ body: (inout (values: [Value], error: (any Error)?, finished: Bool)) -> T) -> T {
@@ -338,7 +338,7 @@ struct ValueObservationTests {
 }
 
 /// Polls `condition` for up to 120 s (a hang guard, see `wait(until:)`).
-private func waitUntilReleased(_ condition: () -> Bool) async -> Bool {
+func waitUntilReleased(_ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(120)
     while ContinuousClock.now < deadline {
         if condition() { return true }
