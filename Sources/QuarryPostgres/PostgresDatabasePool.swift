@@ -7,6 +7,7 @@
 
 import Logging
 import Quarry
+import Synchronization
 
 /// A pool of connections to a PostgreSQL server, used like a `DatabasePool`.
 ///
@@ -26,7 +27,7 @@ import Quarry
 ///   run at once, each on its own connection.
 /// - SQL uses Quarry's parameters (`?`, `:name`), sent as PostgreSQL's
 ///   `$1…$n`; scripts run one statement at a time.
-public final class PostgresDatabasePool: DatabaseWriter {
+public final class PostgresDatabasePool: DatabaseWriter, ForeignCommitSource {
     private let pool: DatabaseServerPool
 
     /// The server, as a URL without password.
@@ -44,6 +45,14 @@ public final class PostgresDatabasePool: DatabaseWriter {
 
     /// The server's address and login.
     public let postgresConfiguration: PostgresConfiguration
+
+    /// The commits that observations learn of, from the connection that
+    /// listens for the notifications of `createChangeNotificationTrigger(on:)`.
+    package let foreignCommitFeed: ForeignCommitFeed?
+
+    /// The listener that runs now, if any (for tests).
+    var changeListener: PostgresChangeListener? { listener.current.withLock { $0 } }
+    private let listener = ListenerBox()
 
     /// Connects to PostgreSQL: one connection at once, so that a wrong
     /// address or password throws here, and up to `maximumConnectionCount`
@@ -92,6 +101,13 @@ public final class PostgresDatabasePool: DatabaseWriter {
             acquisitionTimeout: postgresConfiguration.acquisitionTimeout, configuration: configuration
         ) { [connecting] in
             try PostgresServerConnection.connect(to: connecting, logger: logger, keepsErrorDetail: keepsErrorDetail)
+        }
+        let current = listener
+        foreignCommitFeed = ForeignCommitFeed { [connecting] feed in
+            let made = PostgresChangeListener(
+                feed: feed, configuration: connecting, logger: configuration.logger ?? connectionLogger, connectionLogger: logger)
+            current.current.withLock { $0 = made }
+            return made
         }
     }
 
@@ -151,4 +167,9 @@ public final class PostgresDatabasePool: DatabaseWriter {
     public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await pool.writeWithoutTransaction(block)
     }
+}
+
+/// The pool's current listener, set by its feed's factory.
+private final class ListenerBox: Sendable {
+    let current = Mutex<PostgresChangeListener?>(nil)
 }

@@ -61,6 +61,17 @@ final class PostgresServerConnection: DatabaseServerConnection {
         return DatabaseServerResult(columnNames: result.columnNames, rows: result.rows, rowsAffected: result.rowsAffected)
     }
 
+    /// The tables of the plan of `sql`: the `Relation Name` of every node of
+    /// `EXPLAIN (FORMAT JSON)` (views and subqueries are planned down to
+    /// their tables). Tables read inside functions are not in a plan.
+    func tablesRead(sql: String, arguments: [DatabaseValue]) throws -> Set<String>? {
+        running.start()
+        defer { running.end() }
+        let result = try session.executeBlocking(sql: "EXPLAIN (FORMAT JSON) " + sql, arguments: arguments)
+        guard case .text(let plan)? = result.rows.first?.first else { return nil }
+        return PostgreSQLDialect.relationNames(inPlan: plan)
+    }
+
     /// Sends `pg_cancel_backend` for the statement running now, from a
     /// Dispatch thread, and returns at once. Best effort: when no connection
     /// can be opened for the request, the statement runs on.

@@ -17,6 +17,14 @@ protocol StatementExecutionObserver: AnyObject {
     /// Called before the first step of `statement`.
     func statementWillStart(_ statement: Statement)
 
+    /// Whether it records the region a fetch reads now (on a server, where
+    /// no authorizer tells it, `serverStatementDidRead` then does).
+    var isRecordingRegion: Bool { get }
+
+    /// A read statement of a server connection read `tables` (nil: unknown,
+    /// the whole database).
+    func serverStatementDidRead(tables: Set<String>?)
+
     /// Called once per run of `statement`: after its last step (it returned
     /// `SQLITE_DONE` or an error), or when it is reset before that.
     func statementDidEnd(_ statement: Statement, succeeded: Bool)

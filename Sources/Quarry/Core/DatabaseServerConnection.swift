@@ -32,6 +32,14 @@ package protocol DatabaseServerConnection: AnyObject {
     /// (`$1…$n`), with `arguments`, and returns its rows.
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult
 
+    /// The tables that a read statement, which just ran on this connection
+    /// with `arguments`, reads, as the server plans it (views and subqueries
+    /// down to their tables, lowercased), or nil when the server cannot tell
+    /// (the region of an observed fetch is then the whole database). Called
+    /// once per distinct statement while a value observation records the
+    /// region of its fetch.
+    func tablesRead(sql: String, arguments: [DatabaseValue]) throws -> Set<String>?
+
     /// Asks the server to stop the statement this connection runs now, if
     /// any, and returns at once (the request travels on its own connection).
     /// Safe from any thread. A statement that the request reaches stops with
@@ -55,5 +63,13 @@ package struct DatabaseServerResult: Sendable {
         self.columnNames = columnNames
         self.rows = rows
         self.rowsAffected = rowsAffected
+    }
+}
+
+extension Database {
+    /// The driver of this connection when it is a server's (the backends
+    /// check with it that a `Database` is theirs), or nil on SQLite.
+    package var serverDriver: (any DatabaseServerConnection)? {
+        (connection as? ServerConnection)?.driver
     }
 }

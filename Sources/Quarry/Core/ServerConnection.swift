@@ -17,6 +17,9 @@ final class ServerConnection: DatabaseConnection {
     private var transactionDepth = 0
     private(set) var changesCount = 0
     private(set) var totalChangesCount = 0
+    /// The tables each read statement reads, asked of the server once per
+    /// statement while a fetch's region is recorded (`recordRead`).
+    private var tablesReadBySQL: [String: Set<String>?] = [:]
     /// `Database.schemaCheckGeneration` at the last check of the schema.
     private var checkedGeneration: UInt64 = 0
     /// Set when a statement failed because the connection was lost: the
@@ -123,6 +126,10 @@ final class ServerConnection: DatabaseConnection {
         answeredStatementCount &+= 1
         if Self.mayChangeSchema(sql) {
             db.schemaCheckGeneration &+= 1
+            tablesReadBySQL.removeAll()
+        }
+        if change == .none, let observer = db.executionObserver, observer.isRecordingRegion {
+            try recordRead(sql: sql, values: values, to: observer)
         }
         changesCount = result.rowsAffected
         totalChangesCount &+= result.rowsAffected
@@ -136,6 +143,33 @@ final class ServerConnection: DatabaseConnection {
         case .none: break
         }
         return result
+    }
+
+    /// Tells `observer` the tables that the read statement `sql` read, asked
+    /// of the server the first time (a statement that is no query reads no
+    /// table of a fetch's region).
+    private func recordRead(sql: String, values: [DatabaseValue], to observer: any StatementExecutionObserver) throws {
+        guard Self.isQuery(sql) else { return }
+        if let tables = tablesReadBySQL[sql] {
+            observer.serverStatementDidRead(tables: tables)
+            return
+        }
+        let tables: Set<String>?
+        do {
+            tables = try driver.tablesRead(sql: sql, arguments: values)
+        } catch let error as DatabaseError where error.isConnectionError {
+            isBroken = true
+            throw error
+        }
+        if tablesReadBySQL.count >= 512 { tablesReadBySQL.removeAll() }
+        tablesReadBySQL[sql] = tables
+        observer.serverStatementDidRead(tables: tables)
+    }
+
+    /// Whether a statement is a query, read from its first keyword.
+    static func isQuery(_ sql: String) -> Bool {
+        let first = sql.drop(while: { $0.isWhitespace || $0 == "(" }).prefix(while: { $0.isLetter }).uppercased()
+        return first == "SELECT" || first == "WITH" || first == "VALUES" || first == "TABLE"
     }
 
     /// The error of a `COMMIT` whose answer was lost with the connection: nil

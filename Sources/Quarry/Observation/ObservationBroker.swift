@@ -56,6 +56,17 @@ final class ObservationBroker: StatementExecutionObserver {
 
     var followsStatements: Bool { !entries.isEmpty || recordedRegion != nil }
 
+    var isRecordingRegion: Bool { recordedRegion != nil }
+
+    func serverStatementDidRead(tables: Set<String>?) {
+        guard recordedRegion != nil else { return }
+        guard let tables else {
+            recordedRegion = .fullDatabase
+            return
+        }
+        for table in tables { recordedRegion?.formUnion(DatabaseRegion(table: table)) }
+    }
+
     // MARK: - Observers
 
     func add(_ observer: some TransactionObserver, extent: Database.TransactionObservationExtent) {

@@ -36,6 +36,9 @@ final class StandInServer: DatabaseServerConnection {
 
     func cancelRunningStatement() { cancelRequestCount += 1 }
 
+    /// The stand-in cannot tell what a statement read: the whole database.
+    func tablesRead(sql: String, arguments: [DatabaseValue]) throws -> Set<String>? { nil }
+
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
         guard !isClosed else { throw DatabaseError(sqlState: "08003", message: "closed", sql: sql) }
         if let prefix = losesConnectionAt, sql.hasPrefix(prefix) {

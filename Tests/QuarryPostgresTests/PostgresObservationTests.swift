@@ -1,0 +1,243 @@
+// Tests of ValueObservation on PostgreSQL (LISTEN/NOTIFY,
+// PostgresChangeListener.swift, PostgreSQLDialect+Notifications.swift): the
+// trigger helper, commits of this pool and of another one noticed within
+// 1 s, no value for a rollback or a commit that changes nothing observed,
+// the region read from the server's plan, and the listening connection
+// killed with pg_terminate_backend while a write happens: the observation
+// goes on and misses nothing.
+
+import Foundation
+@testable import Quarry
+@testable import QuarryPostgres
+import Synchronization
+import Testing
+
+/// Collects the values of an observation, for tests that write meanwhile.
+final class ObservedValues<Value: Sendable>: Sendable {
+    private final class State: Sendable {
+        let values = Mutex<[Value]>([])
+        let error = Mutex<(any Error)?>(nil)
+    }
+    private let state = State()
+    private let task: Task<Void, Never>
+
+    init<Reader: DatabaseReader>(_ observation: ValueObservation<Value>, in reader: Reader) {
+        let values = observation.values(in: reader)
+        let state = self.state
+        task = Task {
+            do {
+                for try await value in values { state.values.withLock { $0.append(value) } }
+            } catch {
+                state.error.withLock { $0 = error }
+            }
+        }
+    }
+
+    var values: [Value] { state.values.withLock { $0 } }
+    var error: (any Error)? { state.error.withLock { $0 } }
+
+    func cancel() { task.cancel() }
+
+    /// Waits up to `limit` (polling) until `condition` holds for the values.
+    func wait(_ limit: Duration = .seconds(30), until condition: ([Value]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if condition(values) { return true }
+            if error != nil { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition(values)
+    }
+}
+
+private func createLibrary(_ db: Database) throws {
+    try db.execute(sql: "CREATE TABLE book (id BIGSERIAL PRIMARY KEY, title TEXT NOT NULL)")
+    try db.execute(sql: "CREATE TABLE author (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL)")
+    try db.execute(sql: "INSERT INTO book (title) VALUES ('Dune')")
+    try db.createChangeNotificationTrigger(on: "book")
+    try db.createChangeNotificationTrigger(on: "author")
+}
+
+private let bookTitles = ValueObservation.tracking { db in
+    try String.fetchAll(db, sql: "SELECT title FROM book ORDER BY id")
+}
+
+@Suite(.enabled(if: PostgresTestServer.isConfigured(for: "PostgresObservationTests"), "no PostgreSQL server"))
+struct PostgresObservationTests {
+    @Test func theTriggerHelperIsIdempotentAndNamesItsTable() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await pool.write { db in
+                try createLibrary(db)
+                try db.createChangeNotificationTrigger(on: "book")
+            }
+            let triggers = try await pool.read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+                    WHERE t.tgname = 'quarry_notify_change' AND c.relnamespace = current_schema()::regnamespace
+                    ORDER BY 1
+                    """)
+            }
+            #expect(triggers == ["author", "book"])
+            await #expect(throws: DatabaseError.self) {
+                try await pool.write { db in try db.createChangeNotificationTrigger(on: "missing") }
+            }
+            try await pool.write { db in try db.dropChangeNotificationTrigger(on: "author") }
+            try await pool.write { db in try db.dropChangeNotificationTrigger(on: "author") }
+            let left = try await pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM pg_trigger WHERE tgname = 'quarry_notify_change' AND tgrelid = 'author'::regclass")
+            }
+            #expect(left == 0)
+        }
+    }
+
+    @Test func theTriggerHelperRefusesSQLite() throws {
+        let dbQueue = try DatabaseQueue()
+        #expect(throws: DatabaseError.self) {
+            try dbQueue.write { db in
+                try db.execute(sql: "CREATE TABLE book (id INTEGER PRIMARY KEY)")
+                try db.createChangeNotificationTrigger(on: "book")
+            }
+        }
+    }
+
+    @Test func commitsOfThisPoolAndOfAnotherAreNoticedWithinOneSecond() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await pool.write { db in try createLibrary(db) }
+            let values = ObservedValues(bookTitles, in: pool)
+            #expect(await values.wait { $0 == [["Dune"]] })
+            try await pool.write { db in try db.execute(sql: "INSERT INTO book (title) VALUES ('Emma')") }
+            var committed = ContinuousClock.now
+            #expect(await values.wait { $0.last == ["Dune", "Emma"] })
+            #expect(ContinuousClock.now - committed < .seconds(1))
+            // Another replica: a pool of its own, on the same schema.
+            let schema = try await pool.read { db in try String.fetchOne(db, sql: "SELECT current_schema()") } ?? ""
+            var otherConfiguration = Configuration()
+            otherConfiguration.prepareDatabase = { db in try db.execute(sql: "SET search_path TO \(schema.quotedDatabaseIdentifier)") }
+            let other = try PostgresDatabasePool(pool.postgresConfiguration, maximumConnectionCount: 1, configuration: otherConfiguration)
+            defer { other.close() }
+            try await other.write { db in try db.execute(sql: "INSERT INTO book (title) VALUES ('Persuasion')") }
+            committed = ContinuousClock.now
+            #expect(await values.wait { $0.last == ["Dune", "Emma", "Persuasion"] })
+            #expect(ContinuousClock.now - committed < .seconds(1))
+            values.cancel()
+        }
+    }
+
+    @Test func rollbacksAndCommitsThatChangeNothingObservedDeliverNothing() async throws {
+        try await PostgresTestServer.withPool { pool in
+            // Tables of this test only: tests that run meanwhile write to
+            // their own `book` tables, whose notifications carry the same
+            // name (notifications name tables without their schema).
+            try await pool.write { db in
+                try db.execute(sql: "CREATE TABLE shelf_rb (id BIGSERIAL PRIMARY KEY, title TEXT NOT NULL)")
+                try db.execute(sql: "CREATE TABLE reader_rb (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL)")
+                try db.execute(sql: "INSERT INTO shelf_rb (title) VALUES ('Dune')")
+                try db.createChangeNotificationTrigger(on: "shelf_rb")
+                try db.createChangeNotificationTrigger(on: "reader_rb")
+            }
+            let fetches = Atomic<Int>(0)
+            let observation = ValueObservation.tracking { db in
+                fetches.add(1, ordering: .relaxed)
+                return try String.fetchAll(db, sql: "SELECT title FROM shelf_rb ORDER BY id")
+            }
+            let values = ObservedValues(observation, in: pool)
+            #expect(await values.wait { $0 == [["Dune"]] })
+            let fetchesAtStart = fetches.load(ordering: .relaxed)
+            // A rollback notifies nothing.
+            struct Abort: Error {}
+            await #expect(throws: Abort.self) {
+                try await pool.write { db in
+                    try db.execute(sql: "INSERT INTO shelf_rb (title) VALUES ('Lost')")
+                    throw Abort()
+                }
+            }
+            // Another table: its notification is outside the region, no fetch.
+            try await pool.write { db in try db.execute(sql: "INSERT INTO reader_rb (name) VALUES ('Austen')") }
+            // The observed table, with nothing changed: a fetch, but no value.
+            try await pool.write { db in try db.execute(sql: "UPDATE shelf_rb SET title = title WHERE id < 0") }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(fetches.load(ordering: .relaxed) <= fetchesAtStart + 1)
+            try await pool.write { db in try db.execute(sql: "INSERT INTO shelf_rb (title) VALUES ('Marker')") }
+            #expect(await values.wait { $0.last == ["Dune", "Marker"] })
+            #expect(values.values == [["Dune"], ["Dune", "Marker"]])
+            values.cancel()
+        }
+    }
+
+    @Test func theRegionOfAFetchComesFromTheServersPlan() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await pool.write { db in
+                try createLibrary(db)
+                try db.execute(sql: "CREATE VIEW titled AS SELECT b.title, a.name FROM book b CROSS JOIN author a")
+            }
+            let (_, viewRegion) = try await pool.read { db in
+                try db.recordingRegion { try Row.fetchAll(db, sql: "SELECT * FROM titled WHERE title <> ?", arguments: ["x"]) }
+            }
+            #expect(viewRegion.tableNames == ["book", "author"])
+            let (_, countRegion) = try await pool.read { db in
+                try db.recordingRegion { try Int.fetchOne(db, sql: "SELECT count(*) FROM author") }
+            }
+            #expect(countRegion.tableNames == ["author"])
+            let (_, constantRegion) = try await pool.read { db in try db.recordingRegion { try Int.fetchOne(db, sql: "SELECT 1") } }
+            #expect(constantRegion.isEmpty)
+        }
+    }
+
+    @Test func theListeningConnectionKilledMissesNoChange() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await pool.write { db in try createLibrary(db) }
+            let values = ObservedValues(bookTitles, in: pool)
+            #expect(await values.wait { $0 == [["Dune"]] })
+            let listener = try #require(pool.changeListener)
+            let pid = try #require(listener.backendPID)
+            #expect(listener.listenCount == 1)
+            // Kill the listener, and write at once, before it listens again:
+            // that commit's notification is lost with the connection.
+            try await pool.writeWithoutTransaction { db in
+                _ = try Bool.fetchOne(db, sql: "SELECT pg_terminate_backend($1)", arguments: [pid])
+            }
+            try await pool.write { db in try db.execute(sql: "INSERT INTO book (title) VALUES ('During')") }
+            #expect(await values.wait { $0.last == ["Dune", "During"] })
+            #expect(await values.wait { _ in listener.listenCount == 2 })
+            let newPID = listener.backendPID
+            #expect(newPID != nil && newPID != pid)
+            // And it listens again.
+            try await pool.write { db in try db.execute(sql: "INSERT INTO book (title) VALUES ('After')") }
+            let committed = ContinuousClock.now
+            #expect(await values.wait { $0.last == ["Dune", "During", "After"] })
+            #expect(ContinuousClock.now - committed < .seconds(1))
+            #expect(values.error == nil)
+            values.cancel()
+        }
+    }
+
+    @Test func theListenerRunsOnlyWhileSomethingObserves() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await pool.write { db in try createLibrary(db) }
+            let feed = try #require(pool.foreignCommitFeed)
+            #expect(!feed.isWatching)
+            let values = ObservedValues(bookTitles, in: pool)
+            #expect(await values.wait { $0.count == 1 })
+            #expect(feed.isWatching)
+            values.cancel()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while feed.isWatching, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(!feed.isWatching)
+        }
+    }
+
+    @Test func anUnreachableServerFailsTheObservation() async throws {
+        var unreachable = try PostgresTestServer.configuration
+        try await PostgresTestServer.withPool { pool in
+            try await pool.write { db in try createLibrary(db) }
+            // The pool is connected; its listener's server is another: a closed port.
+            unreachable.port = 1
+            unreachable.connectTimeout = .seconds(2)
+            let feed = ForeignCommitFeed { [unreachable] feed in
+                PostgresChangeListener(feed: feed, configuration: unreachable, logger: nil, connectionLogger: PostgresSession.silentLogger)
+            }
+            await #expect(throws: DatabaseError.self) { _ = try await feed.subscribe { _ in } }
+            #expect(!feed.isWatching)
+        }
+    }
+}
