@@ -16,9 +16,9 @@ import Quarry
 /// (<https://www.postgresql.org/docs/current/datatype-textsearch.html#DATATYPE-TSVECTOR>).
 ///
 /// Quarry does not decode `tsvector` values: match, rank and headline them
-/// in SQL. A record over a table with a stored `tsvector` column lists its
-/// other columns in `databaseSelection`, so that fetching it does not read the
-/// vector.
+/// in SQL. A request of records on a table with a stored `tsvector` column
+/// selects the record's columns, so that it does not read the vector:
+/// `Book.select(sql: #""id", "title", "body""#)`.
 public enum PostgresTextSearchVector: Sendable {}
 
 extension SQLExpression {
@@ -199,12 +199,12 @@ public struct PostgresTextSearchRankNormalization: OptionSet, Sendable, Hashable
 
 extension SQLExpression {
     /// `name(vector, to_tsquery(…)[, ?])`, the normalization bound when not 0;
-    /// `NULL` without a pattern.
+    /// `CAST(0 AS REAL)`, the rank of no match, without a pattern.
     static func textSearchRank(
         _ name: String, _ vector: SQLExpression, _ pattern: PostgresTextSearchPattern?,
         _ normalization: PostgresTextSearchRankNormalization
     ) -> SQLExpression {
-        guard let pattern else { return SQLExpression(sql: "CAST(NULL AS REAL)") }
+        guard let pattern else { return SQLExpression(sql: "CAST(0 AS REAL)") }
         var arguments = [vector, pattern.sqlExpression]
         if normalization.rawValue != 0 { arguments.append(.value(.integer(Int64(normalization.rawValue)))) }
         return SQLExpression(.function(name, arguments, distinct: false))
@@ -227,7 +227,7 @@ extension SQLExpression {
 ///
 /// - parameters:
 ///   - vector: the document.
-///   - pattern: the pattern; nil gives NULL.
+///   - pattern: the pattern; nil gives 0, the rank of no match.
 ///   - normalization: how the document's length scales the rank.
 public func tsRank<Root>(
     _ vector: QueryExpression<Root, PostgresTextSearchVector>, _ pattern: PostgresTextSearchPattern?,
@@ -248,7 +248,7 @@ public func tsRank<Root>(
 ///
 /// - parameters:
 ///   - vector: the document.
-///   - pattern: the pattern; nil gives NULL.
+///   - pattern: the pattern; nil gives 0, the rank of no match.
 ///   - normalization: how the document's length scales the rank.
 public func tsRankCD<Root>(
     _ vector: QueryExpression<Root, PostgresTextSearchVector>, _ pattern: PostgresTextSearchPattern?,
@@ -274,11 +274,12 @@ public func tsRankCD<Root>(
 /// The options are one bound text; each marker is written in it in double
 /// quotes, double quotes doubled, so a marker never sets another option. The
 /// column's text is returned as stored, not escaped: escape it before showing
-/// it as HTML. The configuration is the pattern's.
+/// it as HTML. The configuration is the pattern's. The value has the type of
+/// the column: NULL for a NULL column.
 ///
 /// - parameters:
 ///   - column: the text column, a key path of the record.
-///   - pattern: the pattern; nil gives NULL.
+///   - pattern: the pattern; nil gives the column's text without markers.
 ///   - startSelection: the text inserted before each match.
 ///   - stopSelection: the text inserted after each match.
 ///   - highlightAll: true for the whole text (`HighlightAll=true`), false for
@@ -289,14 +290,15 @@ public func tsHeadline<Root: Decodable, Value>(
     _ column: KeyPath<Root, Value>, _ pattern: PostgresTextSearchPattern?,
     startSelection: String = "<b>", stopSelection: String = "</b>", highlightAll: Bool = false,
     maxWords: Int? = nil, minWords: Int? = nil
-) -> QueryExpression<Root, String> {
-    guard let pattern else { return QueryExpression(sql: "CAST(NULL AS TEXT)") }
+) -> QueryExpression<Root, Value> {
+    let text = QueryExpression(column).sqlExpression
+    guard let pattern else { return QueryExpression(text) }
     var options = "StartSel=" + headlineOptionValue(startSelection) + ", StopSel=" + headlineOptionValue(stopSelection)
     if highlightAll { options += ", HighlightAll=true" }
     if let maxWords { options += ", MaxWords=" + String(maxWords) }
     if let minWords { options += ", MinWords=" + String(minWords) }
     return QueryExpression(.function("ts_headline", [
-        pattern.configuration.expression, QueryExpression(column).sqlExpression, pattern.sqlExpression, .value(.text(options)),
+        pattern.configuration.expression, text, pattern.sqlExpression, .value(.text(options)),
     ], distinct: false))
 }
 

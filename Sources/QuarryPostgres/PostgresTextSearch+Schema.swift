@@ -24,9 +24,10 @@ extension Database {
     /// ```
     ///
     /// Match it with `matching(pattern, in: Column("search_vector"))`. Quarry
-    /// does not decode `tsvector`: list the record's other columns in its
-    /// `databaseSelection`. PostgreSQL-only; in `create(table:)`, write the
-    /// column with `generatedAs(sql:_:)` and `.stored` instead.
+    /// does not decode `tsvector`: requests of records select the record's
+    /// columns (`Book.select(sql: #""id", "title", "body""#)`) rather than
+    /// `*`. PostgreSQL-only; in `create(table:)`, write the column with
+    /// `generatedAs(sql:_:)` and `.stored` instead.
     ///
     /// - parameters:
     ///   - name: the new column.
