@@ -63,7 +63,7 @@ extension SQLExpression {
 /// empty text.
 ///
 /// Searching an expression reads every row unless an index has the same
-/// expression: see ``Quarry/Database/createTextSearchIndex(_:on:vector:options:)``.
+/// expression: see `Database.createTextSearchIndex(_:on:vector:options:)`.
 ///
 /// - parameters:
 ///   - columns: the text columns, key paths of the record.
@@ -124,7 +124,7 @@ extension QueryRequest {
     /// // SELECT * FROM "book" WHERE "search_vector" @@ to_tsquery(CAST(? AS regconfig), ?)
     /// ```
     ///
-    /// See ``Quarry/Database/addTextSearchVectorColumn(_:to:from:configuration:)``
+    /// See `Database.addTextSearchVectorColumn(_:to:as:)`
     /// for such a column.
     ///
     /// - parameters:
@@ -137,7 +137,7 @@ extension QueryRequest {
 
 extension TableRecord {
     /// A request for the records whose document matches `pattern`. See
-    /// ``Quarry/QueryRequest/matching(_:in:)-(_,QueryExpression<Root,PostgresTextSearchVector>)``.
+    /// `QueryRequest.matching(_:in:)`.
     ///
     /// ```swift
     /// try Book.matching(pattern, in: textSearchVector(\.title, \.body)).fetchAll(db)

@@ -52,7 +52,7 @@ extension Database {
     ///   - name: the index name.
     ///   - table: the table.
     ///   - column: the `tsvector` column.
-    ///   - options: `.ifNotExists`; see ``Quarry/IndexOptions``.
+    ///   - options: `.ifNotExists`; see `IndexOptions`.
     public func createTextSearchIndex(_ name: String, on table: String, column: String, options: IndexOptions = []) throws {
         try execute(sql: Self.ginIndexSQL(name, on: table, term: column.quotedDatabaseIdentifier, options: options))
     }
@@ -74,7 +74,7 @@ extension Database {
     ///   - name: the index name.
     ///   - table: the table.
     ///   - vector: the document, from ``textSearchVector(_:configuration:)``.
-    ///   - options: `.ifNotExists`; see ``Quarry/IndexOptions``.
+    ///   - options: `.ifNotExists`; see `IndexOptions`.
     public func createTextSearchIndex<Root>(
         _ name: String, on table: String, vector: QueryExpression<Root, PostgresTextSearchVector>, options: IndexOptions = []
     ) throws {

@@ -84,7 +84,7 @@ public struct PostgresTextSearchConfiguration: Sendable, Hashable, ExpressibleBy
 /// PostgresTextSearchPattern(matchingAllTokensIn: "&|!<->:*()")    // nil
 /// ```
 ///
-/// Words are split as ``FTS5Pattern`` splits them: runs of Unicode letters,
+/// Words are split as `FTS5Pattern` splits them: runs of Unicode letters,
 /// numbers, combining marks and private-use characters. Each word is then
 /// read by the configuration's parser and dictionaries, as document text is:
 /// with ``PostgresTextSearchConfiguration/english``, `running` is the lexeme
@@ -95,8 +95,8 @@ public struct PostgresTextSearchConfiguration: Sendable, Hashable, ExpressibleBy
 /// For the full tsquery syntax (`!`, parentheses, `<N>`, weights), use
 /// ``init(rawQuery:configuration:)``.
 ///
-/// Match it with ``Quarry/QueryRequest/matching(_:in:)-(_,QueryExpression<Root,PostgresTextSearchVector>)``
-/// or ``Quarry/QueryExpression/matches(_:)``.
+/// Match it with `QueryRequest.matching(_:in:)`
+/// or `QueryExpression.matches(_:)`.
 public struct PostgresTextSearchPattern: Sendable, Hashable {
     /// The query in the tsquery syntax, as `to_tsquery` reads it:
     /// `'old' & 'man'`.
@@ -175,7 +175,7 @@ public struct PostgresTextSearchPattern: Sendable, Hashable {
     /// ```
     ///
     /// The server checks the syntax when the statement runs: a query such as
-    /// `"sea &"` makes the request throw a ``Quarry/DatabaseError`` (SQLSTATE
+    /// `"sea &"` makes the request throw a `DatabaseError` (SQLSTATE
     /// 42601, `syntax error in tsquery` or `no operand in tsquery`), whose
     /// SQL is the request's. The query is bound, so it never changes the SQL;
     /// still, never build a raw query from user input: use the failable
