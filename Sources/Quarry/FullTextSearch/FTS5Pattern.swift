@@ -175,8 +175,10 @@ public struct FTS5Pattern: Sendable, Hashable {
         "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// The runs of letters, numbers, marks and private-use characters of `string`.
-    static func words(in string: String) -> [String] {
+    /// The runs of letters, numbers, marks and private-use characters of
+    /// `string`; `package` for QuarryPostgres's text search patterns, which
+    /// split user input the same way.
+    package static func words(in string: String) -> [String] {
         var words: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in string.unicodeScalars {

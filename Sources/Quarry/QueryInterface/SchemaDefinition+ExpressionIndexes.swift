@@ -128,6 +128,17 @@ extension Database {
 }
 
 extension Database {
+    /// The SQL of `expression` with its values written as SQL literals of
+    /// this database's dialect, for schema objects that cannot hold bound
+    /// parameters (an index, a generated column): the hook of QuarryPostgres's
+    /// full-text schema helpers, rendered as ``create(index:on:expressions:options:condition:)``
+    /// renders its expressions.
+    package func literalSQL(_ expression: SQLExpression) throws -> String {
+        try SQLGenerationContext(db: self, rendersValuesAsLiterals: true).sql(expression)
+    }
+}
+
+extension Database {
     /// Creates an index on expressions built from ``Column``, whose record
     /// type nothing else says: the functions and operators of `Column`
     /// (`lower(Column("email"))`, `Column("name").collating(.nocase)`) take
