@@ -121,6 +121,7 @@ struct BackupTests {
                 #expect(try await copy.read { db in try Author.fetchAll(db).map(\.name) } == ["Seed"])
                 #expect(try await copy.read { db in try makeBookshelfMigrator().appliedMigrations(db) } == [
                     "createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt", "createBookSearch", "createAudit",
+                    "observeBookChanges",
                 ])
 
                 // Writes acknowledged before the backup returned but missing
