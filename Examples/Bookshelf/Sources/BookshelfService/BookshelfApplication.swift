@@ -24,6 +24,13 @@ public struct BookshelfConfiguration: Sendable {
     /// proxies from closing an idle stream, and lets the server notice a
     /// client that went away).
     public var eventsHeartbeat: Duration
+    /// On SQLite, how often the pool checks (`PRAGMA data_version`) whether
+    /// another process committed to the file while `GET /books/events`
+    /// streams run, so that their clients see the books another `bookshelf`
+    /// process on the same file added (Quarry's
+    /// `Configuration.foreignCommitPollingInterval`); nil for never. Ignored
+    /// on PostgreSQL, where the server notifies every commit (LISTEN/NOTIFY).
+    public var foreignCommitPollingInterval: Duration?
     /// Where the database pool sends spans (`Configuration.tracer`), or nil
     /// for none. The `bookshelf` command passes `InstrumentationSystem.tracer`.
     public var tracer: (any Tracer)?
@@ -33,11 +40,14 @@ public struct BookshelfConfiguration: Sendable {
 
     /// The default ``eventsHeartbeat``: 15 seconds.
     public static let defaultEventsHeartbeat: Duration = .seconds(15)
+    /// The default ``foreignCommitPollingInterval``: 250 milliseconds.
+    public static let defaultForeignCommitPollingInterval: Duration = .milliseconds(250)
 
     /// Makes a configuration; the defaults are those of the `bookshelf` command.
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, databasePath: String = "bookshelf.sqlite", logLevel: Logger.Level = .info,
         eventsHeartbeat: Duration = BookshelfConfiguration.defaultEventsHeartbeat,
+        foreignCommitPollingInterval: Duration? = BookshelfConfiguration.defaultForeignCommitPollingInterval,
         tracer: (any Tracer)? = nil, metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.hostname = hostname
@@ -45,6 +55,7 @@ public struct BookshelfConfiguration: Sendable {
         self.databasePath = databasePath
         self.logLevel = logLevel
         self.eventsHeartbeat = eventsHeartbeat
+        self.foreignCommitPollingInterval = foreignCommitPollingInterval
         self.tracer = tracer
         self.metricsFactory = metricsFactory
     }
@@ -54,8 +65,7 @@ public struct BookshelfConfiguration: Sendable {
 /// `eventsHeartbeat` is the heartbeat of `GET /books/events`.
 ///
 /// Every error becomes a JSON ``APIError`` body (see ``ErrorMiddleware``).
-/// On PostgreSQL, the SQLite-only endpoints (search, the event stream)
-/// answer 501.
+/// On PostgreSQL, the SQLite-only search endpoint answers 501.
 ///
 /// With `instrumented`, Hummingbird's `TracingMiddleware` and
 /// `MetricsMiddleware` come first: each request is a span of the

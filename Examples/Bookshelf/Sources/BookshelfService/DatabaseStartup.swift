@@ -26,7 +26,10 @@ extension BookshelfConfiguration {
     ///   (the `bookshelf` command passes the bootstrapped ones,
     ///   `InstrumentationSystem.tracer` and `MetricsSystem.factory`; Quarry
     ///   treats the no-op ones as none);
-    /// - `label`: `bookshelf`, the `db` dimension of Quarry's metrics.
+    /// - `label`: `bookshelf`, the `db` dimension of Quarry's metrics;
+    /// - `foreignCommitPollingInterval`: ``foreignCommitPollingInterval``,
+    ///   unless `base` has one (SQLite only: other processes' commits reach
+    ///   the observations of `GET /books/events`).
     ///
     /// On PostgreSQL, Quarry does not use these options yet (only the
     /// preparation steps apply to a `PostgresDatabasePool`): they are set
@@ -37,6 +40,7 @@ extension BookshelfConfiguration {
         configuration.tracer = tracer
         configuration.metricsFactory = metricsFactory
         configuration.label = "bookshelf"
+        configuration.foreignCommitPollingInterval = base.foreignCommitPollingInterval ?? foreignCommitPollingInterval
         return configuration
     }
 }

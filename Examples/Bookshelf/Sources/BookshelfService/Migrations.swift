@@ -8,10 +8,12 @@ import QuarryPostgres
 
 /// The service's schema: named migrations, applied once each, in order.
 ///
-/// The same migrations, by the same names, run on both backends; two differ
+/// The same migrations, by the same names, run on both backends; three differ
 /// on PostgreSQL (`backend`): `createBookSearch` does nothing there (no FTS5:
-/// `GET /books/search` answers 501), and `createAudit` writes its triggers as
-/// a plpgsql function in raw SQL instead of with the trigger DSL.
+/// `GET /books/search` answers 501), `createAudit` writes its triggers as
+/// a plpgsql function in raw SQL instead of with the trigger DSL, and
+/// `observeBookChanges` installs the change-notification trigger on `book`
+/// there only (SQLite's observation needs none).
 public func makeBookshelfMigrator(backend: DatabaseBackend = .sqlite) -> DatabaseMigrator {
     var migrator = DatabaseMigrator()
     migrator.registerMigration("createAuthor") { db in
@@ -74,6 +76,16 @@ public func makeBookshelfMigrator(backend: DatabaseBackend = .sqlite) -> Databas
         case .sqlite: try createAuditTriggers(db)
         case .postgres: try createPostgreSQLAuditTriggers(db)
         }
+    }
+    migrator.registerMigration("observeBookChanges") { db in
+        // `GET /books/events` observes `book`. On PostgreSQL, Quarry's
+        // ValueObservation learns of commits by LISTEN/NOTIFY: this trigger
+        // (QuarryPostgres) sends a notification after each statement that
+        // changes `book`, whichever process commits it. SQLite needs nothing
+        // here: its observation sees this process's commits, and other
+        // processes' through `Configuration.foreignCommitPollingInterval`
+        // (see ``BookshelfConfiguration/foreignCommitPollingInterval``).
+        if backend == .postgres { try db.createChangeNotificationTrigger(on: "book") }
     }
     return migrator
 }

@@ -18,14 +18,20 @@ public struct ServeFlags: Sendable, Equatable {
     public var logLevel: String?
     /// `--otel` (true) or `--no-otel` (false).
     public var otel: Bool?
+    /// `--foreign-commit-polling-ms`.
+    public var foreignCommitPollingMilliseconds: Int?
 
     /// Flags; every one not given by default.
-    public init(database: String? = nil, hostname: String? = nil, port: Int? = nil, logLevel: String? = nil, otel: Bool? = nil) {
+    public init(
+        database: String? = nil, hostname: String? = nil, port: Int? = nil, logLevel: String? = nil, otel: Bool? = nil,
+        foreignCommitPollingMilliseconds: Int? = nil
+    ) {
         self.database = database
         self.hostname = hostname
         self.port = port
         self.logLevel = logLevel
         self.otel = otel
+        self.foreignCommitPollingMilliseconds = foreignCommitPollingMilliseconds
     }
 }
 
@@ -61,6 +67,7 @@ public struct ServeSettingsError: Error, Equatable, CustomStringConvertible {
 /// | ``port`` | `--port` | `BOOKSHELF_PORT` | `8080` |
 /// | ``logLevel`` | `--log-level` | `BOOKSHELF_LOG_LEVEL` | `info` |
 /// | ``otel`` | `--otel` / `--no-otel` | `BOOKSHELF_OTEL` | off |
+/// | ``foreignCommitPollingMilliseconds`` | `--foreign-commit-polling-ms` | `BOOKSHELF_FOREIGN_COMMIT_POLLING_MS` | `250` |
 public struct ServeSettings: Sendable, Equatable {
     /// The SQLite file or the `postgres://` URL.
     public var databaseLocation: String
@@ -72,6 +79,12 @@ public struct ServeSettings: Sendable, Equatable {
     public var logLevel: Logger.Level
     /// Whether the OpenTelemetry exporter (OTLP, spans and metrics) runs.
     public var otel: Bool
+    /// On SQLite, how often (in milliseconds, 0 to 60000) the pool checks
+    /// whether another process committed to the file while `GET /books/events`
+    /// streams run; 0 never does (other processes' books then reach no
+    /// stream). Ignored on PostgreSQL. See
+    /// ``BookshelfConfiguration/foreignCommitPollingInterval``.
+    public var foreignCommitPollingMilliseconds: Int
 
     /// The environment variables, by setting.
     public enum EnvironmentKey {
@@ -80,19 +93,25 @@ public struct ServeSettings: Sendable, Equatable {
         public static let port = "BOOKSHELF_PORT"
         public static let logLevel = "BOOKSHELF_LOG_LEVEL"
         public static let otel = "BOOKSHELF_OTEL"
+        public static let foreignCommitPollingMilliseconds = "BOOKSHELF_FOREIGN_COMMIT_POLLING_MS"
     }
 
-    /// The defaults: `bookshelf.sqlite`, `127.0.0.1`, `8080`, `info`, no OpenTelemetry.
+    /// The defaults: `bookshelf.sqlite`, `127.0.0.1`, `8080`, `info`, no
+    /// OpenTelemetry, other processes' commits polled every 250 ms.
     public static let defaults = ServeSettings(
         databaseLocation: "bookshelf.sqlite", hostname: "127.0.0.1", port: 8080, logLevel: .info, otel: false)
 
     /// Makes settings from explicit values.
-    public init(databaseLocation: String, hostname: String, port: Int, logLevel: Logger.Level, otel: Bool) {
+    public init(
+        databaseLocation: String, hostname: String, port: Int, logLevel: Logger.Level, otel: Bool,
+        foreignCommitPollingMilliseconds: Int = 250
+    ) {
         self.databaseLocation = databaseLocation
         self.hostname = hostname
         self.port = port
         self.logLevel = logLevel
         self.otel = otel
+        self.foreignCommitPollingMilliseconds = foreignCommitPollingMilliseconds
     }
 
     /// Resolves each setting: its flag if given, else its environment
@@ -101,7 +120,8 @@ public struct ServeSettings: Sendable, Equatable {
     /// - throws: ``ServeSettingsError`` naming the first flag or variable
     ///   whose value is invalid: a port outside 0...65535 or not an integer,
     ///   an unknown log level, an empty hostname, an OpenTelemetry switch
-    ///   other than `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`. An invalid
+    ///   other than `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`, a
+    ///   polling interval outside 0...60000 or not an integer. An invalid
     ///   environment value throws even when its flag is given, so that a
     ///   broken deployment setting is never silently ignored.
     public init(flags: ServeFlags, environment: [String: String]) throws(ServeSettingsError) {
@@ -138,6 +158,18 @@ public struct ServeSettings: Sendable, Equatable {
             try Self.switchValue(value, source: EnvironmentKey.otel)
         }
         otel = flags.otel ?? envOTel ?? defaults.otel
+
+        let pollingKey = EnvironmentKey.foreignCommitPollingMilliseconds
+        let envPolling = try env(pollingKey).map { value throws(ServeSettingsError) in
+            guard let milliseconds = Int(value) else {
+                throw ServeSettingsError(source: pollingKey, value: value, expected: Self.pollingExpectation)
+            }
+            return try Self.pollingMilliseconds(milliseconds, text: value, source: pollingKey)
+        }
+        let flagPolling = try flags.foreignCommitPollingMilliseconds.map { value throws(ServeSettingsError) in
+            try Self.pollingMilliseconds(value, text: "\(value)", source: "--foreign-commit-polling-ms")
+        }
+        foreignCommitPollingMilliseconds = flagPolling ?? envPolling ?? defaults.foreignCommitPollingMilliseconds
     }
 
     /// The database: `flag` if given, else `BOOKSHELF_DATABASE` if set and
@@ -152,10 +184,18 @@ public struct ServeSettings: Sendable, Equatable {
     /// for these settings (without tracer or metrics: the caller adds the
     /// bootstrapped ones).
     public var applicationConfiguration: BookshelfConfiguration {
-        BookshelfConfiguration(hostname: hostname, port: port, databasePath: databaseLocation, logLevel: logLevel)
+        BookshelfConfiguration(
+            hostname: hostname, port: port, databasePath: databaseLocation, logLevel: logLevel,
+            foreignCommitPollingInterval: foreignCommitPollingMilliseconds == 0 ? nil : .milliseconds(foreignCommitPollingMilliseconds))
     }
 
     private static let portExpectation = "an integer from 0 to 65535"
+    private static let pollingExpectation = "a number of milliseconds from 0 (off) to 60000"
+
+    private static func pollingMilliseconds(_ value: Int, text: String, source: String) throws(ServeSettingsError) -> Int {
+        guard (0...60000).contains(value) else { throw ServeSettingsError(source: source, value: text, expected: pollingExpectation) }
+        return value
+    }
 
     private static func hostname(_ value: String, source: String) throws(ServeSettingsError) -> String {
         guard !value.isEmpty, !value.contains(where: \.isWhitespace) else {

@@ -9,7 +9,9 @@
 // `serve` is the default subcommand. The database (an SQLite file path, or a
 // postgres:// URL for PostgreSQL), host, port, log level and OpenTelemetry
 // switch can also come from BOOKSHELF_DATABASE, BOOKSHELF_HOSTNAME,
-// BOOKSHELF_PORT, BOOKSHELF_LOG_LEVEL and BOOKSHELF_OTEL (flags win). SIGTERM
+// BOOKSHELF_PORT, BOOKSHELF_LOG_LEVEL and BOOKSHELF_OTEL (flags win), and how
+// often, on SQLite, other processes' commits are polled for the event stream
+// from BOOKSHELF_FOREIGN_COMMIT_POLLING_MS. SIGTERM
 // or SIGINT stops the server gracefully: requests in flight finish, then the
 // database closes.
 
@@ -44,7 +46,8 @@ struct Serve: AsyncParsableCommand {
             Each option falls back on an environment variable, then on its default: \
             --database on BOOKSHELF_DATABASE (bookshelf.sqlite), --hostname on BOOKSHELF_HOSTNAME (127.0.0.1), \
             --port on BOOKSHELF_PORT (8080), --log-level on BOOKSHELF_LOG_LEVEL (info), \
-            --otel/--no-otel on BOOKSHELF_OTEL (off). An invalid value, flag or variable, is an error. \
+            --otel/--no-otel on BOOKSHELF_OTEL (off), --foreign-commit-polling-ms on \
+            BOOKSHELF_FOREIGN_COMMIT_POLLING_MS (250). An invalid value, flag or variable, is an error. \
             Start-up: the database opens, then the migrations run inside the service group, before the \
             HTTP server listens; a failing migration stops the service with exit status 1.
             """)
@@ -70,8 +73,16 @@ struct Serve: AsyncParsableCommand {
             + "(default: $BOOKSHELF_OTEL, else off)."))
     var otel: Bool?
 
+    @Option(name: .customLong("foreign-commit-polling-ms"), help: ArgumentHelp(
+        "On SQLite, how often to check for other processes' commits while GET /books/events streams run, so that "
+            + "their books reach the streams; 0 never checks "
+            + "(default: $BOOKSHELF_FOREIGN_COMMIT_POLLING_MS, else 250).", valueName: "milliseconds"))
+    var foreignCommitPollingMilliseconds: Int?
+
     var flags: ServeFlags {
-        ServeFlags(database: database, hostname: hostname, port: port, logLevel: logLevel, otel: otel)
+        ServeFlags(
+            database: database, hostname: hostname, port: port, logLevel: logLevel, otel: otel,
+            foreignCommitPollingMilliseconds: foreignCommitPollingMilliseconds)
     }
 
     /// The settings: flags, else the environment, else the defaults.

@@ -2,8 +2,9 @@
 // and latest books, on a live server read by a raw HTTP client: the current
 // value first, one event per commit to `book`, none for commits to other
 // tables (region tracking), `limit`, heartbeats, and the stream's end on
-// shutdown or when the client goes away. Observation is SQLite-only: on
-// PostgreSQL the endpoint answers 501 (eventFormatAndTheFiveLatestBooks).
+// shutdown or when the client goes away; the stream and its format on both
+// backends (on PostgreSQL, Quarry observes commits by LISTEN/NOTIFY). Other
+// processes' commits: TwoProcessEventsTests.swift.
 
 import BookshelfService
 import Foundation
@@ -27,8 +28,9 @@ struct BooksEventPayload: Decodable, Equatable {
 
 @Suite("Book events (SSE)")
 struct BookEventsTests {
-    @Test func streamsTheCurrentValueThenOneEventPerBookCommitAndNoneForOtherTables() async throws {
-        try await withBookshelf(.sqlite, .live) { client, database in
+    @Test(arguments: TestBackend.available)
+    func streamsTheCurrentValueThenOneEventPerBookCommitAndNoneForOtherTables(backend: TestBackend) async throws {
+        try await withBookshelf(backend, .live) { client, database in
             let authorID = try #require(try await client.createAuthor("Ursula K. Le Guin").id)
             let first = try await client.createBook(authorID: authorID, title: "A Wizard of Earthsea", isbn: "978-0553383041", published: 1968)
             let firstID = try #require(first.id)
@@ -77,14 +79,6 @@ struct BookEventsTests {
     @Test(arguments: TestBackend.available)
     func eventFormatAndTheFiveLatestBooks(backend: TestBackend) async throws {
         try await withBookshelf(backend) { client, _ in
-            if backend == .postgres {
-                for uri in ["/books/events?limit=1", "/books/events", "/books/events?limit=0"] {
-                    let response = try await client.send(.get, uri)
-                    #expect(response.status == .notImplemented, "\(uri)")
-                    #expect(try response.apiError().error.message == "the book event stream is not available on PostgreSQL")
-                }
-                return
-            }
             // Through the buffering router client: limit=1 makes the body finite.
             let empty = try await client.send(.get, "/books/events?limit=1")
             #expect(empty.status == .ok)

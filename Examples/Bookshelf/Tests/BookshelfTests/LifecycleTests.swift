@@ -33,6 +33,7 @@ struct LifecycleTests {
             let applied = try await first.read { db in try makeBookshelfMigrator(backend: backend.backend).appliedMigrations(db) }
             #expect(applied == [
                 "createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt", "createBookSearch", "createAudit",
+                "observeBookChanges",
             ])
             try await first.write { db in
                 var author = Author(name: "Kept")
@@ -51,13 +52,15 @@ struct LifecycleTests {
             case .sqlite:
                 #expect(try await second.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
             case .postgres:
-                // The audit triggers are plpgsql; there is no full-text table.
+                // The audit triggers are plpgsql, with QuarryPostgres's change
+                // notification (migration observeBookChanges); there is no
+                // full-text table.
                 let triggers = try await second.read { db in
                     try String.fetchAll(db, sql: """
                         SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgrelid = CAST('book' AS regclass) ORDER BY tgname
                         """)
                 }
-                #expect(triggers == ["audit_book_after_delete", "audit_book_after_insert", "audit_book_after_update"])
+                #expect(triggers == ["audit_book_after_delete", "audit_book_after_insert", "audit_book_after_update", "quarry_notify_change"])
                 #expect(try await second.read { db in try db.tableExists("book_search") } == false)
             }
         }

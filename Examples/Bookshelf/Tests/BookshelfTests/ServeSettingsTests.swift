@@ -70,6 +70,30 @@ struct ServeSettingsTests {
         #expect(try ServeSettings(flags: ServeFlags(), environment: [:]).otel == false)
     }
 
+    @Test func theForeignCommitPollingIntervalFromFlagEnvironmentOrDefault() throws {
+        let defaults = try ServeSettings(flags: ServeFlags(), environment: [:])
+        #expect(defaults.foreignCommitPollingMilliseconds == 250)
+        #expect(defaults.applicationConfiguration.foreignCommitPollingInterval == .milliseconds(250))
+        let environment = ["BOOKSHELF_FOREIGN_COMMIT_POLLING_MS": "1000"]
+        let fromEnvironment = try ServeSettings(flags: ServeFlags(), environment: environment)
+        #expect(fromEnvironment.applicationConfiguration.foreignCommitPollingInterval == .seconds(1))
+        let fromFlag = try ServeSettings(flags: ServeFlags(foreignCommitPollingMilliseconds: 50), environment: environment)
+        #expect(fromFlag.foreignCommitPollingMilliseconds == 50)
+        // 0: never polled.
+        let off = try ServeSettings(flags: ServeFlags(), environment: ["BOOKSHELF_FOREIGN_COMMIT_POLLING_MS": "0"])
+        #expect(off.applicationConfiguration.foreignCommitPollingInterval == nil)
+        let expectation = "a number of milliseconds from 0 (off) to 60000"
+        #expect(throws: ServeSettingsError(source: "--foreign-commit-polling-ms", value: "60001", expected: expectation)) {
+            try ServeSettings(flags: ServeFlags(foreignCommitPollingMilliseconds: 60001), environment: [:])
+        }
+        #expect(throws: ServeSettingsError(source: "BOOKSHELF_FOREIGN_COMMIT_POLLING_MS", value: "fast", expected: expectation)) {
+            try ServeSettings(flags: ServeFlags(), environment: ["BOOKSHELF_FOREIGN_COMMIT_POLLING_MS": "fast"])
+        }
+        #expect(throws: ServeSettingsError.self) {
+            try ServeSettings(flags: ServeFlags(), environment: ["BOOKSHELF_FOREIGN_COMMIT_POLLING_MS": "-1"])
+        }
+    }
+
     @Test(arguments: [
         (["BOOKSHELF_PORT": "abc"], ServeSettingsError(source: "BOOKSHELF_PORT", value: "abc", expected: "an integer from 0 to 65535")),
         (["BOOKSHELF_PORT": "65536"], ServeSettingsError(source: "BOOKSHELF_PORT", value: "65536", expected: "an integer from 0 to 65535")),

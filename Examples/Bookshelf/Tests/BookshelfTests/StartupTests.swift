@@ -21,6 +21,7 @@ struct StartupTests {
     /// Every migration, in order.
     static let allMigrations = [
         "createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt", "createBookSearch", "createAudit",
+        "observeBookChanges",
     ]
 
     @Test(arguments: TestBackend.available)
@@ -172,6 +173,13 @@ struct StartupTests {
         #expect(database.metricsFactory is TestMetrics)
         #expect(database.label == "bookshelf")
         #expect(database.maximumReaderCount == 3)
+        // Other processes' commits reach the event streams (SQLite): polled
+        // every 250 ms by default, or as the base says.
+        #expect(database.foreignCommitPollingInterval == .milliseconds(250))
+        base.foreignCommitPollingInterval = .seconds(1)
+        #expect(configuration.databaseConfiguration(logger: quietLogger, base: base).foreignCommitPollingInterval == .seconds(1))
+        #expect(BookshelfConfiguration(foreignCommitPollingInterval: nil).databaseConfiguration(logger: quietLogger)
+            .foreignCommitPollingInterval == nil)
         // Without a tracer or factory, none.
         let plain = BookshelfConfiguration().databaseConfiguration(logger: quietLogger)
         #expect(plain.tracer == nil)

@@ -51,6 +51,17 @@ struct TestDatabase: Sendable {
     let location: String
     /// The configuration of every pool opened on it.
     let configuration: Configuration
+    /// The case's own schema on PostgreSQL; nil on SQLite.
+    var schema: String? = nil
+
+    /// The `--database` of a `bookshelf` process on this database: the file,
+    /// or the URL with `options=-c search_path=<schema>` (the server sets the
+    /// search path of each of the process's connections, as ``configuration``
+    /// does in this process).
+    var processLocation: String {
+        guard let schema else { return location }
+        return location + (location.contains("?") ? "&" : "?") + "options=-c%20search_path%3D" + schema
+    }
 
     /// Opens and migrates it, as the service does at startup.
     func open(logger: Logger = quietLogger) async throws -> BookshelfDatabase {
@@ -95,7 +106,7 @@ func withTestDatabase<T: Sendable>(_ backend: TestBackend, _ body: (TestDatabase
         let result: Result<T, any Error>
         do {
             _ = try await admin.execute(sql: "CREATE SCHEMA \"\(schema)\"")
-            result = .success(try await body(TestDatabase(backend: .postgres, location: url, configuration: configuration)))
+            result = .success(try await body(TestDatabase(backend: .postgres, location: url, configuration: configuration, schema: schema)))
         } catch {
             result = .failure(error)
         }

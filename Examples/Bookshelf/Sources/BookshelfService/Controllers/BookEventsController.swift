@@ -1,7 +1,7 @@
 // BookEventsController: GET /books/events, a Server-Sent Events stream of the
 // book count and the latest books, fed by a Quarry ValueObservation: one event
-// now, then one after each commit that changed the `book` table. SQLite only:
-// 501 on PostgreSQL, where Quarry does not observe transactions.
+// now, then one after each commit that changed the `book` table — on SQLite
+// and on PostgreSQL, this process's commits and other processes' alike.
 
 import Foundation
 import Hummingbird
@@ -37,8 +37,13 @@ struct BooksSnapshot: Codable, Sendable, Equatable {
 /// stream ends after `limit` events (1…1000; none by default), when the
 /// client goes away (a write fails), or when the server shuts down.
 ///
-/// On PostgreSQL it answers 501: Quarry's observation of commits is
-/// SQLite-only (on a server it would never notify).
+/// Other processes' commits count too, so that several `bookshelf`
+/// processes can serve one database: on SQLite, the pool polls the file's
+/// `PRAGMA data_version` (``BookshelfConfiguration/foreignCommitPollingInterval``,
+/// 250 ms by default), so another process's book shows up within about that
+/// long; on PostgreSQL, the server notifies every commit to `book` (the
+/// trigger of migration `observeBookChanges`, LISTEN/NOTIFY on a connection
+/// of the pool's own while streams run).
 struct BookEventsController: Sendable {
     let database: BookshelfDatabase
     /// How often a heartbeat comment is sent.
@@ -49,9 +54,11 @@ struct BookEventsController: Sendable {
     /// The largest `limit`.
     static let maximumLimit = 1000
 
-    /// The count and the latest books, observed. Not deduplicated: each
-    /// commit to `book` gives an event, also when the snapshot is unchanged
-    /// (an update of a price); commits elsewhere give none.
+    /// The count and the latest books, observed. Each commit of this
+    /// process to `book` on SQLite gives an event, also when the snapshot is
+    /// unchanged (an update of a price); commits elsewhere give none. A
+    /// commit Quarry learns of from outside — another process's on SQLite,
+    /// any on PostgreSQL — gives an event only when the snapshot changed.
     static let observation = ValueObservation.tracking { db in
         let count = try Book.fetchCount(db)
         let latest = try Book.all().select(\.id, \.title).order(.desc(\.id)).limit(latestCount).fetchAll(db)
@@ -64,7 +71,6 @@ struct BookEventsController: Sendable {
 
     /// `GET /books/events?limit=N`.
     @Sendable func events(_ request: Request, context: BookshelfRequestContext) async throws -> Response {
-        guard database.backend == .sqlite else { throw APIError.notAvailableOnPostgreSQL("the book event stream") }
         let limit = try request.queryInt("limit", in: 1...Self.maximumLimit)
         let stream = BookEventStream(
             values: Self.observation.values(in: database.writer, bufferingPolicy: .bufferingNewest(1)),
