@@ -66,6 +66,17 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // What watching for other processes' commits costs, and how soon
+        // they reach an observation (the article "Observing changes").
+        .executableTarget(
+            name: "foreign-observation",
+            dependencies: [
+                "CSQLiteBench",
+                .product(name: "Quarry", package: "Quarry"),
+                .product(name: "QuarryPostgres", package: "Quarry"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
