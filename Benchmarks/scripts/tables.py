@@ -32,6 +32,8 @@ POSTGRES_ACCESS = ROOT / "Benchmarks" / "results" / "postgres" / "access-cost.cs
 # scripts/fuzz.sh --long).
 RELIABILITY_RUNS = ROOT / "Benchmarks" / "results" / "reliability" / "long-runs.csv"
 FUZZ_RUNS = ROOT / "Fuzz" / "results" / "fuzz-runs.csv"
+FOREIGN_OBSERVATION = ROOT / "Benchmarks" / "results" / "observation" / "foreign-commits.csv"
+OBSERVING_ARTICLE = ROOT / "Sources" / "Quarry" / "Quarry.docc" / "ObservingChanges.md"
 
 # The README's words for each workload, by its number.
 README_NAMES = {
@@ -199,6 +201,18 @@ def fuzz_table(path):
     return out
 
 
+def foreign_observation_table(path):
+    provenance, rows = read_run(path, path.name)
+    out = ["| Backend | Contender | Watching | Idle CPU | Idle queries/s | Latency median | p95 | max |",
+           "|---|---|---|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        out.append(f"| {row['backend']} | {row['contender']} | {row['interval']} | {float(row['idle_cpu_percent']):.2f}% | "
+                   f"{row['idle_queries_per_second']} | {row['latency_median_ms']} ms | {row['latency_p95_ms']} ms | "
+                   f"{row['latency_max_ms']} ms |")
+    out += ["", f"From `{path.relative_to(ROOT)}`: {provenance}; {rows[0]['samples'] if rows else 0} samples per row."]
+    return out
+
+
 def replace_region(text, name, lines, path):
     start_marker = f"<!-- tables.py: {name} -->"
     end_marker = "<!-- /tables.py -->"
@@ -225,6 +239,7 @@ def main():
     targets.append((ROOT / "Benchmarks" / "README.md", "postgres-access", postgres_access_table(POSTGRES_ACCESS)))
     targets.append((ROOT / "README.md", "reliability-long-runs", reliability_table(RELIABILITY_RUNS)))
     targets.append((ROOT / "README.md", "fuzz-runs", fuzz_table(FUZZ_RUNS)))
+    targets.append((OBSERVING_ARTICLE, "foreign-observation", foreign_observation_table(FOREIGN_OBSERVATION)))
     stale = []
     for path, name, lines in targets:
         text = path.read_text(encoding="utf-8")

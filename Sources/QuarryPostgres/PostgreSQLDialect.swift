@@ -24,7 +24,7 @@ package struct PostgreSQLDialect: SQLDialect {
         case .authorizer, .walCheckpoints: nil
         case .triggerDSL: "CREATE FUNCTION and CREATE TRIGGER in SQL"
         case .backup: "pg_dump"
-        case .observation: "polling, or PostgreSQL's LISTEN/NOTIFY in SQL"
+        case .observation: "ValueObservation or DatabaseRegionObservation, with createChangeNotificationTrigger(on:) on the observed tables"
         case .foreignKeyCheck: "the foreign key constraints themselves, which PostgreSQL checks at each statement"
         case .schemaComparison: "a development database you drop and create again"
         case .lastInsertedRowID: "RETURNING, which records use"
