@@ -240,4 +240,51 @@ struct PostgresObservationTests {
             #expect(!feed.isWatching)
         }
     }
+
+    /// The migration of the DocC articles, then a region observation on
+    /// PostgreSQL: called for commits to its table, by any pool, not others.
+    @Test func aMigrationInstallsTheTriggerAndRegionObservationHearsCommits() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await pool.write { db in
+                try db.execute(sql: "CREATE TABLE shelf_ro (id BIGSERIAL PRIMARY KEY, title TEXT NOT NULL)")
+                try db.execute(sql: "CREATE TABLE reader_ro (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL)")
+                try db.createChangeNotificationTrigger(on: "reader_ro")
+            }
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("Observe books") { db in
+                try db.createChangeNotificationTrigger(on: "shelf_ro")
+            }
+            try await migrator.migrate(pool)
+            let changes = Atomic<Int>(0)
+            let errors = Mutex<[String]>([])
+            let observation = DatabaseRegionObservation(tracking: DatabaseRegion(table: "shelf_ro"))
+            let (cancellable, observer) = observation.startObserver(in: pool) { error in
+                errors.withLock { $0.append("\(error)") }
+            } onChange: { db in
+                // A write access of the pool: the connection can write.
+                _ = try? Int.fetchOne(db, sql: "SELECT count(*) FROM shelf_ro")
+                changes.add(1, ordering: .relaxed)
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !observer.isWatchingForeignCommits, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(observer.isWatchingForeignCommits)
+            try await pool.write { db in try db.execute(sql: "INSERT INTO shelf_ro (title) VALUES ('Dune')") }
+            let first = ContinuousClock.now + .seconds(5)
+            while changes.load(ordering: .relaxed) < 1, ContinuousClock.now < first { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(changes.load(ordering: .relaxed) == 1)
+            // Another table, and a rollback: nothing.
+            try await pool.write { db in try db.execute(sql: "INSERT INTO reader_ro (name) VALUES ('Austen')") }
+            struct Abort: Error {}
+            await #expect(throws: Abort.self) {
+                try await pool.write { db in
+                    try db.execute(sql: "INSERT INTO shelf_ro (title) VALUES ('Lost')")
+                    throw Abort()
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(changes.load(ordering: .relaxed) == 1)
+            #expect(errors.withLock { $0 }.isEmpty)
+            cancellable.cancel()
+        }
+    }
 }
