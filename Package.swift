@@ -95,9 +95,15 @@ let package = Package(
             dependencies: ["CSQLite"],
             path: "Tests/FaultVFS"
         ),
+        // The seeded generator and the run's seed, shared by the test targets.
+        .target(
+            name: "QuarryTestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "QuarryTests",
             dependencies: [
+                "QuarryTestSupport",
                 // CSQLite: some tests set a connection limit through the C API.
                 // QuarryPostgres: the shared suites also run on PostgreSQL (Support/TestBackends.swift).
                 // CQuarryFaultVFS: the power-loss and I/O-error tests (Reliability/).
@@ -126,7 +132,7 @@ let package = Package(
         .testTarget(
             name: "QuarryPostgresTests",
             dependencies: [
-                "Quarry", "QuarryPostgres", "QuarryPostgresProcessHelper",
+                "Quarry", "QuarryPostgres", "QuarryPostgresProcessHelper", "QuarryTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 // The fault proxy of Support/FaultProxy.swift.

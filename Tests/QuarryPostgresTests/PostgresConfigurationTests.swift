@@ -6,6 +6,7 @@ import Foundation
 import PostgresNIO
 import Quarry
 import QuarryPostgres
+import QuarryTestSupport
 import Testing
 
 @Suite struct PostgresConfigurationTests {
@@ -426,36 +427,11 @@ import Testing
         }
     }
 
-    /// The seed of the random tests below: `QUARRY_TEST_SEED` (decimal or
-    /// 0x-hexadecimal, as in QuarryTests) replays a run; else a fresh one
-    /// each run. Printed once, with how to replay it.
-    static let seed: UInt64 = {
-        let seed: UInt64
-        if let text = ProcessInfo.processInfo.environment["QUARRY_TEST_SEED"], !text.isEmpty {
-            guard let parsed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text) else {
-                fatalError("QUARRY_TEST_SEED=\(text) is not a number (decimal, or hexadecimal with 0x)")
-            }
-            seed = parsed
-        } else {
-            seed = UInt64.random(in: 1...UInt64(Int64.max))
-        }
-        print("QUARRY_TEST_SEED=\(seed) replays this run's randomized PostgresConfigurationTests")
-        return seed
-    }()
+    /// The seed of the random tests below, from the run's seed (TestSeed:
+    /// `QUARRY_TEST_SEED` replays a run).
+    static let seed = TestSeed.derived("PostgresConfigurationTests")
 
-    static var replay: String { "replay with QUARRY_TEST_SEED=\(seed)" }
-
-    /// A small deterministic generator, so that a failure can be replayed.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    static var replay: String { TestSeed.replay }
 
     /// Pieces that mean something to the parser, and some that do not.
     static let pieces: [String] = [
@@ -470,7 +446,7 @@ import Testing
     }
 
     @Test func seededRandomStringsNeverCrash() {
-        var generator = SplitMix64(state: Self.seed ^ 0x5155_4152_5259)  // "QUARRY"
+        var generator = SeededGenerator(state: Self.seed ^ 0x5155_4152_5259)  // "QUARRY"
         var parsed = 0
         var refused = 0
         func randomText(_ maximum: Int) -> String {
@@ -517,7 +493,7 @@ import Testing
     }
 
     @Test func mutatedValidURLsNeverCrash() {
-        var generator = SplitMix64(state: Self.seed ^ 22)
+        var generator = SeededGenerator(state: Self.seed ^ 22)
         let seeds = Self.validURLs.map(\.url)
         for _ in 0..<20_000 {
             var scalars = Array(seeds.randomElement(using: &generator)!.unicodeScalars)

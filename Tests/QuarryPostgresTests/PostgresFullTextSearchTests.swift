@@ -8,6 +8,7 @@
 import Foundation
 import Quarry
 import QuarryPostgres
+import QuarryTestSupport
 import Testing
 
 extension PostgresTestServer {
@@ -308,12 +309,9 @@ struct PostgresFullTextSearchTests {
     // MARK: - Hostile input
 
     @Test func hostileInputIsNeverAnErrorNorAnInjection() async throws {
-        let seed: UInt64 = {
-            if let text = ProcessInfo.processInfo.environment["QUARRY_TEST_SEED"], let seed = UInt64(text) { return seed }
-            return UInt64.random(in: 1...UInt64(Int64.max))
-        }()
-        print("PostgresFullTextSearchTests.hostileInput: QUARRY_TEST_SEED=\(seed) replays this test")
-        var random = FTSSplitMix(state: seed)
+        // The run's seed (TestSeed: printed once, QUARRY_TEST_SEED replays it).
+        let seed = TestSeed.derived("PostgresFullTextSearchTests.hostileInput")
+        var random = SeededGenerator(state: seed)
         let vocabulary = ["old", "man", "sea", "whale", "moon", "time", "runs", "running", "the", "and", "marlin", "dick",
                           "tranquility", "OLD", "Sea", "wha", "mo", "x", "book", "DROP", "TABLE", "select", "1", "42"]
         let junk = ["&", "|", "!", "<->", "<2>", ":", "*", ":*", "(", ")", "'", "''", "\\", "\\'", "\"", ";", "--", "/*", "*/",
@@ -418,18 +416,4 @@ private func swiftWords(_ input: String) -> [String] {
     }
     if !current.isEmpty { words.append(current) }
     return words
-}
-
-/// SplitMix64 (<https://prng.di.unimi.it/splitmix64.c>), seeded, for the
-/// hostile input test: the same seed replays the same inputs.
-private struct FTSSplitMix {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

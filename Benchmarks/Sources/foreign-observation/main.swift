@@ -135,19 +135,25 @@ final class Latest: Sendable {
 
 let countObservation = ValueObservation.tracking { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? -1 }
 
-/// Measures the latency of `samples` foreign inserts to `latest`.
-func measureLatency(
-    samples: Int, start: Int, latest: Latest, maxPause: Duration, insert: () async throws -> ContinuousClock.Instant
+/// Inserts a row through `other`, `samples` times after random pauses, and
+/// returns the latency of each to its delivery to `latest`; checks that
+/// every row was delivered.
+func measureForeignInserts(
+    by other: any DatabaseWriter, observedIn reader: any DatabaseReader, latest: Latest, samples: Int, maxPause: Duration,
+    name: String
 ) async throws -> [Double] {
     var latencies: [Double] = []
-    var expected = start
-    for _ in 0..<samples {
+    for expected in 1...samples {
         // A random pause, so that commits fall anywhere in the polling period.
         try await Task.sleep(for: maxPause * Double.random(in: 0.1...1))
-        let committed = try await insert()
-        expected += 1
+        let started = ContinuousClock.now
+        try await other.write { db in try db.execute(sql: "INSERT INTO item (name) VALUES ('x')") }
         let delivered = try await latest.wait(for: expected)
-        latencies.append(milliseconds(delivered - committed))
+        latencies.append(milliseconds(delivered - started))
+    }
+    let rows = try await reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") }
+    guard rows == samples, latest.value.value == samples else {
+        throw Failure("\(name): \(rows ?? -1) rows, delivered \(latest.value.value)")
     }
     return latencies
 }
@@ -175,15 +181,8 @@ func sqliteQuarry(interval: Duration, options: Options, directory: URL) async th
     let before = statements.load(ordering: .relaxed)
     let observed = try await cpuRate(over: options.idleSeconds)
     let queries = Double(statements.load(ordering: .relaxed) - before) / options.idleSeconds
-    let latencies = try await measureLatency(samples: options.samples, start: 0, latest: latest, maxPause: interval * 2) {
-        let started = ContinuousClock.now
-        try await other.write { db in try db.execute(sql: "INSERT INTO item (name) VALUES ('x')") }
-        return started
-    }
-    let rows = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") }
-    guard rows == options.samples, latest.value.value == options.samples else {
-        throw Failure("quarry sqlite: \(rows ?? -1) rows, delivered \(latest.value.value)")
-    }
+    let latencies = try await measureForeignInserts(
+        by: other, observedIn: pool, latest: latest, samples: options.samples, maxPause: interval * 2, name: "quarry sqlite")
     return Measurement(
         backend: "sqlite", contender: "quarry", interval: "\(Int(milliseconds(interval))) ms",
         idleCPUPercent: max(0, observed - baseline) * 100, idleQueriesPerSecond: queries, latencies: latencies)
@@ -308,15 +307,8 @@ func postgresQuarry(url: String, options: Options) async throws -> Measurement {
     let observed = try await cpuRate(over: options.idleSeconds)
     let after = try await serverTransactions(admin)
     let queries = Double(max(0, after - before - 1)) / options.idleSeconds
-    let latencies = try await measureLatency(samples: options.samples, start: 0, latest: latest, maxPause: .milliseconds(100)) {
-        let started = ContinuousClock.now
-        try await other.write { db in try db.execute(sql: "INSERT INTO item (name) VALUES ('x')") }
-        return started
-    }
-    let rows = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") }
-    guard rows == options.samples, latest.value.value == options.samples else {
-        throw Failure("quarry postgres: \(rows ?? -1) rows, delivered \(latest.value.value)")
-    }
+    let latencies = try await measureForeignInserts(
+        by: other, observedIn: pool, latest: latest, samples: options.samples, maxPause: .milliseconds(100), name: "quarry postgres")
     return Measurement(
         backend: "postgresql", contender: "quarry", interval: "notifications",
         idleCPUPercent: max(0, observed - baseline) * 100, idleQueriesPerSecond: queries, latencies: latencies)

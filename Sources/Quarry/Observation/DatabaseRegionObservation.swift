@@ -122,6 +122,8 @@ final class DatabaseRegionObserver: TransactionObserver, @unchecked Sendable {
         let feed = (writer as? any ForeignCommitSource)?.foreignCommitFeed
         do {
             try writer.writeWithoutTransaction { db in
+                // Backend conditional: a backend either reports commits through hooks
+                // (SQLite), or through its reader's feed (a server), never both.
                 if db.connection.supports(.observation) {
                     db.add(transactionObserver: self, extent: .observerLifetime)
                 } else if feed == nil {

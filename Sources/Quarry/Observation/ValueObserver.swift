@@ -76,6 +76,8 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
         let feed = (reader as? any ForeignCommitSource)?.foreignCommitFeed
         if let writer = reader as? any DatabaseWriter {
             try await writer.writeWithoutTransaction { [self] db in
+                // Backend conditional: a backend either reports commits through hooks
+                // (SQLite), or through its reader's feed (a server), never both.
                 if db.connection.supports(.observation) {
                     db.add(transactionObserver: self, extent: .observerLifetime)
                 } else if feed == nil {

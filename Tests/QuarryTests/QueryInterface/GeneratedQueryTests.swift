@@ -5,6 +5,7 @@
 import Foundation
 import Quarry
 import Testing
+import QuarryTestSupport
 
 
 @Suite struct GeneratedQueryTests {

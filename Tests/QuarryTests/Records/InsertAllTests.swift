@@ -10,6 +10,7 @@ import CSQLite
 import Foundation
 @testable import Quarry
 import Testing
+import QuarryTestSupport
 
 private struct BulkPlayer: Codable, FetchableRecord, MutablePersistableRecord, Equatable {
     static let databaseTableName = "bulk"

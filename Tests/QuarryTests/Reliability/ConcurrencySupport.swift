@@ -6,6 +6,7 @@ import Dispatch
 import Foundation
 import Quarry
 import Testing
+import QuarryTestSupport
 
 /// One account of the bank; transfers move money between accounts, so the sum
 /// of all balances never changes.

@@ -3,6 +3,7 @@
 
 import Foundation
 import Quarry
+import QuarryTestSupport
 
 /// How many kills, on how many files, with which seed.
 struct CrashPlan {

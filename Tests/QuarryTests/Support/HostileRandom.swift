@@ -5,6 +5,7 @@
 
 import Foundation
 import Testing
+import QuarryTestSupport
 
 /// A deterministic random number generator: xoshiro256** seeded through
 /// SplitMix64 (<https://prng.di.unimi.it>). Never use it for anything but tests.

@@ -1,4 +1,5 @@
-// The one small seeded random generator of the tests (SplitMix64,
+// QuarryTestSupport, shared by the test targets (QuarryTests,
+// QuarryPostgresTests): the one small seeded random generator of the tests (SplitMix64,
 // <https://prng.di.unimi.it/splitmix64.c>): the same seed gives the same
 // sequence, so that a run can be replayed. HostileRandom seeds itself from it;
 // the generated-query, crash and concurrency tests draw from it directly.
@@ -10,10 +11,14 @@
 import Foundation
 
 /// SplitMix64: a small seeded random generator, for tests only.
-struct SeededGenerator: RandomNumberGenerator, Sendable {
-    var state: UInt64
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    public var state: UInt64
 
-    mutating func next() -> UInt64 {
+    public init(state: UInt64) {
+        self.state = state
+    }
+
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -25,8 +30,8 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
 /// The seed of a run's randomized tests: `QUARRY_TEST_SEED` (decimal or
 /// 0x-hexadecimal) to replay a run, else a fresh random one. Printed once,
 /// when the first randomized test draws from it.
-enum TestSeed {
-    static let run: UInt64 = {
+public enum TestSeed {
+    public static let run: UInt64 = {
         let seed: UInt64
         if let text = ProcessInfo.processInfo.environment["QUARRY_TEST_SEED"], !text.isEmpty {
             guard let parsed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text) else {
@@ -42,7 +47,7 @@ enum TestSeed {
 
     /// A seed of its own for `name` (a test, a stream of a test), from the
     /// run's seed: each draws its own sequence and can be replayed alone.
-    static func derived(_ name: String) -> UInt64 {
+    public static func derived(_ name: String) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
         for byte in name.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
@@ -51,5 +56,5 @@ enum TestSeed {
     }
 
     /// A note for failure messages: how to replay the run.
-    static var replay: String { "replay with QUARRY_TEST_SEED=\(run)" }
+    public static var replay: String { "replay with QUARRY_TEST_SEED=\(run)" }
 }
