@@ -140,8 +140,11 @@ public struct Configuration: Sendable {
     /// changes" for its measured cost). The region a foreign commit changed
     /// is unknown: each observation fetches again, and delivers the value
     /// only if it differs from the last one (see
-    /// ``ValueObservation/tracking(_:)``). Ignored for in-memory databases and
-    /// on database servers, whose observations use the server's notifications.
+    /// ``ValueObservation/tracking(_:)``). Each check is an access of the
+    /// writer, like any other: it waits for a running write, and appears in
+    /// the SQL log (at ``sqlLogLevel``) and in traces. Ignored for in-memory
+    /// databases and on database servers, whose observations use the
+    /// server's notifications.
     public var foreignCommitPollingInterval: Duration?
 
     /// How a ``DatabasePool`` keeps its WAL file from growing
