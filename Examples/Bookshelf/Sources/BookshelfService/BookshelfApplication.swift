@@ -65,7 +65,8 @@ public struct BookshelfConfiguration: Sendable {
 /// `eventsHeartbeat` is the heartbeat of `GET /books/events`.
 ///
 /// Every error becomes a JSON ``APIError`` body (see ``ErrorMiddleware``).
-/// On PostgreSQL, the SQLite-only search endpoint answers 501.
+/// The endpoints are the same on both backends (`GET /books/search` picks a
+/// query strategy per backend, see ``BookSearchStrategy``).
 ///
 /// With `instrumented`, Hummingbird's `TracingMiddleware` and
 /// `MetricsMiddleware` come first: each request is a span of the

@@ -3,7 +3,6 @@
 // that picks the PostgreSQL variant of the few queries and features that
 // differ (see README.md, "Running on PostgreSQL").
 
-import Hummingbird
 import Quarry
 
 /// Which database server the service runs on.
@@ -57,12 +56,5 @@ extension DatabaseBackend {
     func textContains<Root>(column: String, _ substring: String) -> QueryExpression<Root, Bool> {
         if self == .postgres, substring.unicodeScalars.contains("\u{0}") { return QueryExpression(sql: "FALSE") }
         return QueryExpression<Root, String>(column).contains(substring)
-    }
-}
-
-extension APIError {
-    /// 501 for a feature that needs SQLite: `"<feature> is not available on PostgreSQL"`.
-    static func notAvailableOnPostgreSQL(_ feature: String) -> APIError {
-        APIError(.notImplemented, "\(feature) is not available on PostgreSQL")
     }
 }

@@ -1,6 +1,7 @@
 // The Bookshelf schema as Quarry migrations, and opening the database at
-// startup (SQLite or PostgreSQL). The SQLite-only pieces (the FTS5 table and
-// the trigger DSL) have their PostgreSQL variant in MigrationsPostgres.swift.
+// startup (SQLite or PostgreSQL). The SQLite-only pieces have their
+// PostgreSQL variant elsewhere: the trigger DSL in MigrationsPostgres.swift,
+// the FTS5 table in the text search indexes of PostgresBookSearch.swift.
 
 import Logging
 import Quarry
@@ -8,12 +9,14 @@ import QuarryPostgres
 
 /// The service's schema: named migrations, applied once each, in order.
 ///
-/// The same migrations, by the same names, run on both backends; three differ
-/// on PostgreSQL (`backend`): `createBookSearch` does nothing there (no FTS5:
-/// `GET /books/search` answers 501), `createAudit` writes its triggers as
-/// a plpgsql function in raw SQL instead of with the trigger DSL, and
-/// `observeBookChanges` installs the change-notification trigger on `book`
-/// there only (SQLite's observation needs none).
+/// The same migrations, by the same names, run on both backends; four differ
+/// by backend (`backend`): `createBookSearch` does nothing on PostgreSQL (no
+/// FTS5 there), and `createPostgresBookSearchIndexes` does nothing on SQLite
+/// (the text search indexes of `GET /books/search` on PostgreSQL);
+/// `createAudit` writes its triggers as a plpgsql function in raw SQL instead
+/// of with the trigger DSL on PostgreSQL, and `observeBookChanges` installs
+/// the change-notification trigger on `book` there only (SQLite's
+/// observation needs none).
 public func makeBookshelfMigrator(backend: DatabaseBackend = .sqlite) -> DatabaseMigrator {
     var migrator = DatabaseMigrator()
     migrator.registerMigration("createAuthor") { db in
@@ -67,7 +70,8 @@ public func makeBookshelfMigrator(backend: DatabaseBackend = .sqlite) -> Databas
         }
     }
     migrator.registerMigration("createBookSearch") { db in
-        // FTS5 is SQLite-only: nothing on PostgreSQL (search answers 501).
+        // FTS5 is SQLite-only: nothing on PostgreSQL, whose search uses the
+        // indexes of `createPostgresBookSearchIndexes`.
         if backend == .sqlite { try createBookSearch(db) }
     }
     migrator.registerMigration("createAudit") { db in
@@ -86,6 +90,13 @@ public func makeBookshelfMigrator(backend: DatabaseBackend = .sqlite) -> Databas
         // processes' through `Configuration.foreignCommitPollingInterval`
         // (see ``BookshelfConfiguration/foreignCommitPollingInterval``).
         if backend == .postgres { try db.createChangeNotificationTrigger(on: "book") }
+    }
+    migrator.registerMigration("createPostgresBookSearchIndexes") { db in
+        // `GET /books/search` on PostgreSQL: GIN indexes of the title of
+        // `book` and the name of `author` as `tsvector` expressions (an index
+        // cannot span the join; see ``PostgresBookSearch``). SQLite searches
+        // the FTS5 table of `createBookSearch`: nothing to do there.
+        if backend == .postgres { try PostgresBookSearch.createIndexes(db) }
     }
     return migrator
 }

@@ -121,7 +121,7 @@ struct BackupTests {
                 #expect(try await copy.read { db in try Author.fetchAll(db).map(\.name) } == ["Seed"])
                 #expect(try await copy.read { db in try makeBookshelfMigrator().appliedMigrations(db) } == [
                     "createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt", "createBookSearch", "createAudit",
-                    "observeBookChanges",
+                    "observeBookChanges", "createPostgresBookSearchIndexes",
                 ])
 
                 // Writes acknowledged before the backup returned but missing
@@ -135,7 +135,7 @@ struct BackupTests {
                 // The seeded reviews were written directly, not through the service: no book_stats.
                 // Every book was inserted once (the audit trigger) and is indexed once.
                 #expect(summary.rowCounts == [
-                    "author": 1, "book": copiedBooks.count, "review": 300, "book_stats": 0, "quarry_migrations": 8,
+                    "author": 1, "book": copiedBooks.count, "review": 300, "book_stats": 0, "quarry_migrations": 9,
                     "book_search": copiedBooks.count, "audit": copiedBooks.count,
                 ])
                 #expect(summary.pageCount > 1)
@@ -158,7 +158,7 @@ struct BackupTests {
             _ = try await client.createBook(authorID: author, title: "The Dispossessed", isbn: "d", published: 1974)
             let summary = try await backupDatabase(database, toPath: copyPath)
             #expect(summary.rowCounts == [
-                "author": 1, "book": 1, "review": 0, "book_stats": 0, "quarry_migrations": 8, "book_search": 1, "audit": 1,
+                "author": 1, "book": 1, "review": 0, "book_stats": 0, "quarry_migrations": 9, "book_search": 1, "audit": 1,
             ])
             #expect(summary.byteCount == summary.pageCount * summary.pageSize)
             #expect(summary.description.contains("integrity_check: ok"))

@@ -33,7 +33,7 @@ struct LifecycleTests {
             let applied = try await first.read { db in try makeBookshelfMigrator(backend: backend.backend).appliedMigrations(db) }
             #expect(applied == [
                 "createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt", "createBookSearch", "createAudit",
-                "observeBookChanges",
+                "observeBookChanges", "createPostgresBookSearchIndexes",
             ])
             try await first.write { db in
                 var author = Author(name: "Kept")

@@ -21,7 +21,7 @@ struct StartupTests {
     /// Every migration, in order.
     static let allMigrations = [
         "createAuthor", "createBook", "createReview", "createBookStats", "addReviewCreatedAt", "createBookSearch", "createAudit",
-        "observeBookChanges",
+        "observeBookChanges", "createPostgresBookSearchIndexes",
     ]
 
     @Test(arguments: TestBackend.available)

@@ -1,5 +1,6 @@
 // BookSearch: a row of `book_search`, the FTS5 table that indexes each book's
 // title and its author's name (rowid = book id), kept in sync by triggers.
+// SQLite only: PostgreSQL searches the tables themselves (PostgresBookSearch).
 
 import Quarry
 
