@@ -15,6 +15,9 @@ trap 'rm -f "$log"' EXIT
 # caches alive on purpose.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0:abort_on_error=0}"
 
+# Timing bounds of the tests allow for the sanitizer (Tests/TestSupport/TimingSlack.swift).
+export QUARRY_SANITIZER=address
+
 status=0
 swift test --sanitize=address --scratch-path .build-asan "$@" 2>&1 | tee "$log" || status=$?
 

@@ -21,6 +21,9 @@ trap 'rm -f "$log"' EXIT
 # turns any of them into a failure. second_deadlock_stack=1: fuller reports.
 export TSAN_OPTIONS="suppressions=$PWD/scripts/tsan-suppressions.txt halt_on_error=0 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 
+# Timing bounds of the tests allow for the sanitizer (Tests/TestSupport/TimingSlack.swift).
+export QUARRY_SANITIZER=thread
+
 status=0
 swift test --sanitize=thread --scratch-path .build-tsan --filter "$filter" 2>&1 | tee "$log" || status=$?
 

@@ -1,7 +1,7 @@
 // PostgreSQLDialect+Notifications: what ValueObservation needs from
 // PostgreSQL — the trigger that notifies the commits of a table
 // (`NOTIFY quarry_change, '<table>'`), and the tables a fetch reads, from the
-// server's plan.
+// server's plan (partitions with the tables they partition).
 //
 // A statement-level trigger runs once per statement, whatever the number of
 // rows, and `pg_notify` is delivered when (and only if) the transaction
@@ -24,21 +24,38 @@ extension PostgreSQLDialect {
         'BEGIN PERFORM pg_notify(''\(changeChannel)'', TG_TABLE_NAME); RETURN NULL; END'
         """
 
-    /// The names of the relations scanned by the nodes of an
-    /// `EXPLAIN (FORMAT JSON)` plan, lowercased; nil when the plan cannot be read.
-    static func relationNames(inPlan plan: String) -> Set<String>? {
+    /// The relations scanned by the nodes of an `EXPLAIN (VERBOSE, FORMAT JSON)`
+    /// plan, as (schema, name); nil when the plan cannot be read.
+    static func relations(inPlan plan: String) -> [(schema: String, name: String)]? {
         guard let json = try? JSONSerialization.jsonObject(with: Data(plan.utf8)) else { return nil }
-        var names: Set<String> = []
+        var relations: [(schema: String, name: String)] = []
         func visit(_ node: Any) {
             if let array = node as? [Any] {
                 array.forEach(visit)
             } else if let object = node as? [String: Any] {
-                if let name = object["Relation Name"] as? String { names.insert(name.lowercased()) }
+                if let name = object["Relation Name"] as? String {
+                    relations.append((object["Schema"] as? String ?? "", name))
+                }
                 object.values.forEach(visit)
             }
         }
         visit(json)
-        return names
+        return relations
+    }
+
+    /// The partitioned tables that `count` relations, bound as (schema,
+    /// name) pairs, are partitions of. A plan scans partitions, while the
+    /// notification trigger of a partitioned table names the table the
+    /// statement wrote to, the partitioned one: the region needs both.
+    static func partitionAncestorsSQL(count: Int) -> String {
+        let values = (0..<count).map { "($\(2 * $0 + 1), $\(2 * $0 + 2))" }.joined(separator: ", ")
+        return """
+            SELECT DISTINCT a.relname FROM (VALUES \(values)) AS r(nspname, relname) \
+            JOIN pg_namespace n ON n.nspname = r.nspname \
+            JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = r.relname AND c.relispartition \
+            CROSS JOIN LATERAL pg_partition_ancestors(c.oid) AS p \
+            JOIN pg_class a ON a.oid = p.relid
+            """
     }
 }
 

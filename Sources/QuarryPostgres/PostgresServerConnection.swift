@@ -62,14 +62,26 @@ final class PostgresServerConnection: DatabaseServerConnection {
     }
 
     /// The tables of the plan of `sql`: the `Relation Name` of every node of
-    /// `EXPLAIN (FORMAT JSON)` (views and subqueries are planned down to
-    /// their tables). Tables read inside functions are not in a plan.
+    /// `EXPLAIN (VERBOSE, FORMAT JSON)` (views and subqueries are planned
+    /// down to their tables), and the partitioned tables of those that are
+    /// partitions. Tables read inside functions are not in a plan.
     func tablesRead(sql: String, arguments: [DatabaseValue]) throws -> Set<String>? {
         running.start()
         defer { running.end() }
-        let result = try session.executeBlocking(sql: "EXPLAIN (FORMAT JSON) " + sql, arguments: arguments)
-        guard case .text(let plan)? = result.rows.first?.first else { return nil }
-        return PostgreSQLDialect.relationNames(inPlan: plan)
+        let result = try session.executeBlocking(sql: "EXPLAIN (VERBOSE, FORMAT JSON) " + sql, arguments: arguments)
+        guard case .text(let plan)? = result.rows.first?.first,
+            let relations = PostgreSQLDialect.relations(inPlan: plan)
+        else { return nil }
+        var tables = Set(relations.map { $0.name.lowercased() })
+        if !relations.isEmpty {
+            let ancestors = try session.executeBlocking(
+                sql: PostgreSQLDialect.partitionAncestorsSQL(count: relations.count),
+                arguments: relations.flatMap { [DatabaseValue.text($0.schema), .text($0.name)] })
+            for row in ancestors.rows {
+                if case .text(let name)? = row.first { tables.insert(name.lowercased()) }
+            }
+        }
+        return tables
     }
 
     /// Sends `pg_cancel_backend` for the statement running now, from a
