@@ -41,12 +41,8 @@ final class ObservedValues<Value: Sendable>: Sendable {
 
     /// Waits up to `limit` (polling) until `condition` holds for the values.
     func wait(_ limit: Duration = .seconds(30), until condition: ([Value]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if condition(values) { return true }
-            if error != nil { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        // Ends early when the observation failed: no value comes after an error.
+        _ = try? await eventually(within: limit) { condition(values) || error != nil }
         return condition(values)
     }
 }
@@ -221,9 +217,7 @@ struct PostgresObservationTests {
             #expect(await values.wait { $0.count == 1 })
             #expect(feed.isWatching)
             values.cancel()
-            let deadline = ContinuousClock.now + .seconds(10)
-            while feed.isWatching, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(!feed.isWatching)
+            #expect(try await eventually(within: .seconds(10)) { !feed.isWatching })
         }
     }
 
@@ -266,12 +260,9 @@ struct PostgresObservationTests {
                 _ = try? Int.fetchOne(db, sql: "SELECT count(*) FROM shelf_ro")
                 changes.add(1, ordering: .relaxed)
             }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !observer.isWatchingForeignCommits, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(observer.isWatchingForeignCommits)
+            #expect(try await eventually(within: .seconds(10)) { observer.isWatchingForeignCommits })
             try await pool.write { db in try db.execute(sql: "INSERT INTO shelf_ro (title) VALUES ('Dune')") }
-            let first = ContinuousClock.now + .seconds(5)
-            while changes.load(ordering: .relaxed) < 1, ContinuousClock.now < first { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(try await eventually(within: .seconds(5)) { changes.load(ordering: .relaxed) >= 1 })
             #expect(changes.load(ordering: .relaxed) == 1)
             // Another table, and a rollback: nothing.
             try await pool.write { db in try db.execute(sql: "INSERT INTO reader_ro (name) VALUES ('Austen')") }

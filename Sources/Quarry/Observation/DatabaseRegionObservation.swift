@@ -99,8 +99,7 @@ final class DatabaseRegionObserver: TransactionObserver, @unchecked Sendable {
     private var isCancelled = false
     private var subscription: ForeignCommitSubscription?
     /// Whether the foreign commits are watched (for tests).
-    var isWatchingForeignCommits: Bool { lock.withLock { _isWatchingForeignCommits } }
-    private var _isWatchingForeignCommits = false
+    var isWatchingForeignCommits: Bool { lock.withLock { subscription != nil } }
     /// A write access for foreign commits is scheduled and has not yet
     /// begun: a foreign commit that arrives meanwhile needs no access of its own.
     private var foreignChangePending = false
@@ -122,13 +121,7 @@ final class DatabaseRegionObserver: TransactionObserver, @unchecked Sendable {
         let feed = (writer as? any ForeignCommitSource)?.foreignCommitFeed
         do {
             try writer.writeWithoutTransaction { db in
-                // Backend conditional: a backend either reports commits through hooks
-                // (SQLite), or through its reader's feed (a server), never both.
-                if db.connection.supports(.observation) {
-                    db.add(transactionObserver: self, extent: .observerLifetime)
-                } else if feed == nil {
-                    try db.require(.observation, "DatabaseRegionObservation")
-                }
+                try db.attachCommitObserver(self, hasFeed: feed != nil, feature: "DatabaseRegionObservation")
             }
         } catch {
             onError(error)
@@ -141,7 +134,6 @@ final class DatabaseRegionObserver: TransactionObserver, @unchecked Sendable {
                 let keep = lock.withLock { () -> Bool in
                     if isCancelled { return false }
                     self.subscription = subscription
-                    _isWatchingForeignCommits = true
                     return true
                 }
                 if !keep { subscription.cancel() }
@@ -167,11 +159,7 @@ final class DatabaseRegionObserver: TransactionObserver, @unchecked Sendable {
     // MARK: - Foreign commits
 
     private func foreignCommitDidHappen(_ commit: ForeignCommit) {
-        if let tables = commit.tables {
-            guard region.isFullDatabase || tables.contains(where: { region.contains(tableName: $0) }) else { return }
-        } else if region.isEmpty {
-            return
-        }
+        guard ChangedTables(commit).touches(region) else { return }
         let schedule = lock.withLock { () -> Bool in
             if isCancelled || foreignChangePending { return false }
             foreignChangePending = true

@@ -109,8 +109,9 @@ extension Database {
     ///
     /// On a database server connection (PostgreSQL), the observer is told
     /// nothing: the server does not report changes. This method cannot throw
-    /// (GRDB's spelling); the `DatabaseWriter` method and `ValueObservation`
-    /// throw there instead.
+    /// (GRDB's spelling); the `DatabaseWriter` method throws there instead.
+    /// (``ValueObservation`` and ``DatabaseRegionObservation`` learn of a
+    /// server's commits from its notifications.)
     public func add(transactionObserver: some TransactionObserver, extent: TransactionObservationExtent = .observerLifetime) {
         observationBroker.add(transactionObserver, extent: extent)
     }
@@ -119,6 +120,23 @@ extension Database {
     /// it is not attached.
     public func remove(transactionObserver: some TransactionObserver) {
         observationBroker.remove(transactionObserver)
+    }
+}
+
+extension Database {
+    /// Attaches the observer of an observation (`feature` names it in
+    /// errors) to this connection's commits, when the backend reports them
+    /// through hooks (SQLite). A backend without hooks reports its commits
+    /// through the reader's feed (`hasFeed`); without either, the
+    /// observation would never see a change, and this throws.
+    func attachCommitObserver(_ observer: some TransactionObserver, hasFeed: Bool, feature: String) throws {
+        // Backend conditional: a backend either reports commits through hooks
+        // (SQLite), or through its reader's feed (a server), never both.
+        if connection.supports(.observation) {
+            add(transactionObserver: observer, extent: .observerLifetime)
+        } else if !hasFeed {
+            try require(.observation, feature)
+        }
     }
 }
 

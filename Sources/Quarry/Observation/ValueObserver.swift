@@ -76,15 +76,7 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
         let feed = (reader as? any ForeignCommitSource)?.foreignCommitFeed
         if let writer = reader as? any DatabaseWriter {
             try await writer.writeWithoutTransaction { [self] db in
-                // Backend conditional: a backend either reports commits through hooks
-                // (SQLite), or through its reader's feed (a server), never both.
-                if db.connection.supports(.observation) {
-                    db.add(transactionObserver: self, extent: .observerLifetime)
-                } else if feed == nil {
-                    // Without hooks nor notifications, the observation would
-                    // never see a change.
-                    try db.require(.observation, "ValueObservation")
-                }
+                try db.attachCommitObserver(self, hasFeed: feed != nil, feature: "ValueObservation")
             }
         }
         guard let feed else { return }
@@ -193,13 +185,7 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
     /// A commit this observer's hooks did not see: another process's, or
     /// any commit on a server.
     private func foreignCommitDidHappen(_ commit: ForeignCommit) {
-        var changes = ChangedTables()
-        if let tables = commit.tables {
-            for table in tables { changes.insert(table) }
-        } else {
-            changes.includesUnknown = true
-        }
-        schedule(changes)
+        schedule(ChangedTables(commit))
     }
 
     /// Fetches again if `changes` touch the region, or notes them for the
@@ -236,6 +222,17 @@ struct ChangedTables {
     /// Whether a commit of the observed writer is among the changes (its
     /// value is delivered even if unchanged).
     var includesOwnCommit = false
+
+    init() {}
+
+    /// The changes of a foreign commit: its tables, or unknown ones.
+    init(_ commit: ForeignCommit) {
+        if let tables = commit.tables {
+            self.tables = tables
+        } else {
+            includesUnknown = true
+        }
+    }
 
     var isEmpty: Bool { tables.isEmpty && !includesUnknown }
 
