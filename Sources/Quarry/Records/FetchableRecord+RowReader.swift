@@ -35,6 +35,12 @@ extension FetchableRecord where Self: Decodable {
         let layout = DecodingLayout(
             columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy, jsonDecoder: Self.databaseJSONDecoder(for:))
         let dateStrategy = Self.databaseDateDecodingStrategy
+        if let plan = DirectDecodingPlan.of(Self.self) {
+            let direct = DirectRecordReader<Self>(plan: plan, layout: layout)
+            return RowReaderBox { row in
+                try direct.read(RecordDecoder(row: row, layout: layout, recordType: Self.self, dateStrategy: dateStrategy))
+            }
+        }
         return RowReaderBox { row in
             try Self(from: RecordDecoder(row: row, layout: layout, recordType: Self.self, dateStrategy: dateStrategy))
         }

@@ -252,7 +252,15 @@ final class RecordDecoder: Decoder {
     func decodeFast<Value: DatabaseValueConvertible>(
         _ type: Value.Type, key: String, storageClass: Int32, _ read: (OpaquePointer, Int32) -> Value
     ) throws -> Value {
-        let index = columnIndex(key)
+        try decodeFast(type, at: columnIndex(key), key: key, storageClass: storageClass, read)
+    }
+
+    /// ``decodeFast(_:key:storageClass:_:)`` at a resolved column index
+    /// (-1: missing), for the keyed container and DirectDecodingPlan alike.
+    @inline(__always)
+    func decodeFast<Value: DatabaseValueConvertible>(
+        _ type: Value.Type, at index: Int32, key: String, storageClass: Int32, _ read: (OpaquePointer, Int32) -> Value
+    ) throws -> Value {
         if index >= 0, let sqliteStatement, sqlite3_column_type(sqliteStatement, index) == storageClass {
             return read(sqliteStatement, index)
         }
@@ -263,7 +271,14 @@ final class RecordDecoder: Decoder {
     func decodeFastIfPresent<Value: DatabaseValueConvertible>(
         _ type: Value.Type, key: String, storageClass: Int32, _ read: (OpaquePointer, Int32) -> Value
     ) throws -> Value? {
-        let index = columnIndex(key)
+        try decodeFastIfPresent(type, at: columnIndex(key), storageClass: storageClass, read)
+    }
+
+    /// ``decodeFastIfPresent(_:key:storageClass:_:)`` at a resolved column index (-1: missing).
+    @inline(__always)
+    func decodeFastIfPresent<Value: DatabaseValueConvertible>(
+        _ type: Value.Type, at index: Int32, storageClass: Int32, _ read: (OpaquePointer, Int32) -> Value
+    ) throws -> Value? {
         if index >= 0, let sqliteStatement {
             let storage = sqlite3_column_type(sqliteStatement, index)
             if storage == storageClass { return read(sqliteStatement, index) }
