@@ -16,6 +16,13 @@ let package = Package(
         // The PostgreSQL mode's hand-written contender (raw-postgresnio); the
         // same package and version range as Quarry's QuarryPostgres target.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // The Fluent contenders (fluent, fluent-postgres): Vapor's ORM over
+        // its SQLite and PostgreSQL drivers.
+        .package(url: "https://github.com/vapor/fluent-kit", from: "1.57.0"),
+        .package(url: "https://github.com/vapor/fluent-sqlite-driver", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver", from: "2.14.0"),
+        // Their event loops and thread pool (already resolved through postgres-nio).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
     ],
     targets: [
         // The system SQLite, for the hand-written C-API contender.
@@ -38,6 +45,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // What one short access costs on PostgreSQL, per way of reaching the

@@ -9,6 +9,9 @@
 //                   `read { }` per batch, `GItem.fetchOne(db, key:)`
 //   quarry-codable  Quarry DatabasePool (maximumReaderCount = N), one
 //                   `read { }` per batch, `QItem.fetchOne(db, key:)`
+//   fluent          Fluent over sqlite-nio, one event loop (and so one
+//                   connection) per reader, one `db.transaction { }` per
+//                   batch, `FItem.find(key, on:)` (FluentContender.swift)
 //
 // Before the timed region every reader opens its transaction, fetches one row
 // and waits until all N readers hold theirs: that opens N connections in the

@@ -1,5 +1,6 @@
 // quarry-bench --postgres: Quarry's PostgresDatabasePool against hand-written
-// PostgresNIO code, on one PostgreSQL server, in one process.
+// PostgresNIO code and Fluent (FluentContender.swift), on one PostgreSQL
+// server, in one process.
 //
 //     quarry-bench --postgres --postgres-url postgres://…     (default URL: $QUARRY_POSTGRES_URL)
 //     quarry-bench --postgres --smoke                          (checks only; skips without a URL)
@@ -203,7 +204,7 @@ final class PostgresAdmin: Sendable {
 }
 
 extension QuarryBench {
-    static let postgresContenders: [any PostgresContender] = [RawPostgresContender(), QuarryPostgresContender()]
+    static let postgresContenders: [any PostgresContender] = [RawPostgresContender(), QuarryPostgresContender(), FluentPostgresContender()]
 
     /// `--postgres`: the PostgreSQL mode.
     func runPostgres() throws {
@@ -226,7 +227,7 @@ extension QuarryBench {
         let names = contenders.map { $0.split(separator: ",").map(String.init) } ?? Self.postgresContenders.map(\.name)
         let selected = Self.postgresContenders.filter { names.contains($0.name) }
         guard !selected.isEmpty else {
-            throw ValidationError("--postgres: no known contender in \(names) (raw-postgresnio, quarry-postgres)")
+            throw ValidationError("--postgres: no known contender in \(names) (raw-postgresnio, quarry-postgres, fluent-postgres)")
         }
         let sizes = smoke ? Sizes.postgresSmoke : Sizes.postgres
         let repetitions = smoke ? 1 : max(1, self.repetitions ?? 5)

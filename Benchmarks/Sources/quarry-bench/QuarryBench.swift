@@ -12,7 +12,7 @@ import Foundation
 @main
 struct QuarryBench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "quarry-bench", abstract: "Benchmarks Quarry against raw SQLite C code and GRDB.")
+        commandName: "quarry-bench", abstract: "Benchmarks Quarry against raw SQLite C code, GRDB and Fluent.")
 
     @Flag(help: "Tiny sizes, one repetition: checks that every contender does the same work; timings mean nothing.")
     var smoke = false
@@ -23,7 +23,7 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "Workloads to run, e.g. 1,2,7 (default: all, 1 to 10; with --curve: 1,2,3,4,5,6,8,9; with --postgres: 1 to 5).")
     var workloads: String?
 
-    @Option(help: "Contenders to run: raw,grdb-codable,quarry-codable,quarry-instrumented (default: all; with --curve: the first three), and quarry-traced; with --postgres: raw-postgresnio,quarry-postgres.")
+    @Option(help: "Contenders to run: raw,grdb-codable,quarry-codable,quarry-instrumented,fluent (default: all; with --curve: the first three), and quarry-traced; with --postgres: raw-postgresnio,quarry-postgres,fluent-postgres.")
     var contenders: String?
 
     @Option(help: "Workload 10: the numbers of parallel readers.")
@@ -50,7 +50,7 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "CSV file of the table's figures, from which scripts/tables.py writes the README tables (default: Benchmarks/results/latest-run.csv for a run of workloads 1 to 9 without --smoke, with --postgres results/postgres/latest-run.csv for a run of workloads 1 to 5 without --smoke; otherwise none).")
     var results: String?
 
-    @Flag(help: "PostgreSQL mode: workloads 1 to 5 against the server of --postgres-url, contenders raw-postgresnio and quarry-postgres (PostgresMode.swift); with --smoke, skips when there is no server.")
+    @Flag(help: "PostgreSQL mode: workloads 1 to 5 against the server of --postgres-url, contenders raw-postgresnio, quarry-postgres and fluent-postgres (PostgresMode.swift); with --smoke, skips when there is no server.")
     var postgres = false
 
     @Option(help: "The PostgreSQL server of --postgres, as a postgres:// URL (default: $QUARRY_POSTGRES_URL).")
@@ -67,7 +67,7 @@ struct QuarryBench: ParsableCommand {
 
     static let allContenders: [any Contender] = [
         RawContender(), GRDBContender(), QuarryContender(),
-        QuarryContender(name: "quarry-instrumented", instrumentation: .noBackend),
+        QuarryContender(name: "quarry-instrumented", instrumentation: .noBackend), FluentContender(),
     ]
 
     /// Contenders that run only when named in `--contenders`.
