@@ -94,28 +94,49 @@ final class DirectDecodingPlan: Sendable {
 }
 
 /// Reads the records of one statement (or of rows with the same columns)
-/// through a plan: the column index of each step, resolved once, and a
-/// buffer reused for every row. Used by one connection at a time, as its
-/// statement is.
+/// through a plan. Used by one connection at a time, as its statement is.
 final class DirectRecordReader<Record> {
-    private struct ResolvedStep {
-        let key: String
-        let offset: Int
-        let index: Int32
-        let kind: DirectDecodingPlan.Kind
-    }
-    private let steps: ContiguousArray<ResolvedStep>
-    private let buffer: UnsafeMutableRawPointer
+    private let writer: DirectRowWriter
 
     init(plan: DirectDecodingPlan, layout: DecodingLayout) {
-        steps = ContiguousArray(plan.steps.map { ResolvedStep(key: $0.key, offset: $0.offset, index: layout.resolve($0.key), kind: $0.kind) })
+        writer = DirectRowWriter(plan: plan, layout: layout)
+    }
+
+    /// The record of the decoder's current row (a statement's, or a row's).
+    @inline(__always)
+    func read(_ decoder: RecordDecoder) throws -> Record {
+        try writer.write(decoder)
+        return writer.buffer.assumingMemoryBound(to: Record.self).move()
+    }
+}
+
+/// One step of a plan with its column index, resolved once per reader.
+/// (Not nested in the generic reader: a nested type would be generic too,
+/// and its metadata looked up at run time on every row.)
+struct DirectResolvedStep {
+    let key: String
+    let offset: Int
+    let index: Int32
+    let kind: DirectDecodingPlan.Kind
+}
+
+/// The non-generic half of DirectRecordReader, so that the per-row loop is
+/// compiled once, specialized: the column index of each step, and the
+/// buffer that every row is written into before the record is moved out.
+final class DirectRowWriter {
+    private let steps: ContiguousArray<DirectResolvedStep>
+    let buffer: UnsafeMutableRawPointer
+
+    init(plan: DirectDecodingPlan, layout: DecodingLayout) {
+        steps = ContiguousArray(plan.steps.map { DirectResolvedStep(key: $0.key, offset: $0.offset, index: layout.resolve($0.key), kind: $0.kind) })
         buffer = .allocate(byteCount: max(plan.size, 1), alignment: plan.alignment)
     }
 
     deinit { buffer.deallocate() }
 
-    /// The record of the decoder's current row (a statement's, or a row's).
-    func read(_ decoder: RecordDecoder) throws -> Record {
+    /// Writes every property of the decoder's current row into `buffer`,
+    /// which then holds an initialized record; on failure, it holds none.
+    func write(_ decoder: RecordDecoder) throws {
         var written = 0
         do {
             try steps.withUnsafeBufferPointer { steps in
@@ -128,12 +149,11 @@ final class DirectRecordReader<Record> {
             for step in steps.prefix(written) { deinitialize(step) }
             throw error
         }
-        return buffer.assumingMemoryBound(to: Record.self).move()
     }
 
     /// Reads one value as the keyed container would, and writes it in place.
     @inline(__always)
-    private func write(_ step: ResolvedStep, _ decoder: RecordDecoder) throws {
+    private func write(_ step: DirectResolvedStep, _ decoder: RecordDecoder) throws {
         let target = buffer + step.offset
         let (index, key) = (step.index, step.key)
         switch step.kind {
@@ -181,7 +201,7 @@ final class DirectRecordReader<Record> {
     }
 
     /// Releases a value written by a row that then failed.
-    private func deinitialize(_ step: ResolvedStep) {
+    private func deinitialize(_ step: DirectResolvedStep) {
         let target = buffer + step.offset
         switch step.kind {
         case .string: target.assumingMemoryBound(to: String.self).deinitialize(count: 1)

@@ -84,7 +84,7 @@ public protocol FetchableRecord {
     /// a side effect, or a check that those values do not trigger.
     ///
     /// ```swift
-    /// struct Player: Codable, FetchableRecord {
+    /// struct AuditedPlayer: Codable, FetchableRecord {
     ///     static let databaseDecodesStoredPropertiesDirectly = false
     ///     var id: Int64
     ///     var name: String
@@ -92,7 +92,7 @@ public protocol FetchableRecord {
     ///         let container = try decoder.container(keyedBy: CodingKeys.self)
     ///         id = try container.decode(Int64.self, forKey: .id)
     ///         name = try container.decode(String.self, forKey: .name)
-    ///         Player.decodedCount.add(1, ordering: .relaxed)   // runs for every row
+    ///         AuditLog.shared.recordRead(of: id)   // must run for every row
     ///     }
     /// }
     /// ```
