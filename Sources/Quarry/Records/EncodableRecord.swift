@@ -63,6 +63,38 @@ public protocol EncodableRecord {
     /// The default ``databaseJSONEncoder(for:)`` passes it on to the values
     /// stored as JSON, as GRDB's does.
     static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { get }
+
+    /// Whether Quarry may write the record's stored properties straight into
+    /// its columns instead of calling `encode(to:)` for each record written
+    /// (default: true).
+    ///
+    /// It does so only for a struct whose stored properties are all `Int`,
+    /// `Int64`, `Double`, `Bool`, `String` or optional ones, that keeps the
+    /// default `encode(to container:)` of `Encodable` records, and whose
+    /// `encode(to:)` behaves as the synthesized one: Quarry runs it once on
+    /// made-up values (extremes, empty and long strings, nil) and checks that
+    /// it writes one value per stored property, each unchanged. The columns
+    /// and values are the same as through `encode(to:)`, without Codable's
+    /// dynamically dispatched call per value.
+    ///
+    /// Return `false` when your `encode(to:)` must run for every record: it
+    /// has a side effect, or transforms values that those made-up values do
+    /// not reveal.
+    ///
+    /// ```swift
+    /// struct Player: Codable, PersistableRecord {
+    ///     static let databaseEncodesStoredPropertiesDirectly = false
+    ///     var id: Int64
+    ///     var name: String
+    ///     func encode(to encoder: any Encoder) throws {
+    ///         var container = encoder.container(keyedBy: CodingKeys.self)
+    ///         try container.encode(id, forKey: .id)
+    ///         try container.encode(name, forKey: .name)
+    ///         Player.encodedCount.add(1, ordering: .relaxed)   // runs for every record
+    ///     }
+    /// }
+    /// ```
+    static var databaseEncodesStoredPropertiesDirectly: Bool { get }
 }
 
 extension EncodableRecord {
@@ -82,6 +114,8 @@ extension EncodableRecord {
     }
     /// Empty.
     public static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { [:] }
+    /// True.
+    public static var databaseEncodesStoredPropertiesDirectly: Bool { true }
 
     /// The values of the record by column: `["id": 1, "name": "Arthur"]`.
     public var databaseDictionary: [String: DatabaseValue] {

@@ -19,6 +19,8 @@
 //   synthesized code calls, with no dynamic cast; other types are cast once
 //   per value to DatabaseValueConvertible, and the rest become JSON text with
 //   one JSONEncoder kept in the layout.
+// - A struct whose `encode(to:)` behaves as the synthesized one skips all of
+//   this: DirectEncodingPlan writes its stored properties (see that file).
 // - `nil` is encoded as NULL (`encodeIfPresent` does not skip it), so the
 //   column set of a record type does not vary with its values.
 
@@ -31,6 +33,18 @@ final class EncodingLayout {
     var encoder: PersistenceEncoder?
     /// The record's JSON encoders, by column, made on first use.
     private var jsonEncoders: [String: JSONEncoder] = [:]
+    /// The record's DirectEncodingPlan: nil until looked up, then the plan or
+    /// nil (the Codable path).
+    private var directPlan: DirectEncodingPlan??
+
+    /// The record's DirectEncodingPlan, looked up once per layout.
+    @inline(__always)
+    func directEncodingPlan<Record: EncodableRecord & Encodable>(_ type: Record.Type) -> DirectEncodingPlan? {
+        if let known = directPlan { return known }
+        let plan = DirectEncodingPlan.of(Record.self)
+        directPlan = .some(plan)
+        return plan
+    }
 
     func jsonEncoder<Record: EncodableRecord>(_ type: Record.Type, column: String) -> JSONEncoder {
         if let encoder = jsonEncoders[column] { return encoder }
@@ -103,6 +117,13 @@ final class PersistenceEncoder: Encoder {
     static func encode<Record: EncodableRecord & Encodable>(
         _ record: Record, into container: inout PersistenceContainer, canonicalEnumOrder: Bool = true
     ) throws {
+        // A struct whose encode(to:) behaves as the synthesized one: its
+        // stored properties, with no Encoder (DirectEncodingPlan.swift).
+        let plan = if let layout = container.encodingLayout { layout.directEncodingPlan(Record.self) } else { DirectEncodingPlan.of(Record.self) }
+        if let plan {
+            plan.encode(record, into: &container)
+            return
+        }
         let encoder: PersistenceEncoder
         if let layout = container.encodingLayout {
             if let reusable = layout.encoder, !reusable.state.pointee.inUse {
