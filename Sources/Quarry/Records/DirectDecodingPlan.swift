@@ -15,7 +15,7 @@
 // that `init(from:)` does not decode) keeps the Codable path.
 //
 // The probe runs `init(from:)` once per type, in several rounds of made-up
-// values (distinct values, extremes, empty and long strings, nil, each Bool
+// values (distinct values, large numbers, empty and long strings, nil, each Bool
 // true alone), and accepts the type only when every round asks, in the same
 // order, for exactly one value per stored property, through the concrete
 // `decode` overload for a non-optional property and `decodeIfPresent` for an

@@ -157,20 +157,25 @@ enum DirectDecodingProbe {
                 case .bool: return .bool(call == trueCall)
                 default: return .string("Quarry Probe \(call) Ä")
                 }
+            // Large values, not the extremes: a hand-written init(from:) or
+            // encode(to:) may do arithmetic or conversions (`Int(double)`,
+            // `abs`, `+ 1`) that trap on Int.min, Int.max or an infinity,
+            // and the probe must never crash a process that real rows
+            // would not. 2^40 and 4.5e15 convert between Int and Double exactly.
             case .low:
                 if isOptional { return .none }
                 switch kind.base {
-                case .int: return .int(Int.min + call)
-                case .int64: return .int64(Int64.min + Int64(call))
-                case .double: return .double((-Double.greatestFiniteMagnitude).bitPattern)
+                case .int: return .int(-(1 << 40) - call)
+                case .int64: return .int64(-(1 << 40) - Int64(call))
+                case .double: return .double((-4.5e15).bitPattern)
                 case .bool: return .bool(false)
                 default: return .string("")
                 }
             case .high:
                 switch kind.base {
-                case .int: return .int(Int.max - call)
-                case .int64: return .int64(Int64.max - Int64(call))
-                case .double: return .double(Double.infinity.bitPattern)
+                case .int: return .int((1 << 40) + call)
+                case .int64: return .int64((1 << 40) + Int64(call))
+                case .double: return .double((4.5e15 + 0.5).bitPattern)
                 case .bool: return .bool(false)
                 default: return .string(String(repeating: "é🙂 ", count: 200) + "\(call)")
                 }

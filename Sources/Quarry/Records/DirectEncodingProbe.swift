@@ -7,7 +7,7 @@
 // plan kind, so initializing each one at its offset initializes the whole
 // struct, which is then moved out (as DirectRecordReader does with a row).
 // The values are DirectDecodingProbe's rounds: distinct values (which tell
-// which call wrote which property), extremes, empty and long strings,
+// which call wrote which property), large numbers, empty and long strings,
 // padded and mixed-case strings, nil, and each Bool true alone. A type is
 // accepted when every round asks for one keyed container and writes, with
 // the same keys in the same order, exactly one value per stored property,

@@ -72,7 +72,7 @@ public protocol EncodableRecord {
     /// `Int64`, `Double`, `Bool`, `String` or optional ones, that keeps the
     /// default `encode(to container:)` of `Encodable` records, and whose
     /// `encode(to:)` behaves as the synthesized one: Quarry runs it once on
-    /// made-up values (extremes, empty and long strings, nil) and checks that
+    /// made-up values (large negative and positive numbers, empty, long and padded strings, nil) and checks that
     /// it writes one value per stored property, each unchanged. The columns
     /// and values are the same as through `encode(to:)`, without Codable's
     /// dynamically dispatched call per value.

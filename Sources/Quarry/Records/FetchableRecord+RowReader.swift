@@ -34,16 +34,15 @@ extension FetchableRecord where Self: Decodable {
     static func decodableRowReader(columnNames: [String]) -> RowReaderBox<Self> {
         let layout = DecodingLayout(
             columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy, jsonDecoder: Self.databaseJSONDecoder(for:))
-        let dateStrategy = Self.databaseDateDecodingStrategy
+        // One decoder for all rows, pointed at each row in turn.
+        let decoder = RecordDecoder(
+            row: Row(layout: RowLayout(columnNames: columnNames), databaseValues: []), layout: layout,
+            recordType: Self.self, dateStrategy: Self.databaseDateDecodingStrategy)
         if let plan = DirectDecodingPlan.of(Self.self) {
             let direct = DirectRecordReader<Self>(plan: plan, layout: layout)
-            return RowReaderBox { row in
-                try direct.read(RecordDecoder(row: row, layout: layout, recordType: Self.self, dateStrategy: dateStrategy))
-            }
+            return RowReaderBox { row in try decoder.decodeRow(row) { try direct.read($0) } }
         }
-        return RowReaderBox { row in
-            try Self(from: RecordDecoder(row: row, layout: layout, recordType: Self.self, dateStrategy: dateStrategy))
-        }
+        return RowReaderBox { row in try decoder.decodeRow(row) { try Self(from: $0) } }
     }
 }
 

@@ -75,7 +75,7 @@ public protocol FetchableRecord {
     /// It does so only for a struct whose stored properties are all `Int`,
     /// `Int64`, `Double`, `Bool`, `String` or optional ones, and whose
     /// `init(from:)` behaves as the synthesized one: Quarry runs it once on
-    /// made-up values (extremes, empty and long strings, nil) and checks that
+    /// made-up values (large negative and positive numbers, empty, long and padded strings, nil) and checks that
     /// it asks for one value per stored property and keeps each unchanged.
     /// The values and the errors are the same as through `init(from:)`; rows
     /// decode about twice as fast.

@@ -29,7 +29,6 @@ import Foundation
 final class RecordDecoder: Decoder {
     /// The statement to read from, or nil to read `rowValues`.
     let sqliteStatement: OpaquePointer?
-    let rowValues: [DatabaseValue]
     let columnNames: [String]
     let sql: String?
     let layout: DecodingLayout
@@ -55,6 +54,10 @@ final class RecordDecoder: Decoder {
         /// The path of the container of that case's values, which its
         /// container does not retain.
         var enumCasePath: ColumnGroupPath?
+        /// The values of the row being read, when there is no statement.
+        var rowValues: [DatabaseValue]
+        /// Whether a row is being decoded (see `decodeRow`).
+        var isDecodingRow = false
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -86,7 +89,6 @@ final class RecordDecoder: Decoder {
         layout: DecodingLayout, recordType: Any.Type, dateStrategy: DatabaseDateDecodingStrategy
     ) {
         sqliteStatement = source.sqliteStatement
-        rowValues = source.rowValues
         self.columnNames = columnNames
         sql = source.sql
         self.layout = layout
@@ -95,12 +97,32 @@ final class RecordDecoder: Decoder {
         userInfo = (recordType as? any FetchableRecord.Type)?.databaseDecodingUserInfo ?? [:]
         discriminatorColumn = EnumRecordColumns.discriminatorColumn(of: recordType)
         state = .allocate(capacity: 1)
-        state.initialize(to: State(keys: layout.keys, indexes: layout.indexes))
+        state.initialize(to: State(keys: layout.keys, indexes: layout.indexes, rowValues: source.rowValues))
     }
 
     deinit {
         state.deinitialize(count: 1)
         state.deallocate()
+    }
+
+    /// The values of the row being read, when there is no statement.
+    var rowValues: [DatabaseValue] { state.pointee.rowValues }
+
+    /// Runs `decode` on `row`, which has this decoder's columns, with this
+    /// decoder: one decoder serves all the rows of a reader (the rows of a
+    /// server, prefetched rows). A decoder already decoding a row (a record
+    /// read again inside its own `init(from:)`) hands `decode` a new one.
+    func decodeRow<T>(_ row: Row, _ decode: (RecordDecoder) throws -> T) throws -> T {
+        guard !state.pointee.isDecodingRow else {
+            return try decode(RecordDecoder(row: row, layout: layout, recordType: recordType, dateStrategy: dateStrategy))
+        }
+        state.pointee.isDecodingRow = true
+        state.pointee.rowValues = row.databaseValues
+        defer {
+            state.pointee.rowValues = []
+            state.pointee.isDecodingRow = false
+        }
+        return try decode(self)
     }
 
     /// The column index of `key` (see the top of this file).
