@@ -137,7 +137,9 @@ extension QuarryBench {
     /// For each workload and contender: one warm-up run, then one run whose
     /// allocations are counted; the same checks of equal work as the timed
     /// runs. Prints allocations and bytes per row.
-    func runAllocationCounts(workloads: [Workload], selected: [any Contender], sizes: Sizes, directory: URL) throws {
+    func runAllocationCounts(
+        workloads: [Workload], selected: [any Contender], sizes: Sizes, directory: URL, resultsPath: String?
+    ) throws {
         let check = try AllocationCount.selfCheck()
         print("allocation counter self-check: \(check)")
         var results: [(workload: Workload, contender: String, rows: Int, count: AllocationCount)] = []
@@ -166,6 +168,18 @@ extension QuarryBench {
                 }
             }
             print("checked: \(workload.title) — all contenders agree (checksum \(expected?.checksum ?? 0))")
+        }
+        if let resultsPath {
+            // The one source of the allocations table (Benchmarks/scripts/tables.py).
+            var csv = "# quarry-bench --count-allocations run of \(ISO8601DateFormatter().string(from: Date()))"
+            if let commit = Self.gitCommit() { csv += ", Quarry commit \(commit)" }
+            csv += "\nworkload,contender,rows,allocations,reallocations,bytes\n"
+            for result in results {
+                csv += "\(result.workload.title),\(result.contender),\(result.rows),\(result.count.allocations),"
+                    + "\(result.count.reallocations),\(result.count.bytes)\n"
+            }
+            try csv.write(toFile: resultsPath, atomically: true, encoding: .utf8)
+            print("quarry-bench: wrote \(resultsPath)")
         }
         print("")
         print("| workload | contender | rows | allocations | allocations per row | of which realloc per row | bytes per row | allocations ÷ raw |")

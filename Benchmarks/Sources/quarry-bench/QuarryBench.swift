@@ -47,7 +47,7 @@ struct QuarryBench: ParsableCommand {
     @Option(help: "CSV file of the cost curves (default: Benchmarks/results/cost-curves.csv, cost-curves-cache-<KiB>KiB.csv with --cache-size, or a temporary file with --smoke).")
     var curveOutput: String?
 
-    @Option(help: "CSV file of the table's figures, from which scripts/tables.py writes the README tables (default: Benchmarks/results/latest-run.csv for a run of workloads 1 to 9 without --smoke, with --postgres results/postgres/latest-run.csv for a run of workloads 1 to 5 without --smoke; otherwise none).")
+    @Option(help: "CSV file of the table's figures, from which scripts/tables.py writes the README tables (default: Benchmarks/results/latest-run.csv for a run of workloads 1 to 9 without --smoke, with --postgres results/postgres/latest-run.csv for a run of workloads 1 to 5 without --smoke; otherwise none; with --count-allocations, the counts, for results/allocations.csv).")
     var results: String?
 
     @Flag(help: "PostgreSQL mode: workloads 1 to 5 against the server of --postgres-url, contenders raw-postgresnio, quarry-postgres and fluent-postgres (PostgresMode.swift); with --smoke, skips when there is no server.")
@@ -119,7 +119,7 @@ struct QuarryBench: ParsableCommand {
             print("quarry-bench: counting allocations\(smoke ? " (smoke sizes)" : ""), one warm-up and one counted run each")
             try runAllocationCounts(
                 workloads: workloads == nil ? Self.allocationWorkloads : selectedWorkloads, selected: selected, sizes: sizes,
-                directory: directory)
+                directory: directory, resultsPath: results)
             return
         }
         let repetitions = smoke ? 1 : max(1, self.repetitions ?? (curve ? 3 : 5))

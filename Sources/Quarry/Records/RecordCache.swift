@@ -40,10 +40,18 @@ final class RecordCache {
     var encodingLayouts: [ObjectIdentifier: EncodingLayout] = [:]
 
     /// Releases the compiled statements; called when the connection closes.
+    /// The last schema and the last plan handed out: a record type used in a
+    /// loop (inserts, fetches by key) finds them with a few comparisons, no
+    /// hashing of the table name or of the statement key. Cleared with the
+    /// dictionaries they shortcut.
+    private var lastSchema: (table: String, schema: TableSchema)?
+    private var lastPlan: (key: RecordStatementKey, columns: [String], plan: StatementPlan)?
+
     func finalizeStatements() {
         for entries in plans.values { for entry in entries { entry.plan.statement.finalize() } }
         plans.removeAll()
         tables.removeAll()
+        (lastSchema, lastPlan) = (nil, nil)
     }
 
     /// The schema of `table`, read once per schema version.
@@ -51,9 +59,14 @@ final class RecordCache {
         try checkSchemaVersion(db)
         // Keyed by the name as spelled: a record type always spells it the same
         // way, and this avoids lowercasing (an allocation) on every call.
-        if let schema = tables[table] { return schema }
+        if let lastSchema, lastSchema.table == table { return lastSchema.schema }
+        if let schema = tables[table] {
+            lastSchema = (table, schema)
+            return schema
+        }
         let schema = try TableSchema(table: table, db: db)
         tables[table] = schema
+        lastSchema = (table, schema)
         return schema
     }
 
@@ -64,6 +77,7 @@ final class RecordCache {
         if checkedSchemaChangeCount != db.schemaChangeCount {
             tables.removeAll()
             plans.removeAll()
+            (lastSchema, lastPlan) = (nil, nil)
             checkedSchemaChangeCount = db.schemaChangeCount
         }
     }
@@ -72,16 +86,15 @@ final class RecordCache {
     func plan(
         _ key: RecordStatementKey, columns: [String], db: Database, makePlan: () throws -> PlanSource
     ) throws -> StatementPlan {
+        // Array == compares buffer identity first: the Codable encoder's
+        // shared column list makes this O(1).
+        if let lastPlan, lastPlan.key == key, lastPlan.columns == columns {
+            return try available(lastPlan.plan, db)
+        }
         if let entries = plans[key] {
-            // Array == compares buffer identity first: the Codable encoder's
-            // shared column list makes this O(1).
             for entry in entries where entry.columns == columns {
-                let plan = entry.plan
-                guard plan.statement.isBusy else { return plan }
-                // A cursor iterates the cached statement: use a fresh one.
-                return StatementPlan(
-                    statement: try db.connection.preparePlan(db, sql: plan.sql, parameterCount: plan.bindings.count),
-                    sql: plan.sql, bindings: plan.bindings, keyIndexes: plan.keyIndexes, assignedColumns: plan.assignedColumns)
+                lastPlan = (key, columns, entry.plan)
+                return try available(entry.plan, db)
             }
         }
         let source = try makePlan()
@@ -92,9 +105,19 @@ final class RecordCache {
         if plans[key, default: []].count >= 64 {
             // A record type with unbounded column-set variety: keep memory bounded.
             plans[key]?.removeFirst()
+            lastPlan = nil
         }
         plans[key, default: []].append((columns, plan))
+        lastPlan = (key, columns, plan)
         return plan
+    }
+
+    /// `plan`, or a fresh copy of it while a cursor iterates its statement.
+    private func available(_ plan: StatementPlan, _ db: Database) throws -> StatementPlan {
+        guard plan.statement.isBusy else { return plan }
+        return StatementPlan(
+            statement: try db.connection.preparePlan(db, sql: plan.sql, parameterCount: plan.bindings.count),
+            sql: plan.sql, bindings: plan.bindings, keyIndexes: plan.keyIndexes, assignedColumns: plan.assignedColumns)
     }
 
     /// The encoding layout of a record type on this connection.
