@@ -82,8 +82,6 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
 @Suite struct DirectDecodingPlanTests {
     // MARK: Which records get a plan
 
-    struct Plain: Codable, FetchableRecord { var id: Int64; var name: String; var score: Double?; var active: Bool; var count: Int? }
-
     struct Transforming: Codable, FetchableRecord {
         var name: String
         init(from decoder: any Decoder) throws {
@@ -129,21 +127,9 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
         }
     }
 
-    struct Skipping: Codable, FetchableRecord {
-        var id: Int64
-        let version = 1
-        enum CodingKeys: String, CodingKey { case id }
-    }
-
-    struct WithDate: Codable, FetchableRecord { var id: Int64; var createdAt: Date }
-    struct OptedOut: Codable, FetchableRecord {
-        static var databaseDecodesStoredPropertiesDirectly: Bool { false }
-        var id: Int64
-    }
-    final class ClassRecord: Codable, FetchableRecord { var id: Int64 = 0 }
 
     @Test func plainStructsGetAPlanThatFollowsTheirKeys() throws {
-        let plan = try #require(DirectDecodingPlan.of(Plain.self))
+        let plan = try #require(DirectDecodingPlan.of(DirectPlanFixtures.Plain.self))
         #expect(plan.steps.map(\.key) == ["id", "name", "score", "active", "count"])
         #expect(plan.steps.map(\.kind) == [.int64, .string, .optionalDouble, .bool, .optionalInt])
         let renamed = try #require(DirectDecodingPlan.of(RenamedKeysRecord.self))
@@ -153,7 +139,7 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
             MemoryLayout<RenamedKeysRecord>.offset(of: \.score), MemoryLayout<RenamedKeysRecord>.offset(of: \.id),
             MemoryLayout<RenamedKeysRecord>.offset(of: \.name),
         ].compactMap { $0 })
-        #expect(DirectDecodingPlan.of(Skipping.self) == nil, "a property init(from:) does not decode")
+        #expect(DirectDecodingPlan.of(DirectPlanFixtures.Skipping.self) == nil, "a property init(from:) does not decode")
     }
 
     @Test func recordsWhoseInitFromDiffersKeepCodable() {
@@ -171,9 +157,9 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
         #expect(swappedBools?.map(\.offset) == [
             MemoryLayout<SwappingBools>.offset(of: \.second), MemoryLayout<SwappingBools>.offset(of: \.first),
         ].compactMap { $0 })
-        #expect(DirectDecodingPlan.of(WithDate.self) == nil)
-        #expect(DirectDecodingPlan.of(OptedOut.self) == nil)
-        #expect(DirectDecodingPlan.of(ClassRecord.self) == nil)
+        #expect(DirectDecodingPlan.of(DirectPlanFixtures.WithDate.self) == nil)
+        #expect(DirectDecodingPlan.of(DirectPlanFixtures.OptedOut.self) == nil)
+        #expect(DirectDecodingPlan.of(DirectPlanFixtures.ClassRecord.self) == nil)
     }
 
     @Test func swappedKeysDecodeAsInitFromDoes() throws {
@@ -190,10 +176,10 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
         let dbQueue = try DatabaseQueue()
         try dbQueue.read { db in
             let sql = "SELECT 1 AS id, 'a longer name than fits inline' AS name, NULL AS score, NULL AS active, 2 AS count"
-            let error = try #require(throws: RowDecodingError.self) { try Plain.fetchAll(db, sql: sql) }
+            let error = try #require(throws: RowDecodingError.self) { try DirectPlanFixtures.Plain.fetchAll(db, sql: sql) }
             #expect(error.reason == .unexpectedNull && error.column == "active" && error.expectedType == "Bool")
             #expect(error.recordType?.hasSuffix("Plain") == true && error.sql == sql)
-            let record = try #require(try Plain.fetchOne(db, sql: "SELECT 1 AS id, 'n' AS name, 1.5 AS score, 1 AS active, NULL AS count"))
+            let record = try #require(try DirectPlanFixtures.Plain.fetchOne(db, sql: "SELECT 1 AS id, 'n' AS name, 1.5 AS score, 1 AS active, NULL AS count"))
             #expect(record.id == 1 && record.name == "n" && record.score == 1.5 && record.active && record.count == nil)
         }
     }
@@ -229,39 +215,6 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
         }
     }
 
-    /// Every kind of the plan, optional or not, in a concrete record.
-    struct AllKinds: Codable, FetchableRecord, Equatable {
-        var int: Int
-        var int64: Int64
-        var double: Double
-        var bool: Bool
-        var string: String
-        var optionalInt: Int?
-        var optionalInt64: Int64?
-        var optionalDouble: Double?
-        var optionalBool: Bool?
-        var optionalString: String?
-    }
-
-    struct AllKindsTwin: Codable, FetchableRecord {
-        static var databaseDecodesStoredPropertiesDirectly: Bool { false }
-        var int: Int
-        var int64: Int64
-        var double: Double
-        var bool: Bool
-        var string: String
-        var optionalInt: Int?
-        var optionalInt64: Int64?
-        var optionalDouble: Double?
-        var optionalBool: Bool?
-        var optionalString: String?
-        var record: AllKinds {
-            AllKinds(int: int, int64: int64, double: double, bool: bool, string: string, optionalInt: optionalInt,
-                     optionalInt64: optionalInt64, optionalDouble: optionalDouble, optionalBool: optionalBool,
-                     optionalString: optionalString)
-        }
-    }
-
     struct RenamedKeysTwin: Codable, FetchableRecord {
         static var databaseDecodesStoredPropertiesDirectly: Bool { false }
         var id: Int64
@@ -275,11 +228,11 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
     }
 
     @Test func concreteRecordsDecodeGeneratedRowsAsCodableDoes() throws {
-        #expect(DirectDecodingPlan.of(AllKinds.self)?.steps.count == 10)
+        #expect(DirectDecodingPlan.of(DirectPlanFixtures.AllKinds.self)?.steps.count == 10)
         #expect(DirectDecodingPlan.of(RenamedKeysRecord.self) != nil)
         var random = HostileRandom.forProperty("DirectDecodingPlanTests.concrete")
         try Self.compare(
-            AllKinds.self, AllKindsTwin.self, \.record,
+            DirectPlanFixtures.AllKinds.self, DirectPlanFixtures.AllKindsTwin.self, \.record,
             columns: ["int", "int64", "double", "bool", "string", "optionalInt", "optionalInt64", "optionalDouble",
                       "optionalBool", "optionalString"],
             cells: [

@@ -66,8 +66,6 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
 @Suite struct DirectEncodingPlanTests {
     // MARK: Which records get a plan
 
-    struct Plain: Codable, EncodableRecord { var id: Int64; var name: String; var score: Double?; var active: Bool; var count: Int? }
-
     struct Transforming: Codable, EncodableRecord {
         var name: String
         func encode(to encoder: any Encoder) throws {
@@ -129,27 +127,15 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
         }
     }
 
-    struct Skipping: Codable, EncodableRecord {
-        var id: Int64
-        var cached = 0
-        enum CodingKeys: String, CodingKey { case id }
-    }
-
-    struct WithDate: Codable, EncodableRecord { var id: Int64; var createdAt: Date }
-    struct OptedOut: Codable, EncodableRecord {
-        static var databaseEncodesStoredPropertiesDirectly: Bool { false }
-        var id: Int64
-    }
-    final class ClassRecord: Codable, EncodableRecord { var id: Int64 = 0 }
 
     @Test func plainStructsGetAPlanThatFollowsTheirKeys() throws {
-        let plan = try #require(DirectEncodingPlan.of(Plain.self))
+        let plan = try #require(DirectEncodingPlan.of(DirectPlanFixtures.Plain.self))
         #expect(plan.keys == ["id", "name", "score", "active", "count"])
         #expect(plan.columns == ["id", "name", "score", "active", "count"])
         #expect(plan.steps.map(\.kind) == [.int64, .string, .optionalDouble, .bool, .optionalInt])
         #expect(plan.steps.map(\.offset) == [
-            MemoryLayout<Plain>.offset(of: \.id), MemoryLayout<Plain>.offset(of: \.name), MemoryLayout<Plain>.offset(of: \.score),
-            MemoryLayout<Plain>.offset(of: \.active), MemoryLayout<Plain>.offset(of: \.count),
+            MemoryLayout<DirectPlanFixtures.Plain>.offset(of: \.id), MemoryLayout<DirectPlanFixtures.Plain>.offset(of: \.name), MemoryLayout<DirectPlanFixtures.Plain>.offset(of: \.score),
+            MemoryLayout<DirectPlanFixtures.Plain>.offset(of: \.active), MemoryLayout<DirectPlanFixtures.Plain>.offset(of: \.count),
         ].compactMap { $0 })
         // Keys swapped by hand are followed, Bools included.
         let swapped = try #require(DirectEncodingPlan.of(Swapping.self))
@@ -165,10 +151,10 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
         #expect(DirectEncodingPlan.of(Clamping.self) == nil, "a value transformed at the extremes only")
         #expect(DirectEncodingPlan.of(NilAsDefault.self) == nil, "nil written as a value")
         #expect(DirectEncodingPlan.of(ExtraColumn.self) == nil, "a column of no property")
-        #expect(DirectEncodingPlan.of(Skipping.self) == nil, "a property encode(to:) skips")
-        #expect(DirectEncodingPlan.of(WithDate.self) == nil)
-        #expect(DirectEncodingPlan.of(OptedOut.self) == nil)
-        #expect(DirectEncodingPlan.of(ClassRecord.self) == nil)
+        #expect(DirectEncodingPlan.of(DirectPlanFixtures.Skipping.self) == nil, "a property encode(to:) skips")
+        #expect(DirectEncodingPlan.of(DirectPlanFixtures.WithDate.self) == nil)
+        #expect(DirectEncodingPlan.of(DirectPlanFixtures.OptedOut.self) == nil)
+        #expect(DirectEncodingPlan.of(DirectPlanFixtures.ClassRecord.self) == nil)
     }
 
     @Test func refusedRecordsStillEncodeThroughCodable() throws {
@@ -179,49 +165,6 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
     }
 
     // MARK: Equal to Codable
-
-    /// Every kind of the plan, optional or not, in a concrete record.
-    struct AllKinds: Codable, FetchableRecord, PersistableRecord, Equatable {
-        static let databaseTableName = "allKinds"
-        var int: Int
-        var int64: Int64
-        var double: Double
-        var bool: Bool
-        var string: String
-        var optionalInt: Int?
-        var optionalInt64: Int64?
-        var optionalDouble: Double?
-        var optionalBool: Bool?
-        var optionalString: String?
-
-        static func sample(_ random: inout HostileRandom) -> AllKinds {
-            AllKinds(
-                int: .sample(&random), int64: .sample(&random), double: .sample(&random), bool: .sample(&random),
-                string: .sample(&random), optionalInt: .sample(&random), optionalInt64: .sample(&random),
-                optionalDouble: .sample(&random), optionalBool: .sample(&random), optionalString: .sample(&random))
-        }
-        var twin: AllKindsTwin {
-            AllKindsTwin(
-                int: int, int64: int64, double: double, bool: bool, string: string, optionalInt: optionalInt,
-                optionalInt64: optionalInt64, optionalDouble: optionalDouble, optionalBool: optionalBool,
-                optionalString: optionalString)
-        }
-    }
-
-    struct AllKindsTwin: Codable, FetchableRecord, PersistableRecord {
-        static let databaseTableName = "allKindsTwin"
-        static var databaseEncodesStoredPropertiesDirectly: Bool { false }
-        var int: Int
-        var int64: Int64
-        var double: Double
-        var bool: Bool
-        var string: String
-        var optionalInt: Int?
-        var optionalInt64: Int64?
-        var optionalDouble: Double?
-        var optionalBool: Bool?
-        var optionalString: String?
-    }
 
     /// Renamed and reordered coding keys, and snake-cased columns.
     struct Renamed: Codable, EncodableRecord {
@@ -256,11 +199,11 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
     }
 
     @Test func concreteRecordsEncodeAsCodableDoes() throws {
-        #expect(DirectEncodingPlan.of(AllKinds.self)?.steps.count == 10)
+        #expect(DirectEncodingPlan.of(DirectPlanFixtures.AllKinds.self)?.steps.count == 10)
         #expect(DirectEncodingPlan.of(Renamed.self)?.columns.sorted() == ["is_active", "player_name", "score", "team_id"])
         var random = HostileRandom.forProperty("DirectEncodingPlanTests.concrete")
         for _ in 0..<HostileTestSettings.iterations(200) {
-            let record = AllKinds.sample(&random)
+            let record = DirectPlanFixtures.AllKinds.sample(&random)
             try Self.expectSame(record, record.twin, "\(record), \(HostileTestSettings.replay)")
             let renamed = Renamed.sample(&random)
             try Self.expectSame(renamed, renamed.twin, "\(renamed), \(HostileTestSettings.replay)")
@@ -351,34 +294,34 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
                     optionalDouble, optionalBool, optionalString)
                     """)
             }
-            func finite(_ record: AllKinds, id: Int) -> AllKinds {
+            func finite(_ record: DirectPlanFixtures.AllKinds, id: Int) -> DirectPlanFixtures.AllKinds {
                 var record = record
                 record.int = id
                 if !record.double.isFinite { record.double = 0.5 }
                 if let double = record.optionalDouble, !double.isFinite { record.optionalDouble = nil }
                 return record
             }
-            var records = (0..<40).map { finite(AllKinds.sample(&random), id: $0) }
+            var records = (0..<40).map { finite(DirectPlanFixtures.AllKinds.sample(&random), id: $0) }
             for record in records.prefix(20) {
                 try record.insert(db)
                 try record.twin.insert(db)
             }
-            try AllKinds.insertAll(db, records.dropFirst(20))
-            try AllKindsTwin.insertAll(db, records.dropFirst(20).map(\.twin))
+            try DirectPlanFixtures.AllKinds.insertAll(db, records.dropFirst(20))
+            try DirectPlanFixtures.AllKindsTwin.insertAll(db, records.dropFirst(20).map(\.twin))
             for index in records.indices where index.isMultiple(of: 3) {
-                records[index] = finite(AllKinds.sample(&random), id: index)
+                records[index] = finite(DirectPlanFixtures.AllKinds.sample(&random), id: index)
                 try records[index].update(db)
                 try records[index].twin.update(db)
             }
             for index in records.indices where index.isMultiple(of: 5) {
-                records[index] = finite(AllKinds.sample(&random), id: index)
+                records[index] = finite(DirectPlanFixtures.AllKinds.sample(&random), id: index)
                 try records[index].upsert(db)
                 try records[index].twin.upsert(db)
             }
             let direct = try Row.fetchAll(db, sql: "SELECT * FROM allKinds ORDER BY int")
             let codable = try Row.fetchAll(db, sql: "SELECT * FROM allKindsTwin ORDER BY int")
             #expect(direct.count == 40 && direct == codable)
-            let fetched = try AllKinds.fetchAll(db, sql: "SELECT * FROM allKinds ORDER BY int")
+            let fetched = try DirectPlanFixtures.AllKinds.fetchAll(db, sql: "SELECT * FROM allKinds ORDER BY int")
             #expect(fetched.count == records.count)
             for (fetched, record) in zip(fetched, records) {
                 #expect(fetched.int == record.int && fetched.string == record.string && fetched.optionalString == record.optionalString)
@@ -386,4 +329,13 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
             }
         }
     }
+}
+
+extension DirectPlanFixtures.AllKinds {
+        static func sample(_ random: inout HostileRandom) -> DirectPlanFixtures.AllKinds {
+            DirectPlanFixtures.AllKinds(
+                int: .sample(&random), int64: .sample(&random), double: .sample(&random), bool: .sample(&random),
+                string: .sample(&random), optionalInt: .sample(&random), optionalInt64: .sample(&random),
+                optionalDouble: .sample(&random), optionalBool: .sample(&random), optionalString: .sample(&random))
+        }
 }
