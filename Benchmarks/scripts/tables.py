@@ -21,6 +21,7 @@ RESULTS = ROOT / "Benchmarks" / "results" / "latest-run.csv"
 # (quarry-bench --count-allocations --results results/allocations.csv).
 CURVES = ROOT / "Benchmarks" / "results" / "cost-curves.csv"
 ALLOCATIONS = ROOT / "Benchmarks" / "results" / "allocations.csv"
+POSTGRES_LATEST = ROOT / "Benchmarks" / "results" / "postgres" / "latest-run.csv"
 # Issue 34's before/after runs of the backend seam: workloads 1 to 6, run
 # before, after, before, after on one machine (see Benchmarks/README.md).
 SEAM_RUNS = ROOT / "Benchmarks" / "results" / "seam-before-after"
@@ -156,6 +157,33 @@ def targets_table(provenance, rows):
     return out
 
 
+def curves_table(path):
+    """Nanoseconds per row at each size of the cost curves, every contender."""
+    with path.open(encoding="utf-8") as file:
+        curve = list(csv.DictReader(line for line in file if not line.startswith("#")))
+    contenders = [c for c in ("raw", "quarry-codable", "grdb-codable", "fluent") if any(r["contender"] == c for r in curve)]
+    sizes = sorted({int(r["rows"]) for r in curve})
+    workloads = []
+    for row in curve:
+        if row["workload"] not in workloads:
+            workloads.append(row["workload"])
+    ns = {(r["workload"], r["contender"], int(r["rows"])): float(r["ns_per_row"]) for r in curve}
+
+    def size_name(rows):
+        return f"{rows // 1_000_000}M" if rows % 1_000_000 == 0 else f"{rows // 1000}k" if rows % 1000 == 0 else str(rows)
+
+    out = [f"Nanoseconds per row, `{' / '.join(contenders)}` (— where a contender did not run at that size):", "",
+           "| workload | " + " | ".join(size_name(rows) for rows in sizes) + " |",
+           "|---|" + "---:|" * len(sizes)]
+    for workload in workloads:
+        cells = []
+        for rows in sizes:
+            values = [ns.get((workload, c, rows)) for c in contenders]
+            cells.append(" / ".join(f"{value:,.0f}" if value is not None else "—" for value in values))
+        out.append(f"| {workload} | " + " | ".join(cells) + " |")
+    return out
+
+
 def allocations_table(path):
     provenance, rows = read_run(path, "quarry-bench --count-allocations run")
     out = [f"From `results/allocations.csv`: {provenance}.", ""]
@@ -217,6 +245,19 @@ def postgres_table(directory):
         out.append(f"| {workload} | {raw:.1f} | {before:.1f} | {after:.1f} | {before / raw:.2f}x | {after / raw:.2f}x |")
     out += ["", f"Means of the medians of {len(sides['before'])} interleaved runs per side (5 repetitions each), "
             f"from `{directory.relative_to(ROOT / 'Benchmarks')}/` (" + "; ".join(f"{name}: {runs[name][0]}" for name in names) + ")."]
+    return out
+
+
+def postgres_latest_table(path):
+    """The last full run of quarry-bench --postgres: every contender against
+    hand-written PostgresNIO, with Quarry's ratio to Fluent."""
+    provenance, rows = read_run(path, "quarry-bench --postgres run")
+    out = ["| workload | contender | min ms | median ms | ratio to raw PostgresNIO | Quarry vs Fluent |",
+           "|---|---|---:|---:|---:|---:|"]
+    for row in rows:
+        versus = ratio_to(rows, row, "fluent-postgres") if row["contender"] == "quarry-postgres" else ""
+        out.append(f"| {row['workload']} | {row['contender']} | {row['min_ms']} | {row['median_ms']} | {row['ratio_to_raw']}x | {versus} |")
+    out += ["", f"From `results/postgres/latest-run.csv`: {provenance}."]
     return out
 
 
@@ -293,6 +334,9 @@ def main():
     targets.append((ROOT / "README.md", "reliability-long-runs", reliability_table(RELIABILITY_RUNS)))
     targets.append((ROOT / "README.md", "fuzz-runs", fuzz_table(FUZZ_RUNS)))
     targets.append((OBSERVING_ARTICLE, "foreign-observation", foreign_observation_table(FOREIGN_OBSERVATION)))
+    targets.append((ROOT / "Benchmarks" / "README.md", "curves", curves_table(CURVES)))
+    if POSTGRES_LATEST.exists():
+        targets.append((ROOT / "Benchmarks" / "README.md", "postgres-latest", postgres_latest_table(POSTGRES_LATEST)))
     if ALLOCATIONS.exists():
         targets.append((ROOT / "Benchmarks" / "README.md", "allocations", allocations_table(ALLOCATIONS)))
     stale = []

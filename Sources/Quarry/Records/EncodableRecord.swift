@@ -72,8 +72,9 @@ public protocol EncodableRecord {
     /// `Int64`, `Double`, `Bool`, `String` or optional ones, that keeps the
     /// default `encode(to container:)` of `Encodable` records, and whose
     /// `encode(to:)` behaves as the synthesized one: Quarry runs it once on
-    /// made-up values (large negative and positive numbers, empty, long and padded strings, nil) and checks that
-    /// it writes one value per stored property, each unchanged. The columns
+    /// made-up values (large negative and positive numbers, empty, long and
+    /// padded strings, nil) and checks that it writes one value per stored
+    /// property, each unchanged. The columns
     /// and values are the same as through `encode(to:)`, without Codable's
     /// dynamically dispatched call per value.
     ///
@@ -82,7 +83,7 @@ public protocol EncodableRecord {
     /// not reveal.
     ///
     /// ```swift
-    /// struct Player: Codable, PersistableRecord {
+    /// struct AuditedPlayer: Codable, PersistableRecord {
     ///     static let databaseEncodesStoredPropertiesDirectly = false
     ///     var id: Int64
     ///     var name: String
@@ -90,7 +91,7 @@ public protocol EncodableRecord {
     ///         var container = encoder.container(keyedBy: CodingKeys.self)
     ///         try container.encode(id, forKey: .id)
     ///         try container.encode(name, forKey: .name)
-    ///         Player.encodedCount.add(1, ordering: .relaxed)   // runs for every record
+    ///         AuditLog.shared.recordWrite(of: id)   // must run for every record
     ///     }
     /// }
     /// ```

@@ -75,10 +75,12 @@ public protocol FetchableRecord {
     /// It does so only for a struct whose stored properties are all `Int`,
     /// `Int64`, `Double`, `Bool`, `String` or optional ones, and whose
     /// `init(from:)` behaves as the synthesized one: Quarry runs it once on
-    /// made-up values (large negative and positive numbers, empty, long and padded strings, nil) and checks that
-    /// it asks for one value per stored property and keeps each unchanged.
-    /// The values and the errors are the same as through `init(from:)`; rows
-    /// decode about twice as fast.
+    /// made-up values (large negative and positive numbers, empty, long and
+    /// padded strings, nil) and checks that it asks for one value per stored
+    /// property and keeps each unchanged.
+    /// The values and the errors are the same as through `init(from:)`, in
+    /// less time (in Quarry's benchmark, fetching 100,000 records takes 30%
+    /// less, and streaming a million through a cursor 43% less).
     ///
     /// Return `false` when your `init(from:)` must run for every row: it has
     /// a side effect, or a check that those values do not trigger.
