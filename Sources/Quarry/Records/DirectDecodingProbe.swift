@@ -8,24 +8,15 @@
 enum DirectDecodingProbe {
     /// The plan of `Record`, or nil when the probe refuses it.
     static func plan<Record: FetchableRecord & Decodable>(for type: Record.Type) -> DirectDecodingPlan? {
-        guard !(Record.self is AnyClass), !(Record.self is any ColumnGroup.Type),
-            EnumRecordColumns.discriminatorColumn(of: Record.self) == nil,
-            MemoryLayout<Record>.size > 0,
-            let fields = RecordColumns.storedFields(of: Record.self), !fields.isEmpty
-        else { return nil }
-        var kinds: [DirectDecodingPlan.Kind] = []
-        for field in fields {
-            guard let kind = DirectDecodingPlan.Kind(field.type) else { return nil }
-            kinds.append(kind)
-        }
-        let offsets = fields.map(\.offset)
+        guard let (offsets, kinds) = plainFields(of: Record.self) else { return nil }
+        let fields = offsets.indices
 
         // Round 0: distinct values, which tell which call fills which property
         // (Bool properties are told apart by the rounds that follow).
-        guard let first = run(Record.self, .distinct), first.calls.count == fields.count else { return nil }
+        guard let first = run(Record.self, .distinct), first.calls.count == offsets.count else { return nil }
         var fieldOfCall = [Int?](repeating: nil, count: first.calls.count)
         for (callIndex, call) in first.calls.enumerated() where !call.kind.isBool {
-            let matches = fields.indices.filter { kinds[$0] == call.kind && read(first.record, offsets[$0], call.kind) == call.value }
+            let matches = fields.filter { kinds[$0] == call.kind && read(first.record, offsets[$0], call.kind) == call.value }
             guard matches.count == 1 else { return nil }
             fieldOfCall[callIndex] = matches[0]
         }
@@ -37,7 +28,7 @@ enum DirectDecodingProbe {
         // One round per Bool call, that call alone true.
         for (callIndex, call) in first.calls.enumerated() where call.kind.isBool {
             guard let run = run(Record.self, .boolTrue(callIndex)) else { return nil }
-            let trues = fields.indices.filter { kinds[$0] == call.kind && read(run.record, offsets[$0], call.kind) == .bool(true) }
+            let trues = fields.filter { kinds[$0] == call.kind && read(run.record, offsets[$0], call.kind) == .bool(true) }
             guard trues.count == 1 else { return nil }
             fieldOfCall[callIndex] = trues[0]
             rounds.append(run)
@@ -45,7 +36,7 @@ enum DirectDecodingProbe {
         // Every property filled by exactly one call, every round the same
         // calls, every value held unchanged.
         let mapped = fieldOfCall.compactMap { $0 }
-        guard mapped.count == fields.count, Set(mapped).count == fields.count else { return nil }
+        guard mapped.count == offsets.count, Set(mapped).count == offsets.count else { return nil }
         for run in rounds {
             guard run.calls.map(\.key) == first.calls.map(\.key), run.calls.map(\.kind) == first.calls.map(\.kind) else { return nil }
             for (callIndex, call) in run.calls.enumerated() {
@@ -56,6 +47,23 @@ enum DirectDecodingProbe {
             DirectDecodingPlan.Step(key: call.key, offset: offsets[fieldOfCall[callIndex] ?? 0], kind: call.kind)
         }
         return DirectDecodingPlan.make(steps, for: Record.self)
+    }
+
+    /// The offsets and plan kinds of the stored properties of `Record`, or
+    /// nil when it cannot have a plan, read or write: a class, a column
+    /// group, an enum record, an empty struct, or a property of another type.
+    static func plainFields<Record>(of type: Record.Type) -> (offsets: [Int], kinds: [DirectDecodingPlan.Kind])? {
+        guard !(Record.self is AnyClass), !(Record.self is any ColumnGroup.Type),
+            EnumRecordColumns.discriminatorColumn(of: Record.self) == nil,
+            MemoryLayout<Record>.size > 0,
+            let fields = RecordColumns.storedFields(of: Record.self), !fields.isEmpty
+        else { return nil }
+        var kinds: [DirectDecodingPlan.Kind] = []
+        for field in fields {
+            guard let kind = DirectDecodingPlan.Kind(field.type) else { return nil }
+            kinds.append(kind)
+        }
+        return (fields.map(\.offset), kinds)
     }
 
     /// The values of one run of `init(from:)`.

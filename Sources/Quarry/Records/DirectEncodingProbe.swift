@@ -24,17 +24,8 @@ enum DirectEncodingProbe {
 
     /// The plan of `Record`, or nil when the probe refuses it.
     static func plan<Record: EncodableRecord & Encodable>(for type: Record.Type) -> DirectEncodingPlan? {
-        guard !(Record.self is AnyClass), !(Record.self is any ColumnGroup.Type),
-            EnumRecordColumns.discriminatorColumn(of: Record.self) == nil,
-            MemoryLayout<Record>.size > 0,
-            let fields = RecordColumns.storedFields(of: Record.self), !fields.isEmpty
-        else { return nil }
-        var kinds: [Kind] = []
-        for field in fields {
-            guard let kind = Kind(field.type) else { return nil }
-            kinds.append(kind)
-        }
-        let offsets = fields.map(\.offset)
+        guard let (offsets, kinds) = DirectDecodingProbe.plainFields(of: Record.self) else { return nil }
+        let fields = offsets.indices
         func values(_ round: DirectDecodingProbe.Round) -> [Value] {
             kinds.indices.map { DirectDecodingProbe.Recorder.value(kinds[$0], call: $0, round: round) }
         }
@@ -46,7 +37,7 @@ enum DirectEncodingProbe {
         else { return nil }
         var fieldOfCall = [Int?](repeating: nil, count: first.count)
         for (callIndex, call) in first.enumerated() where !call.kind.isBool {
-            let matches = fields.indices.filter { kinds[$0] == call.kind && firstValues[$0] == call.value }
+            let matches = fields.filter { kinds[$0] == call.kind && firstValues[$0] == call.value }
             guard matches.count == 1 else { return nil }
             fieldOfCall[callIndex] = matches[0]
         }
@@ -57,7 +48,7 @@ enum DirectEncodingProbe {
             rounds.append((roundValues, calls))
         }
         // One round per Bool property, that property alone true.
-        for field in fields.indices where kinds[field].isBool {
+        for field in fields where kinds[field].isBool {
             let roundValues = values(.boolTrue(field))
             guard let calls = run(Record.self, offsets: offsets, kinds: kinds, values: roundValues) else { return nil }
             let trues = calls.indices.filter { calls[$0].kind.isBool && calls[$0].value == .bool(true) }
