@@ -95,9 +95,11 @@ let package = Package(
             dependencies: ["CSQLite"],
             path: "Tests/FaultVFS"
         ),
-        // The seeded generator and the run's seed, shared by the test targets.
+        // What the test targets share: the seeded generator and the run's
+        // seed, the timing slack, observations with delivery times.
         .target(
             name: "QuarryTestSupport",
+            dependencies: ["Quarry"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
