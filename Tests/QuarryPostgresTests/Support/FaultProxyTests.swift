@@ -12,6 +12,7 @@ import Darwin
 import Foundation
 import Quarry
 import QuarryPostgres
+import QuarryTestSupport
 import Synchronization
 import Testing
 
@@ -85,10 +86,10 @@ struct FaultProxyTests {
             #expect(try await session.execute(sql: "SELECT 1").rows == [[.integer(1)]])
             await proxy.setMode(mode)
             #expect(proxy.connectionCount == 0)
-            let queryError = await failure(within: .seconds(2)) { try await session.execute(sql: "SELECT 1") }
+            let queryError = await failure(within: .seconds(2) + TimingSlack.underSanitizers) { try await session.execute(sql: "SELECT 1") }
             #expect(queryError != nil && !(queryError is BoundedWaitTimeout), "\(String(describing: queryError))")
             // New connections are cut at once too.
-            let connectError = await failure(within: .seconds(2)) { try await sessions.connect() }
+            let connectError = await failure(within: .seconds(2) + TimingSlack.underSanitizers) { try await sessions.connect() }
             #expect(connectError != nil && !(connectError is BoundedWaitTimeout), "\(String(describing: connectError))")
             await proxy.setMode(.forward)
             let again = try await sessions.connect()
@@ -127,7 +128,7 @@ struct FaultProxyTests {
             #expect(!query.isDone, "a query through a blackhole was answered")
             #expect(proxy.connectionCount == 1)
             await proxy.close()
-            let error = await failure(within: .seconds(3)) { try await query.task.value }
+            let error = await failure(within: .seconds(3) + TimingSlack.underSanitizers) { try await query.task.value }
             #expect(error != nil && !(error is BoundedWaitTimeout), "\(String(describing: error))")
         }
     }
@@ -151,7 +152,7 @@ struct FaultProxyTests {
             await proxy.setMode(.blackhole)
             let clock = ContinuousClock()
             let start = clock.now
-            let error = await failure(within: .seconds(5)) { try await sessions.connect(connectTimeoutSeconds: 1) }
+            let error = await failure(within: .seconds(5) + TimingSlack.underSanitizers) { try await sessions.connect(connectTimeoutSeconds: 1) }
             let elapsed = clock.now - start
             #expect(error != nil && !(error is BoundedWaitTimeout), "\(String(describing: error))")
             // It failed by the client's own timeout, not by the proxy closing it.

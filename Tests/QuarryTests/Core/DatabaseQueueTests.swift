@@ -109,22 +109,21 @@ import Testing
 
     @Test func cancelledTaskWaitingForTheConnectionIsReleased() async throws {
         let dbQueue = try DatabaseQueue()
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        // Hold the only connection on another thread.
-        let holder = Task.detached {
-            try dbQueue.write { _ in
-                holding.signal()
-                release.wait()
-            }
+        let holding = ThreadGate(), release = ThreadGate()
+        // Hold the only connection on a thread of its own: a blocking wait
+        // in a task, or on the test's own thread, would hold one of the two
+        // cooperative threads of a 2-core machine, and stall the whole suite
+        // while a long synchronous test holds the other.
+        let holder = StartedThread {
+            Result { try dbQueue.write { _ in holding.open(); return release.wait() } }
         }
-        holding.wait()
+        #expect(await onNewThread { holding.wait() })
         let waiter = Task { try await dbQueue.read { _ in 1 } }
         try await Task.sleep(for: .milliseconds(50))
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
-        release.signal()
-        try await holder.value
+        release.open()
+        #expect(try await holder.value.get())
         #expect(try await dbQueue.read { _ in 3 } == 3)
     }
 }

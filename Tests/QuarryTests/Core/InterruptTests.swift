@@ -19,7 +19,7 @@ private let countToTwoMillion = """
     """
 
 /// A SQL function that tells the test its statement is running: each call
-/// signals, and, when the probe `holds`, waits (up to 60 s) for `release()`.
+/// signals, and, when the probe `holds`, waits (up to 120 s) for `release()`.
 /// Tests stop a statement only once its probe says it runs, so that they
 /// check that a running statement stops, not that a statement that has not
 /// started fails.
@@ -36,7 +36,7 @@ private final class StatementProbe: @unchecked Sendable {
     var function: DatabaseFunction {
         DatabaseFunction(name, argumentCount: 0) { [self] _ in
             started.signal()
-            if let released { _ = released.wait(timeout: .now() + 60) }
+            if let released { _ = released.wait(timeout: .now() + 120) }
             return 1
         }
     }
@@ -58,8 +58,10 @@ private final class StatementProbe: @unchecked Sendable {
         """
     }
 
-    /// Whether the statement called the probe within 60 s (blocking).
-    func waitUntilRunning() -> Bool { started.wait(timeout: .now() + 60) == .success }
+    /// Whether the statement called the probe within 120 s (blocking): a
+    /// hang guard, long enough for a task that waits for a cooperative
+    /// thread while synchronous tests hold both (2 cores, sanitizer runs).
+    func waitUntilRunning() -> Bool { started.wait(timeout: .now() + 120) == .success }
 
     /// `waitUntilRunning()`, on a thread of its own.
     func running() async -> Bool { await onNewThread { self.waitUntilRunning() } }
@@ -87,7 +89,7 @@ private func makeWriter(
 
 /// Calls `interrupt()` from a thread of its own once `probe` says the
 /// statement runs. The returned function waits for that thread and tells
-/// whether the statement was running (false: it did not start within 60 s,
+/// whether the statement was running (false: it did not start within 120 s,
 /// and was interrupted anyway, so that the test does not hang).
 private func interrupt(_ writer: any DatabaseWriter, whenRunning probe: StatementProbe) -> () -> Bool {
     let done = DispatchSemaphore(value: 0)
