@@ -22,6 +22,10 @@ RESULTS = ROOT / "Benchmarks" / "results" / "latest-run.csv"
 CURVES = ROOT / "Benchmarks" / "results" / "cost-curves.csv"
 ALLOCATIONS = ROOT / "Benchmarks" / "results" / "allocations.csv"
 POSTGRES_LATEST = ROOT / "Benchmarks" / "results" / "postgres" / "latest-run.csv"
+# Workload 10 and the cursor's peak memory, written by a full run that
+# includes them (quarry-bench --workloads 8,10, or no --workloads).
+CONCURRENT_READS = ROOT / "Benchmarks" / "results" / "concurrent-reads.csv"
+CURSOR_MEMORY = ROOT / "Benchmarks" / "results" / "cursor-memory.csv"
 # Issue 34's before/after runs of the backend seam: workloads 1 to 6, run
 # before, after, before, after on one machine (see Benchmarks/README.md).
 SEAM_RUNS = ROOT / "Benchmarks" / "results" / "seam-before-after"
@@ -200,6 +204,33 @@ def allocations_table(path):
     return out
 
 
+def concurrent_reads_table(path):
+    """Reads per second of each contender at each reader count, and the time
+    of each against raw C's."""
+    provenance, rows = read_run(path, "quarry-bench run")
+    contenders = list(dict.fromkeys(row["contender"] for row in rows))
+    others = [c for c in contenders if c != "raw"]
+    by = {(row["readers"], row["contender"]): row for row in rows}
+    out = ["| readers | " + " | ".join(f"{c} reads/s" for c in contenders) + " | "
+           + " | ".join(f"{c} time ÷ raw" for c in others) + " |",
+           "|---:|" + "---:|" * (len(contenders) + len(others))]
+    for readers in dict.fromkeys(row["readers"] for row in rows):
+        rates = [f"{int(by[(readers, c)]['reads_per_second']):,}" for c in contenders]
+        ratios = [f"{by[(readers, c)]['ratio_to_raw']}x" for c in others]
+        out.append(f"| {readers} | " + " | ".join(rates + ratios) + " |")
+    out += ["", f"From `results/concurrent-reads.csv`: {provenance}; medians after a warm-up round."]
+    return out
+
+
+def cursor_memory_table(path):
+    provenance, rows = read_run(path, "quarry-bench run")
+    out = ["| contender | VmHWM before the cursor (MiB) | VmHWM after it (MiB) | growth (MiB) |", "|---|---:|---:|---:|"]
+    for row in rows:
+        out.append(f"| {row['contender']} | {row['before_mib']} | {row['after_mib']} | {row['growth_mib']} |")
+    out += ["", f"From `results/cursor-memory.csv`: {provenance}."]
+    return out
+
+
 def seam_table(directory):
     names = ["before-1", "after-1", "before-2", "after-2"]
     runs = {name: read_run(directory / f"{name}.csv", f"{name}.csv") for name in names}
@@ -337,6 +368,10 @@ def main():
     targets.append((ROOT / "Benchmarks" / "README.md", "curves", curves_table(CURVES)))
     if POSTGRES_LATEST.exists():
         targets.append((ROOT / "Benchmarks" / "README.md", "postgres-latest", postgres_latest_table(POSTGRES_LATEST)))
+    if CONCURRENT_READS.exists():
+        targets.append((ROOT / "Benchmarks" / "README.md", "concurrent-reads", concurrent_reads_table(CONCURRENT_READS)))
+    if CURSOR_MEMORY.exists():
+        targets.append((ROOT / "Benchmarks" / "README.md", "cursor-memory", cursor_memory_table(CURSOR_MEMORY)))
     if ALLOCATIONS.exists():
         targets.append((ROOT / "Benchmarks" / "README.md", "allocations", allocations_table(ALLOCATIONS)))
     stale = []

@@ -266,6 +266,20 @@ struct QuarryBench: ParsableCommand {
         for (count, _, _, cores) in medians {
             print("| \(count) | " + selected.map { format(cores[$0.name] ?? .nan, 2) }.joined(separator: " | ") + " |")
         }
+        // The results file of the README's table: a full run with the
+        // default plan only (other plans answer other questions).
+        guard !smoke, readBatches == nil, readBatchSize == nil, cacheSize == nil, let plan = medians.first?.plan else { return }
+        var csv = provenanceLine(repetitions: repetitions)
+            + ", \(rows) rows, \(plan.batches) read transactions of \(plan.batchSize) fetches by primary key per reader\n"
+        csv += "readers,contender,median_ms,reads_per_second,ratio_to_raw,cores_busy\n"
+        for (count, plan, ms, cores) in medians {
+            for contender in selected {
+                let value = ms[contender.name] ?? .nan
+                let rate = Double(plan.totalReads) / (value / 1_000)
+                csv += "\(count),\(contender.name),\(format(value)),\(format(rate, 0)),\(format(value / (ms["raw"] ?? .nan), 2)),\(format(cores[contender.name] ?? .nan, 2))\n"
+            }
+        }
+        try writeResultsFile(csv, named: "concurrent-reads.csv")
     }
 
     // MARK: Cost curves
@@ -317,14 +331,11 @@ struct QuarryBench: ParsableCommand {
         if let results = self.results {
             path = results
         } else if !smoke && fullRun {
-            let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            path = directory.appendingPathComponent("results/latest-run.csv").path
+            path = Self.resultsDirectory.appendingPathComponent("latest-run.csv").path
         } else {
             return
         }
-        var csv = "# quarry-bench run of \(ISO8601DateFormatter().string(from: Date()))"
-        csv += ", \(ProcessInfo.processInfo.activeProcessorCount) cores, \(repetitions) repetition\(repetitions == 1 ? "" : "s")\(smoke ? ", smoke sizes" : "")"
-        if let commit = Self.gitCommit() { csv += ", Quarry commit \(commit)" }
+        var csv = provenanceLine(repetitions: repetitions)
         csv += "\nworkload,contender,min_ms,median_ms,ratio_to_raw,ratio_to_grdb\n"
         for (workload, contender, times) in results {
             let raw = median(results.first { $0.0 == workload && $0.1 == "raw" }?.2 ?? [])
@@ -332,6 +343,27 @@ struct QuarryBench: ParsableCommand {
             let value = median(times)
             csv += "\(workload.title),\(contender),\(format(times.min() ?? .nan)),\(format(value)),\(format(value / raw, 2)),\(format(value / grdb, 2))\n"
         }
+        try csv.write(toFile: path, atomically: true, encoding: .utf8)
+        print("wrote \(path) (python3 Benchmarks/scripts/tables.py --write updates the README tables from it)")
+    }
+
+    /// Benchmarks/results, where the results files live.
+    static var resultsDirectory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("results")
+    }
+
+    /// The first line of a results file: when, where and what ran.
+    func provenanceLine(repetitions: Int) -> String {
+        var line = "# quarry-bench run of \(ISO8601DateFormatter().string(from: Date()))"
+        line += ", \(ProcessInfo.processInfo.activeProcessorCount) cores, \(repetitions) repetition\(repetitions == 1 ? "" : "s")\(smoke ? ", smoke sizes" : "")"
+        if let commit = Self.gitCommit() { line += ", Quarry commit \(commit)" }
+        return line
+    }
+
+    /// Writes `csv` to `results/<name>` (the source of a README table).
+    func writeResultsFile(_ csv: String, named name: String) throws {
+        let path = Self.resultsDirectory.appendingPathComponent(name).path
         try csv.write(toFile: path, atomically: true, encoding: .utf8)
         print("wrote \(path) (python3 Benchmarks/scripts/tables.py --write updates the README tables from it)")
     }
@@ -363,13 +395,17 @@ struct QuarryBench: ParsableCommand {
         }
     }
 
-    /// Peak memory of workload 8 per contender, each in a process of its own.
+    /// Peak memory of workload 8 per contender, each in a process of its own;
+    /// written to results/cursor-memory.csv, the source of the README's table
+    /// (run only in full runs).
     func printMemory(selected: [any Contender], directory: URL, sizes: Sizes) throws {
         let path = directory.appendingPathComponent("rss.sqlite").path
         try Seeder.create(path: path, rows: sizes.cursor)
         print("")
         print("| contender | VmHWM before cursor (MiB) | VmHWM after \(sizes.cursor) rows (MiB) | growth (MiB) |")
         print("|---|---:|---:|---:|")
+        var csv = provenanceLine(repetitions: 1) + ", \(sizes.cursor) rows, each contender in a process of its own\n"
+        csv += "contender,before_mib,after_mib,growth_mib\n"
         for contender in selected {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
@@ -380,12 +416,14 @@ struct QuarryBench: ParsableCommand {
             process.waitUntilExit()
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-            guard numbers.count == 2 else {
-                print("| \(contender.name) | ? | ? | ? |")
-                continue
+            guard process.terminationStatus == 0, numbers.count == 2 else {
+                throw BenchError("the memory run of \(contender.name) failed (status \(process.terminationStatus), output \(output))")
             }
-            print("| \(contender.name) | \(format(numbers[0] / 1024, 1)) | \(format(numbers[1] / 1024, 1)) | \(format((numbers[1] - numbers[0]) / 1024, 1)) |")
+            let figures = [numbers[0] / 1024, numbers[1] / 1024, (numbers[1] - numbers[0]) / 1024].map { format($0, 1) }
+            print("| \(contender.name) | " + figures.joined(separator: " | ") + " |")
+            csv += "\(contender.name)," + figures.joined(separator: ",") + "\n"
         }
+        if cacheSize == nil { try writeResultsFile(csv, named: "cursor-memory.csv") }
     }
 
     func measureCursorMemory(contender name: String, path: String, sizes: Sizes) throws {
