@@ -81,8 +81,15 @@ extension MutablePersistableRecord {
         // last, since a server has no last inserted rowid.
         let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
         let idSQL = db.sqlDialect.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
+        // Without an array and a join per insert: most inserts return nothing.
+        let returning: String
+        switch (selectionSQL, idSQL) {
+        case (nil, nil): returning = ""
+        case (let selected?, nil): returning = selected
+        case (nil, let id?): returning = id
+        case (let selected?, let id?): returning = selected + ", " + id
+        }
         let inserted = try aroundInsertOnce(db) {
-            let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
             // With a clause: INSERT … ON CONFLICT … DO NOTHING, or DO UPDATE.
             var values = container.databaseValues
             let plan = try insertPlan(

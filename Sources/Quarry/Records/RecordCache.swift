@@ -39,14 +39,15 @@ final class RecordCache {
     /// Encoding layouts by record type (see PersistenceEncoder.swift).
     var encodingLayouts: [ObjectIdentifier: EncodingLayout] = [:]
 
-    /// Releases the compiled statements; called when the connection closes.
-    /// The last schema and the last plan handed out: a record type used in a
-    /// loop (inserts, fetches by key) finds them with a few comparisons, no
-    /// hashing of the table name or of the statement key. Cleared with the
-    /// dictionaries they shortcut.
+    /// The last schema, plan and encoding layout handed out: a record type
+    /// used in a loop (inserts, fetches by key) finds them with a few
+    /// comparisons, no hashing of the table name, the statement key or the
+    /// type. Cleared with the dictionaries they shortcut.
     private var lastSchema: (table: String, schema: TableSchema)?
     private var lastPlan: (key: RecordStatementKey, columns: [String], plan: StatementPlan)?
+    private var lastEncodingLayout: (type: ObjectIdentifier, layout: EncodingLayout)?
 
+    /// Releases the compiled statements; called when the connection closes.
     func finalizeStatements() {
         for entries in plans.values { for entry in entries { entry.plan.statement.finalize() } }
         plans.removeAll()
@@ -123,9 +124,10 @@ final class RecordCache {
     /// The encoding layout of a record type on this connection.
     func encodingLayout(for type: Any.Type) -> EncodingLayout {
         let key = ObjectIdentifier(type)
-        if let layout = encodingLayouts[key] { return layout }
-        let layout = EncodingLayout()
+        if let lastEncodingLayout, lastEncodingLayout.type == key { return lastEncodingLayout.layout }
+        let layout = encodingLayouts[key] ?? EncodingLayout()
         encodingLayouts[key] = layout
+        lastEncodingLayout = (key, layout)
         return layout
     }
 }

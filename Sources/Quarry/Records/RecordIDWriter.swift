@@ -24,7 +24,10 @@ enum RecordIDWriter {
         case none
     }
 
-    private static let slots = Mutex<[ObjectIdentifier: [String: Slot]]>([:])
+    /// The slots found, by type and column, and the last one used in front
+    /// of them: a type inserted in a loop finds its slot with two
+    /// comparisons, no hashing.
+    private static let slots = Mutex<(last: (type: ObjectIdentifier, column: String, slot: Slot)?, all: [ObjectIdentifier: [String: Slot]])>((nil, [:]))
 
     /// Stores `rowID` into the property of `record` that holds `column`.
     /// Returns false when the property could not be found (then decode instead).
@@ -34,11 +37,20 @@ enum RecordIDWriter {
         let key = column
         let typeID = ObjectIdentifier(Record.self)
         let slot: Slot
-        if let cached = slots.withLock({ $0[typeID]?[key] }) {
+        let cached = slots.withLock { cache -> Slot? in
+            if let last = cache.last, last.type == typeID, last.column == key { return last.slot }
+            guard let found = cache.all[typeID]?[key] else { return nil }
+            cache.last = (typeID, key, found)
+            return found
+        }
+        if let cached {
             slot = cached
         } else {
             slot = findSlot(Record.self, column: key)
-            slots.withLock { $0[typeID, default: [:]][key] = slot }
+            slots.withLock {
+                $0.all[typeID, default: [:]][key] = slot
+                $0.last = (typeID, key, slot)
+            }
         }
         switch slot {
         case .int64(let offset): store(rowID, Int64.self, in: &record, at: offset)

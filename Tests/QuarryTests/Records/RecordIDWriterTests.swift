@@ -57,6 +57,23 @@ import Testing
             #expect(!RecordIDWriter.write(99, into: &probe, column: "missing"))
         }
     }
+    /// The last slot used is remembered in front of the others: alternating
+    /// types and columns never gets another type's or column's slot.
+    @Test func alternatingTypesAndColumnsEachGetTheirOwnSlot() {
+        for round in 0..<3 {
+            var wide = OptionalInt64(teamID: 1, id: nil, other: 2)
+            #expect(RecordIDWriter.write(Int64(100 + round), into: &wide, column: "t_id"))
+            #expect(wide.id == Int64(100 + round) && wide.teamID == 1 && wide.other == 2)
+            var narrow = OptionalInt(id: nil, other: 3)
+            #expect(RecordIDWriter.write(Int64(200 + round), into: &narrow, column: "t_id"))
+            #expect(narrow.id == 200 + round && narrow.other == 3)
+            #expect(!RecordIDWriter.write(7, into: &narrow, column: "missing"))
+            #expect(narrow.id == 200 + round && narrow.other == 3)
+            #expect(RecordIDWriter.write(Int64(300 + round), into: &wide, column: "team_id"))
+            #expect(wide.teamID == Int64(300 + round) && wide.id == Int64(100 + round))
+        }
+    }
+
     @Test(arguments: Backend.all) func classesFallBackToDecoding(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db throws in
