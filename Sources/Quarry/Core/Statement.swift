@@ -49,6 +49,12 @@ public final class Statement {
     /// once (see `Records/FetchableRecord.swift` and `Records/RecordDecoder.swift`).
     var recordReaders: [ObjectIdentifier: AnyObject] = [:]
 
+    /// The last record reader handed out, in front of `recordReaders`: a
+    /// statement fetched again and again for one type (a fetch by primary
+    /// key) finds it with one comparison, no hashing and no cast. Cleared
+    /// with `recordReaders`.
+    var lastRecordReader: (type: ObjectIdentifier, reader: AnyObject)?
+
     /// What the statement reads and writes, learned when it was compiled
     /// (`StatementAuthorizer.swift`).
     let facts: StatementFacts
@@ -102,6 +108,7 @@ public final class Statement {
         layoutGeneration = generation
         cachedColumnNames = nil
         recordReaders.removeAll()
+        lastRecordReader = nil
     }
 
     /// Whether the statement does not write to the database

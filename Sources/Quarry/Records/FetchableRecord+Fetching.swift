@@ -138,7 +138,7 @@ extension FetchableRecord where Self: TableRecord {
         let column = resolved.columns[0]
         var values: [DatabaseValue] = []
         for key in keys {
-            let value = try RecordValueFormat.keyValue(key, of: Self.self, column: column)
+            let value = try RecordValueFormat.keyValue(statically: key, of: Self.self, column: column)
             if !value.isNull { values.append(value) }
         }
         var records: [Self] = []

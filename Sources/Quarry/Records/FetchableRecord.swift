@@ -178,11 +178,19 @@ extension FetchableRecord {
         // after a schema change, which drops the cached readers; otherwise the
         // range identifies the columns.
         statement.invalidateStaleLayouts()
+        if let last = statement.lastRecordReader, last.type == key {
+            // Only a ReaderBox<Self> is ever stored under Self's identifier.
+            let cached = unsafeDowncast(last.reader, to: ReaderBox<Self>.self)
+            if cached.columns == columns { return cached.read }
+        }
         if let cached = statement.recordReaders[key] as? ReaderBox<Self>, cached.columns == columns {
+            statement.lastRecordReader = (key, cached)
             return cached.read
         }
         func keep(_ read: @escaping (Statement) throws -> Self, layout: DecodingLayout? = nil) -> (Statement) throws -> Self {
-            statement.recordReaders[key] = ReaderBox(read, columns: columns, layout: layout)
+            let box = ReaderBox(read, columns: columns, layout: layout)
+            statement.recordReaders[key] = box
+            statement.lastRecordReader = (key, box)
             return read
         }
         func makeRowReader() -> (Statement) throws -> Self {

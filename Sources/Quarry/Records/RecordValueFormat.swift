@@ -92,6 +92,16 @@ struct RecordValueFormat {
         guard valueType == Date.self || valueType == UUID.self else { return try value.databaseValue }
         return try of(type).databaseValue(of: value, column: column) ?? value.databaseValue
     }
+
+    /// ``keyValue(_:of:column:)`` for a value of a static type (a fetch by
+    /// key): the same answer, without boxing the value in an existential,
+    /// which asked the runtime for metadata at every fetch.
+    static func keyValue<Value: DatabaseValueConvertible>(
+        statically value: Value, of type: Any.Type, column: String?
+    ) throws -> DatabaseValue {
+        guard Value.self == Date.self || Value.self == UUID.self else { return try value.databaseValue }
+        return try of(type).databaseValue(of: value, column: column) ?? value.databaseValue
+    }
 }
 
 /// Lets generic code see whether a value is `nil`.

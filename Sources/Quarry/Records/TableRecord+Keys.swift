@@ -28,7 +28,7 @@ extension TableRecord {
         }
         guard let value else { return ResolvedKey(columns: schema.primaryKey, values: nil) }
         // In the format the record stores its key (a UUID as text, say).
-        let databaseValue = try RecordValueFormat.keyValue(value, of: Self.self, column: schema.primaryKey[0])
+        let databaseValue = try RecordValueFormat.keyValue(statically: value, of: Self.self, column: schema.primaryKey[0])
         return ResolvedKey(columns: schema.primaryKey, values: databaseValue.isNull ? nil : [databaseValue])
     }
 
