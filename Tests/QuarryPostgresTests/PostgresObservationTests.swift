@@ -25,6 +25,31 @@ private let bookTitles = ValueObservation.tracking { db in
     try String.fetchAll(db, sql: "SELECT title FROM book ORDER BY id")
 }
 
+/// Commits three titles through `writer` (`prefix 0`, `1`, `2`) and returns
+/// how long each took to reach `values`, or nil if it never came. The
+/// latency bounds take the fastest, and expect every one: see
+/// `latencies(attempts:_:)` in QuarryTestSupport.
+private func commitLatencies(
+    _ writer: some DatabaseWriter, _ values: TimedDeliveries<[String]>, prefix: String
+) async throws -> [Duration?] {
+    try await latencies { index in
+        let title = "\(prefix) \(index)"
+        // Stamped inside the transaction: no later than its commit.
+        let committed = try await writer.write { db in
+            try db.execute(sql: "INSERT INTO book (title) VALUES ($1)", arguments: [title])
+            return ContinuousClock.now
+        }
+        return await values.latency(since: committed) { $0.last == title }
+    }
+}
+
+/// Every commit was noticed, the fastest within 1 s.
+private func expectNoticedWithinOneSecond(_ measured: [Duration?], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    #expect(measured.allSatisfy { $0 != nil }, "\(measured)", sourceLocation: sourceLocation)
+    let fastest = try #require(measured.compactMap { $0 }.min(), sourceLocation: sourceLocation)
+    #expect(fastest < .seconds(1) + TimingSlack.underSanitizers, "noticed after \(measured)", sourceLocation: sourceLocation)
+}
+
 @Suite(.enabled(if: PostgresTestServer.isConfigured(for: "PostgresObservationTests"), "no PostgreSQL server"))
 struct PostgresObservationTests {
     @Test func theTriggerHelperIsIdempotentAndNamesItsTable() async throws {
@@ -68,36 +93,14 @@ struct PostgresObservationTests {
             try await pool.write { db in try createLibrary(db) }
             let values = TimedDeliveries(bookTitles, in: pool)
             #expect(await values.wait { $0 == [["Dune"]] })
-            // The latency bounds read the time Quarry delivered each value,
-            // and take the fastest of three commits, each of which must be
-            // noticed: see `latencies(attempts:_:)` in QuarryTestSupport.
-            let own = try await latencies { index in
-                let title = "Emma \(index)"
-                // Stamped inside the transaction: no later than its commit.
-                let committed = try await pool.write { db in
-                    try db.execute(sql: "INSERT INTO book (title) VALUES ($1)", arguments: [title])
-                    return ContinuousClock.now
-                }
-                return await values.latency(since: committed) { $0.last == title }
-            }
-            #expect(own.allSatisfy { $0 != nil }, "\(own)")
-            #expect(try #require(own.compactMap { $0 }.min()) < .seconds(1) + TimingSlack.underSanitizers, "noticed after \(own)")
+            try expectNoticedWithinOneSecond(try await commitLatencies(pool, values, prefix: "Emma"))
             // Another replica: a pool of its own, on the same schema.
             let schema = try await pool.read { db in try String.fetchOne(db, sql: "SELECT current_schema()") } ?? ""
             var otherConfiguration = Configuration()
             otherConfiguration.prepareDatabase = { db in try db.execute(sql: "SET search_path TO \(schema.quotedDatabaseIdentifier)") }
             let other = try PostgresDatabasePool(pool.postgresConfiguration, maximumConnectionCount: 1, configuration: otherConfiguration)
             defer { other.close() }
-            let foreign = try await latencies { index in
-                let title = "Persuasion \(index)"
-                let committed = try await other.write { db in
-                    try db.execute(sql: "INSERT INTO book (title) VALUES ($1)", arguments: [title])
-                    return ContinuousClock.now
-                }
-                return await values.latency(since: committed) { $0.last == title }
-            }
-            #expect(foreign.allSatisfy { $0 != nil }, "\(foreign)")
-            #expect(try #require(foreign.compactMap { $0 }.min()) < .seconds(1) + TimingSlack.underSanitizers, "noticed after \(foreign)")
+            try expectNoticedWithinOneSecond(try await commitLatencies(other, values, prefix: "Persuasion"))
             values.cancel()
         }
     }
@@ -181,16 +184,7 @@ struct PostgresObservationTests {
             let newPID = listener.backendPID
             #expect(newPID != nil && newPID != pid)
             // And it listens again.
-            let after = try await latencies { index in
-                let title = "After \(index)"
-                let committed = try await pool.write { db in
-                    try db.execute(sql: "INSERT INTO book (title) VALUES ($1)", arguments: [title])
-                    return ContinuousClock.now
-                }
-                return await values.latency(since: committed) { $0.last == title }
-            }
-            #expect(after.allSatisfy { $0 != nil }, "\(after)")
-            #expect(try #require(after.compactMap { $0 }.min()) < .seconds(1) + TimingSlack.underSanitizers, "noticed after \(after)")
+            try expectNoticedWithinOneSecond(try await commitLatencies(pool, values, prefix: "After"))
             #expect(values.error == nil)
             values.cancel()
         }
