@@ -343,8 +343,7 @@ struct QuarryBench: ParsableCommand {
             let value = median(times)
             csv += "\(workload.title),\(contender),\(format(times.min() ?? .nan)),\(format(value)),\(format(value / raw, 2)),\(format(value / grdb, 2))\n"
         }
-        try csv.write(toFile: path, atomically: true, encoding: .utf8)
-        print("wrote \(path) (python3 Benchmarks/scripts/tables.py --write updates the README tables from it)")
+        try writeResultsFile(csv, toPath: path)
     }
 
     /// Benchmarks/results, where the results files live.
@@ -363,7 +362,11 @@ struct QuarryBench: ParsableCommand {
 
     /// Writes `csv` to `results/<name>` (the source of a README table).
     func writeResultsFile(_ csv: String, named name: String) throws {
-        let path = Self.resultsDirectory.appendingPathComponent(name).path
+        try writeResultsFile(csv, toPath: Self.resultsDirectory.appendingPathComponent(name).path)
+    }
+
+    /// Writes `csv`, a results file, to `path`.
+    func writeResultsFile(_ csv: String, toPath path: String) throws {
         try csv.write(toFile: path, atomically: true, encoding: .utf8)
         print("wrote \(path) (python3 Benchmarks/scripts/tables.py --write updates the README tables from it)")
     }

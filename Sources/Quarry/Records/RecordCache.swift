@@ -125,8 +125,13 @@ final class RecordCache {
     func encodingLayout(for type: Any.Type) -> EncodingLayout {
         let key = ObjectIdentifier(type)
         if let lastEncodingLayout, lastEncodingLayout.type == key { return lastEncodingLayout.layout }
-        let layout = encodingLayouts[key] ?? EncodingLayout()
-        encodingLayouts[key] = layout
+        let layout: EncodingLayout
+        if let known = encodingLayouts[key] {
+            layout = known
+        } else {
+            layout = EncodingLayout()
+            encodingLayouts[key] = layout
+        }
         lastEncodingLayout = (key, layout)
         return layout
     }

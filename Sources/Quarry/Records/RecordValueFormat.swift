@@ -88,9 +88,8 @@ struct RecordValueFormat {
     /// dynamic cast through `Any` cost about a microsecond per key).
     static func keyValue(_ value: (any DatabaseValueConvertible)?, of type: Any.Type, column: String?) throws -> DatabaseValue {
         guard let value else { return .null }
-        let valueType = Swift.type(of: value)
-        guard valueType == Date.self || valueType == UUID.self else { return try value.databaseValue }
-        return try of(type).databaseValue(of: value, column: column) ?? value.databaseValue
+        // Opened: `Value` below is the value's dynamic type.
+        return try keyValue(statically: value, of: type, column: column)
     }
 
     /// ``keyValue(_:of:column:)`` for a value of a static type (a fetch by
