@@ -9,6 +9,7 @@
 import Foundation
 import Quarry
 import Synchronization
+import Testing
 
 public final class TimedDeliveries<Value: Sendable>: Sendable {
     public typealias Delivery = (value: Value, at: ContinuousClock.Instant)
@@ -80,4 +81,14 @@ public func latencies(attempts: Int = 3, _ attempt: (Int) async throws -> Durati
         measured.append(try await attempt(index))
     }
     return measured
+}
+
+/// Expects every latency `latencies(attempts:_:)` measured to have come,
+/// and the fastest to be under `bound`.
+public func expectEveryDelivery(
+    _ measured: [Duration?], fastestUnder bound: Duration, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    #expect(measured.allSatisfy { $0 != nil }, "\(measured)", sourceLocation: sourceLocation)
+    let fastest = try #require(measured.compactMap { $0 }.min(), sourceLocation: sourceLocation)
+    #expect(fastest < bound, "noticed after \(measured)", sourceLocation: sourceLocation)
 }
