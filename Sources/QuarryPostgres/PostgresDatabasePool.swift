@@ -28,7 +28,8 @@ import Synchronization
 /// - SQL uses Quarry's parameters (`?`, `:name`), sent as PostgreSQL's
 ///   `$1…$n`; scripts run one statement at a time.
 public final class PostgresDatabasePool: DatabaseWriter, ForeignCommitSource {
-    private let pool: DatabaseServerPool
+    /// Internal, not private: tests reach its test seams.
+    let pool: DatabaseServerPool
 
     /// The server, as a URL without password.
     public var path: String { pool.path }

@@ -7,14 +7,19 @@
 // `pg_cancel_backend(pid)`
 // (https://www.postgresql.org/docs/15/functions-admin.html#FUNCTIONS-ADMIN-SIGNAL).
 // The request goes on a short-lived connection of its own, and is sent only
-// while the statement it targets still runs: the connection holds its lock
-// meanwhile, so that the next statement cannot start under it. A backend
-// that receives the request while it waits for a command ignores it.
+// while the statement it targets still runs: the next statement of the
+// connection waits while the request is in flight, so that the request
+// cannot stop it instead (the server's cancel targets a process, not a
+// statement). A backend that receives the request while it waits for a
+// command ignores it. Every wait is bounded: the request by the connect
+// timeout (to connect, then again to be answered), the next statement's
+// wait by that bound and a second more; no lock is held across the round
+// trip, so `interrupt()` and other cancellations never wait for it.
 
 import Dispatch
+import Foundation
 import Logging
 import Quarry
-import Synchronization
 
 /// The connection of one `Database` of a ``PostgresDatabasePool``.
 final class PostgresServerConnection: DatabaseServerConnection {
@@ -58,7 +63,8 @@ final class PostgresServerConnection: DatabaseServerConnection {
         running.start()
         defer { running.end() }
         let result = try session.executeBlocking(sql: sql, arguments: arguments)
-        return DatabaseServerResult(columnNames: result.columnNames, rows: result.rows, rowsAffected: result.rowsAffected)
+        return DatabaseServerResult(
+            columnNames: result.columnNames, rows: result.rows, rowsAffected: result.rowsAffected, commandTag: result.commandTag)
     }
 
     /// The tables of the plan of `sql`: the `Relation Name` of every node of
@@ -86,15 +92,21 @@ final class PostgresServerConnection: DatabaseServerConnection {
 
     /// Sends `pg_cancel_backend` for the statement running now, from a
     /// Dispatch thread, and returns at once. Best effort: when no connection
-    /// can be opened for the request, the statement runs on.
+    /// can be opened for the request within the connect timeout, the
+    /// statement runs on.
     func cancelRunningStatement() {
         guard let target = running.current else { return }
-        let configuration = session.configuration
+        var bounded = session.configuration
+        // The request's answer is bounded like its connection, whatever the
+        // statement deadline (which may be nil: no bound).
+        bounded.statementDeadline = bounded.connectTimeout
+        let configuration = bounded
         let pid = backendPID
         let running = self.running
+        let gateTimeout = configuration.connectTimeout + .seconds(1)
         DispatchQueue.global().async {
             guard let canceller = try? PostgresSession.connectBlocking(to: configuration) else { return }
-            running.whileRunning(target) {
+            running.whileCancelling(target, gateTimeout: gateTimeout) {
                 _ = try? canceller.executeBlocking(sql: "SELECT pg_cancel_backend($1)", arguments: [.integer(pid)])
             }
             Task.detached { try? await canceller.close() }
@@ -112,33 +124,67 @@ final class PostgresServerConnection: DatabaseServerConnection {
 
 /// Which statement of a connection runs now, shared with the threads that
 /// send cancel requests for it.
-private final class RunningStatement: Sendable {
-    private struct State {
-        var isRunning = false
-        var generation: UInt64 = 0
-    }
-
-    private let state = Mutex(State())
+final class RunningStatement: @unchecked Sendable {
+    // All state is guarded by `condition`'s lock, which is never held across
+    // a round trip to the server.
+    private let condition = NSCondition()
+    private var isRunning = false
+    private var generation: UInt64 = 0
+    /// When a cancel request is in flight: the uptime (nanoseconds) after
+    /// which the next statement stops waiting for it.
+    private var cancelGateDeadline: UInt64?
 
     /// The statement running now, or nil.
-    var current: UInt64? { state.withLock { $0.isRunning ? $0.generation : nil } }
-
-    /// A statement starts: it waits while a cancel request for the previous one is sent.
-    func start() {
-        state.withLock { state in
-            state.generation &+= 1
-            state.isRunning = true
-        }
+    var current: UInt64? {
+        condition.lock()
+        defer { condition.unlock() }
+        return isRunning ? generation : nil
     }
 
-    func end() { state.withLock { $0.isRunning = false } }
-
-    /// Runs `body` if statement `generation` still runs, and keeps the next
-    /// statement from starting until `body` returns.
-    func whileRunning(_ generation: UInt64, _ body: () -> Void) {
-        state.withLock { state in
-            guard state.isRunning, state.generation == generation else { return }
-            body()
+    /// A statement starts: it waits while a cancel request for the previous
+    /// one is in flight, up to the request's bound.
+    func start() {
+        condition.lock()
+        defer { condition.unlock() }
+        while let deadline = cancelGateDeadline {
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now >= deadline {
+                // The request outlived its bound: it is dropped (its own
+                // connection was closed by its deadline).
+                cancelGateDeadline = nil
+                break
+            }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: Double(deadline - now) / 1e9))
         }
+        generation &+= 1
+        isRunning = true
+    }
+
+    func end() {
+        condition.lock()
+        isRunning = false
+        condition.unlock()
+    }
+
+    /// Runs `body`, the round trip of a cancel request, if statement
+    /// `generation` still runs; the next statement waits meanwhile, for
+    /// `gateTimeout` at most. Returns whether `body` ran.
+    @discardableResult
+    func whileCancelling(_ generation: UInt64, gateTimeout: Duration, _ body: () -> Void) -> Bool {
+        condition.lock()
+        guard isRunning, self.generation == generation, cancelGateDeadline == nil else {
+            condition.unlock()
+            return false
+        }
+        let timeout = UInt64(clamping: gateTimeout.components.seconds) &* 1_000_000_000
+            &+ UInt64(clamping: gateTimeout.components.attoseconds / 1_000_000_000)
+        cancelGateDeadline = DispatchTime.now().uptimeNanoseconds &+ timeout
+        condition.unlock()
+        body()
+        condition.lock()
+        cancelGateDeadline = nil
+        condition.broadcast()
+        condition.unlock()
+        return true
     }
 }

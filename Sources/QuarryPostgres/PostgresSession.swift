@@ -27,11 +27,18 @@ public struct PostgresResultSet: Sendable, Hashable {
     /// `CREATE TABLE`.
     public var rowsAffected: Int
 
+    /// The command tag of the server's answer without its counts: `INSERT`,
+    /// `SELECT`, `COMMIT`… The server answers `ROLLBACK` to the `COMMIT` of
+    /// a transaction that a failed statement aborted: that transaction was
+    /// rolled back, though no error came.
+    public var commandTag: String
+
     /// Creates a result set.
-    public init(columnNames: [String], rows: [[DatabaseValue]], rowsAffected: Int) {
+    public init(columnNames: [String], rows: [[DatabaseValue]], rowsAffected: Int, commandTag: String = "") {
         self.columnNames = columnNames
         self.rows = rows
         self.rowsAffected = rowsAffected
+        self.commandTag = commandTag
     }
 }
 
@@ -457,7 +464,10 @@ public final class PostgresSession: Sendable {
             }
             rows.append(values)
         }
-        return PostgresResultSet(columnNames: columnNames, rows: rows, rowsAffected: result.metadata.rows ?? 0)
+        // The tag is the command's name, then its counts (`INSERT 0 3`).
+        let commandTag = result.metadata.command.prefix(while: { $0 != " " })
+        return PostgresResultSet(
+            columnNames: columnNames, rows: rows, rowsAffected: result.metadata.rows ?? 0, commandTag: String(commandTag))
     }
 
     private func databaseError(_ error: any Error, sql: String) -> DatabaseError {

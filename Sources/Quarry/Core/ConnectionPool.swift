@@ -35,6 +35,7 @@ final class ConnectionPool: @unchecked Sendable {
     private var nextWaiterID: UInt64 = 0
     private var holderThreads: [UInt: Int] = [:]
     private var isClosed = false
+    private var _afterAsyncAccessForTesting: (@Sendable () async -> Void)?
 
     /// What discarded connections left for the next connection this pool
     /// opens: their transaction observers (`StatementExecutionObserver.handOver()`).
@@ -115,7 +116,7 @@ final class ConnectionPool: @unchecked Sendable {
         instrumentation?.recordConnectionWait(since: waitStart)
         let cancellation = AccessCancellation()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            let result = try await withCheckedThrowingContinuation { continuation in
                 database.value.dispatchQueue.async {
                     let result = Result {
                         try self.holding(currentThreadID()) {
@@ -124,16 +125,29 @@ final class ConnectionPool: @unchecked Sendable {
                             }
                         }
                     }
+                    // From here on, a cancellation of this task no longer
+                    // reaches the connection, which serves other accesses.
+                    cancellation.end()
                     self.release(database.value)
                     continuation.resume(with: result)
                 }
             }
+            if let afterAsyncAccess = afterAsyncAccessForTesting { await afterAsyncAccess() }
+            return result
         } onCancel: {
-            cancellation.cancel()
             // SQLite's progress handler sees the flag; a server needs a cancel
-            // request for the statement it runs now.
-            database.value.connection.accessWasCancelled()
+            // request for the statement it runs now, sent only while this
+            // access holds the connection.
+            cancellation.cancel { database.value.connection.accessWasCancelled() }
         }
+    }
+
+    /// Test seam: runs after an async access released its connection,
+    /// before the access returns, while its task's cancellation handler can
+    /// still run (tests widen that window with it).
+    var afterAsyncAccessForTesting: (@Sendable () async -> Void)? {
+        get { lock.withLock { _afterAsyncAccessForTesting } }
+        set { lock.withLock { _afterAsyncAccessForTesting = newValue } }
     }
 
     /// Runs `body` with `database`, inside the access's span when there is a
@@ -352,7 +366,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// waiter, if any, gets a new one in its slot.
     private func release(_ database: Database) {
         // Never hand out a connection with an open transaction.
-        database.rollbackIfNeeded()
+        database.resetAfterAccess()
         let isReusable = database.isReusable
         // A discarded connection's observers move to the one that replaces it.
         let handOver = isReusable ? nil : database.executionObserver?.handOver()

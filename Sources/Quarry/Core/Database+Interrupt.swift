@@ -17,12 +17,31 @@ import Synchronization
 
 /// The cancellation flag of one async access: set by the task's cancellation
 /// handler, from any thread; read by the progress handler, on the connection's thread.
+///
+/// The task's cancellation handler can run after the access ended and its
+/// connection went to another access (the task is cancelled between the
+/// access's end and its resumption). `cancel(whileRunning:)` and `end()`
+/// share a lock, so what the handler does to the connection (a server's
+/// cancel request for the statement running now) happens only while the
+/// access still holds it.
 final class AccessCancellation: Sendable {
     private let flag = Atomic<Bool>(false)
+    private let hasEnded = Mutex(false)
 
     var isCancelled: Bool { flag.load(ordering: .relaxed) }
 
-    func cancel() { flag.store(true, ordering: .relaxed) }
+    /// Marks the access cancelled, and runs `action` if the access has not
+    /// ended yet; the access cannot end while `action` runs.
+    func cancel(whileRunning action: () -> Void) {
+        flag.store(true, ordering: .relaxed)
+        hasEnded.withLock { hasEnded in
+            if !hasEnded { action() }
+        }
+    }
+
+    /// Called on the connection's thread when the access ends, before its
+    /// connection is released.
+    func end() { hasEnded.withLock { $0 = true } }
 }
 
 /// What the progress handler of one connection watches. Only `access` is shared

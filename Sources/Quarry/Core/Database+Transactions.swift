@@ -86,13 +86,14 @@ extension Database {
             try inTransaction(.deferred, block)
             return
         }
-        let wasInsideTransaction = isInsideTransaction
         try executeCached("SAVEPOINT quarry")
         let completion: TransactionCompletion
         do {
             completion = try block()
         } catch {
-            rollbackSavepoint(wasInsideTransaction: wasInsideTransaction)
+            // The block's error is the one to report; a failed rollback of
+            // the savepoint rolled back the whole transaction (see below).
+            try? rollbackSavepoint()
             throw error
         }
         switch completion {
@@ -101,11 +102,11 @@ extension Database {
             do {
                 try executeCached("RELEASE SAVEPOINT quarry")
             } catch {
-                rollbackSavepoint(wasInsideTransaction: wasInsideTransaction)
+                try? rollbackSavepoint()
                 throw error
             }
         case .rollback:
-            rollbackSavepoint(wasInsideTransaction: wasInsideTransaction)
+            try rollbackSavepoint()
         }
     }
 
@@ -151,6 +152,21 @@ extension Database {
         if isInsideTransaction { discard(because: "its ROLLBACK left the transaction open") }
     }
 
+    /// Ends what an access left behind, before its pool hands the connection
+    /// out again: a transaction left open (``rollbackIfNeeded()``), and, on
+    /// a server, one that raw SQL may have opened unseen
+    /// (`DatabaseConnection.resetAfterAccess`). A connection that cannot be
+    /// reset is discarded.
+    func resetAfterAccess() {
+        rollbackIfNeeded()
+        guard discardReason == nil else { return }
+        do {
+            try connection.resetAfterAccess(self)
+        } catch {
+            discard(because: "its ROLLBACK after an access that ran SQL outside of a transaction failed: \(error)")
+        }
+    }
+
     /// Marks the connection as never to be handed out again: its pool closes
     /// it when the access ends and opens another in its place
     /// (ConnectionPool.swift). The first reason is kept and logged, as an
@@ -163,7 +179,13 @@ extension Database {
             metadata: configuration.label.map { ["db.label": "\($0)"] })
     }
 
-    private func rollbackSavepoint(wasInsideTransaction: Bool) {
+    /// Undoes the changes of the savepoint `quarry`. When that fails (the
+    /// savepoint is gone: SQL of the block released it), the changes since
+    /// the savepoint cannot be told apart from the earlier ones, so the
+    /// whole transaction is rolled back, and the error thrown: the enclosing
+    /// transaction then cannot commit (``DatabaseError/transactionEndedEarly``),
+    /// and its later statements are refused, never committed one by one.
+    private func rollbackSavepoint() throws {
         guard isInsideTransaction else { return }
         do {
             try withoutStopping {
@@ -171,7 +193,11 @@ extension Database {
                 try executeCached("RELEASE SAVEPOINT quarry")
             }
         } catch {
-            if !wasInsideTransaction { rollbackIfNeeded() }
+            configuration.logger?.error(
+                "Quarry: rolling back the whole transaction on \(path), since rolling back to its savepoint failed: \(error)",
+                metadata: configuration.label.map { ["db.label": "\($0)"] })
+            rollbackIfNeeded()
+            throw error
         }
     }
 }

@@ -51,6 +51,13 @@ protocol DatabaseConnection: AnyObject {
     /// control runs on every read and write), through the statement cache.
     func executeCached(_ db: Database, sql: String) throws
 
+    /// Called by the pool when an access ended, after its transaction was
+    /// rolled back if it was left open: a server connection on which raw SQL
+    /// ran outside Quarry's own transactions rolls back a transaction that
+    /// SQL may have opened unseen. Nothing to do on SQLite, whose own flag
+    /// tells whether a transaction is open (`isInsideTransaction`).
+    func resetAfterAccess(_ db: Database) throws
+
     /// Whether the schema changed since the last call (false on the first),
     /// as far as the backend can tell (Database+SchemaVersion.swift).
     func schemaChanged(_ db: Database) throws -> Bool

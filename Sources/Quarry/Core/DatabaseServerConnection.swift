@@ -58,11 +58,17 @@ package struct DatabaseServerResult: Sendable {
     package var rows: [[DatabaseValue]]
     /// The rows inserted, updated or deleted by the statement.
     package var rowsAffected: Int
+    /// The command tag of the server's answer, without its counts (`INSERT`,
+    /// `COMMIT`; PostgreSQL answers `ROLLBACK` to the `COMMIT` of a
+    /// transaction that a failed statement aborted); empty when the driver
+    /// does not tell.
+    package var commandTag: String
 
-    package init(columnNames: [String], rows: [[DatabaseValue]], rowsAffected: Int) {
+    package init(columnNames: [String], rows: [[DatabaseValue]], rowsAffected: Int, commandTag: String = "") {
         self.columnNames = columnNames
         self.rows = rows
         self.rowsAffected = rowsAffected
+        self.commandTag = commandTag
     }
 }
 

@@ -21,7 +21,8 @@ package final class DatabaseServerPool: DatabaseWriter {
     /// How the server is named (a URL without password).
     package let path: String
     package let configuration: Configuration
-    private let pool: ConnectionPool
+    /// Internal, not private: tests reach its test seams.
+    let pool: ConnectionPool
 
     /// Opens a first connection at once, so that a wrong address or password
     /// fails here rather than at the first access.

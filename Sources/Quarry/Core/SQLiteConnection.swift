@@ -41,6 +41,9 @@ final class SQLiteConnection: DatabaseConnection {
         try db.cachedStatementWithoutSchemaCheck(sql: sql).execute()
     }
 
+    /// SQLite's autocommit flag always tells whether a transaction is open.
+    func resetAfterAccess(_ db: Database) throws {}
+
     func schemaChanged(_ db: Database) throws -> Bool {
         try db.sqliteSchemaVersionCheck.schemaChanged(db, handle: handle)
     }

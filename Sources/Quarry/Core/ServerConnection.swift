@@ -32,6 +32,19 @@ final class ServerConnection: DatabaseConnection {
     /// refused by the server: the server pool's retry compares it before and
     /// after an access, to tell whether the access failed before anything ran.
     private(set) var answeredStatementCount = 0
+    /// The first statement that the server refused inside the open
+    /// transaction (since its `BEGIN`, or the last `ROLLBACK TO`): PostgreSQL
+    /// then aborts the transaction, and answers its `COMMIT` with `ROLLBACK`.
+    /// Named in the error that `COMMIT` throws.
+    private var failedStatementInTransaction: String?
+    /// Set when SQL other than Quarry's own transaction control ran outside
+    /// a transaction Quarry knows of (`writeWithoutTransaction`), or a
+    /// transaction control statement failed: such SQL may have left the
+    /// session inside a transaction that Quarry cannot see (a procedure, a
+    /// form the keywords do not tell), so the connection sends `ROLLBACK`
+    /// before it is handed out again (`resetAfterAccess`). Accesses that
+    /// run in Quarry's own transactions (`read`, `write`) never set it.
+    private var mayBeInsideUnknownTransaction = false
 
     init(driver: any DatabaseServerConnection) {
         self.driver = driver
@@ -81,8 +94,19 @@ final class ServerConnection: DatabaseConnection {
         }
     }
 
+    /// Quarry's own transaction control (Database+Transactions.swift).
     func executeCached(_ db: Database, sql: String) throws {
-        _ = try run(db, sql: sql, values: [])
+        _ = try run(db, sql: sql, values: [], isTransactionControl: true)
+    }
+
+    /// Sends `ROLLBACK` when SQL may have left the session inside a
+    /// transaction Quarry does not know of (`mayBeInsideUnknownTransaction`).
+    /// Outside a transaction, PostgreSQL answers it with a warning, not an
+    /// error. Called by the pool when an access ends, after
+    /// `Database.rollbackIfNeeded()`.
+    func resetAfterAccess(_ db: Database) throws {
+        guard mayBeInsideUnknownTransaction, !isBroken else { return }
+        try db.withoutStopping { _ = try run(db, sql: "ROLLBACK", values: [], isTransactionControl: true) }
     }
 
     func interrupt() { driver.cancelRunningStatement() }
@@ -93,17 +117,13 @@ final class ServerConnection: DatabaseConnection {
 
     /// Runs one statement written for the server (`$1…$n`) and follows the
     /// transaction state, the change counts and the schema changes.
-    func run(_ db: Database, sql: String, values: [DatabaseValue]) throws -> DatabaseServerResult {
+    ///
+    /// - parameter isTransactionControl: whether Quarry sends the statement
+    ///   to open or end its own transaction or savepoint.
+    func run(_ db: Database, sql: String, values: [DatabaseValue], isTransactionControl: Bool = false) throws -> DatabaseServerResult {
         let change = ServerTransactionChange(sql)
-        if change == .savepoint, transactionDepth == 0 {
-            // SQLite starts a transaction at a savepoint; a server refuses it.
-            throw DatabaseError.misuse("a savepoint on a database server must be inside a transaction", sql: sql)
-        }
-        // A cancelled async access sends no more statements (on SQLite, the
-        // progress handler stops them). A rollback still runs.
-        if db.progressMonitor.access?.isCancelled == true, !db.progressMonitor.isPaused, change != .end {
-            throw CancellationError()
-        }
+        try checkCanRun(db, sql: sql, change: change, isTransactionControl: isTransactionControl)
+        if transactionDepth == 0, !isTransactionControl { mayBeInsideUnknownTransaction = true }
         let result: DatabaseServerResult
         do {
             // The driver's errors name the statement.
@@ -111,17 +131,7 @@ final class ServerConnection: DatabaseConnection {
                 try driver.execute(sql: sql, arguments: values)
             }
         } catch {
-            // A failed COMMIT ends the transaction on a server too.
-            if change == .end { transactionDepth = 0 }
-            guard let error = error as? DatabaseError else { throw error }
-            guard error.isConnectionError else {
-                // The server answered, with an error.
-                answeredStatementCount &+= 1
-                throw error
-            }
-            isBroken = true
-            let unknown = transactionIsReadOnly ? nil : Self.commitOutcomeUnknown(error, sql: sql, change: change)
-            throw unknown ?? error
+            throw failure(error, sql: sql, change: change)
         }
         answeredStatementCount &+= 1
         if Self.mayChangeSchema(sql) {
@@ -133,16 +143,102 @@ final class ServerConnection: DatabaseConnection {
         }
         changesCount = result.rowsAffected
         totalChangesCount &+= result.rowsAffected
+        try follow(change, of: sql, answeredWith: result.commandTag)
+        return result
+    }
+
+    /// Throws before a statement is sent that must not run: a savepoint
+    /// outside a transaction, `PREPARE TRANSACTION`, a statement of a
+    /// cancelled access, or one that would run outside the transaction of
+    /// an `inTransaction` block after that transaction ended under it.
+    private func checkCanRun(_ db: Database, sql: String, change: ServerTransactionChange, isTransactionControl: Bool) throws {
+        switch change {
+        case .savepoint where transactionDepth == 0:
+            // SQLite starts a transaction at a savepoint; a server refuses it.
+            throw DatabaseError.misuse("a savepoint on a database server must be inside a transaction", sql: sql)
+        case .prepareTransaction:
+            throw DatabaseError.misuse(
+                "PREPARE TRANSACTION is not supported on the connections of \(connectionDescription): the session would "
+                    + "leave the transaction while it stays open on the server, and a pooled connection cannot tell; "
+                    + "run two-phase commits on a PostgresSession of your own", sql: sql)
+        default: break
+        }
+        // A cancelled async access sends no more statements (on SQLite, the
+        // progress handler stops them). A rollback still runs.
+        if db.progressMonitor.access?.isCancelled == true, !db.progressMonitor.isPaused, !change.endsTransaction {
+            throw CancellationError()
+        }
+        // As SQLite's `checkTransactionNotAborted` does: the block's
+        // statements would otherwise each commit on their own.
+        if db.isInsideTransactionBlock, transactionDepth == 0, !isTransactionControl, change != .begin {
+            throw DatabaseError(
+                resultCode: .SQLITE_ABORT,
+                message: "the transaction of this inTransaction block was rolled back or ended before its closure returned; "
+                    + "this statement would run outside of it, committed on its own, so it is refused",
+                sql: sql)
+        }
+    }
+
+    /// The error to throw for a statement that failed, after noting what the
+    /// failure did to the connection and its transaction.
+    private func failure(_ error: any Error, sql: String, change: ServerTransactionChange) -> any Error {
+        if change.endsTransaction {
+            // A failed COMMIT ends the transaction on a server too. Whether
+            // a chained one opened is not told: roll back on release.
+            transactionDepth = 0
+            failedStatementInTransaction = nil
+            mayBeInsideUnknownTransaction = true
+        } else if change != .none {
+            mayBeInsideUnknownTransaction = true
+        }
+        guard let error = error as? DatabaseError else { return error }
+        guard error.isConnectionError else {
+            // The server answered, with an error, which aborted the open transaction.
+            answeredStatementCount &+= 1
+            if transactionDepth > 0, failedStatementInTransaction == nil { failedStatementInTransaction = sql }
+            return error
+        }
+        isBroken = true
+        return Self.outcomeUnknown(
+            error, sql: sql, change: change, insideTransaction: transactionDepth > 0, readOnly: transactionIsReadOnly) ?? error
+    }
+
+    /// Follows the transaction state after a statement succeeded, and throws
+    /// when the server answered a `COMMIT` with `ROLLBACK`.
+    private func follow(_ change: ServerTransactionChange, of sql: String, answeredWith commandTag: String) throws {
         switch change {
         case .begin:
             transactionDepth = 1
             transactionIsReadOnly = sql == dialect.beginReadOnlyTransactionSQL
+            failedStatementInTransaction = nil
         case .savepoint: transactionDepth += 1
         case .release: transactionDepth = max(1, transactionDepth - 1)
-        case .end: transactionDepth = 0
+        case .rollbackToSavepoint: failedStatementInTransaction = nil
+        case .commit, .commitAndChain, .rollback, .rollbackAndChain, .prepareTransaction:
+            let failed = failedStatementInTransaction
+            let chains = change == .commitAndChain || change == .rollbackAndChain
+            transactionDepth = chains ? 1 : 0
+            failedStatementInTransaction = nil
+            if !chains { mayBeInsideUnknownTransaction = false }
+            if change.commits, commandTag == "ROLLBACK" {
+                throw Self.commitRolledBack(failedStatement: failed, sql: sql, server: connectionDescription)
+            }
         case .none: break
         }
-        return result
+    }
+
+    /// The error of a `COMMIT` that the server answered with `ROLLBACK`: a
+    /// statement of the transaction failed, and PostgreSQL aborted the whole
+    /// transaction then, even though the error was caught.
+    static func commitRolledBack(failedStatement: String?, sql: String, server: String) -> DatabaseError {
+        let cause = failedStatement.map { "the statement `\($0)` failed in it" } ?? "a statement failed in it"
+        return DatabaseError(
+            sqlState: "25P02",
+            message: "\(server) rolled the transaction back instead of committing it, because \(cause): "
+                + "PostgreSQL aborts a whole transaction at its first error, even when the error is caught, "
+                + "so nothing of the transaction was saved. Let the error propagate out of the transaction, "
+                + "or run the statement whose failure you handle inside db.inSavepoint { … }",
+            sql: sql)
     }
 
     /// Tells `observer` the tables that the read statement `sql` read, asked
@@ -172,20 +268,34 @@ final class ServerConnection: DatabaseConnection {
         return first == "SELECT" || first == "WITH" || first == "VALUES" || first == "TABLE"
     }
 
-    /// The error of a `COMMIT` whose answer was lost with the connection: nil
-    /// when the statement was no `COMMIT`, or was never sent (the connection
-    /// was known closed, SQLSTATE `08003`), since the server then rolled the
-    /// transaction back when the connection ended. (`run` does not ask for a
-    /// read-only transaction, which had nothing to commit: its lost `COMMIT`
-    /// is a plain connection error.)
-    static func commitOutcomeUnknown(_ error: DatabaseError, sql: String, change: ServerTransactionChange) -> DatabaseError? {
-        guard change == .end, error.sqlState != "08003" else { return nil }
-        let keyword = sql.prefix(while: { !$0.isWhitespace && $0 != ";" }).uppercased()
-        guard keyword == "COMMIT" || keyword == "END" else { return nil }
-        return DatabaseError(
-            sqlState: "08007",
-            message: "the connection was lost during COMMIT, so the transaction may or may not have been committed: \(error.message)",
-            sql: sql)
+    /// The error of a write whose answer was lost with the connection, so
+    /// that nobody can tell whether the server committed it: a `COMMIT`,
+    /// and a statement that ran outside a transaction (autocommit), which
+    /// the server commits on its own. Nil when the outcome is known: the
+    /// statement was never sent (the connection was known closed, SQLSTATE
+    /// `08003`), or it ran inside a transaction that had not reached its
+    /// `COMMIT` (the server rolled it back when the connection ended), or it
+    /// was a plain query (`SELECT`, `VALUES`, `TABLE`, `SHOW`, `EXPLAIN`),
+    /// or the `COMMIT` of a read-only transaction, which had nothing to
+    /// commit: those throw the plain connection error.
+    static func outcomeUnknown(
+        _ error: DatabaseError, sql: String, change: ServerTransactionChange, insideTransaction: Bool, readOnly: Bool
+    ) -> DatabaseError? {
+        guard error.sqlState != "08003" else { return nil }
+        let what: String
+        switch change {
+        case .commit, .commitAndChain:
+            guard !readOnly else { return nil }
+            what = "during COMMIT, so the transaction may or may not have been committed"
+        case .none where !insideTransaction:
+            let first = ServerTransactionChange.leadingKeywords(sql, count: 1).first
+            guard !["SELECT", "VALUES", "TABLE", "SHOW", "EXPLAIN"].contains(first) else { return nil }
+            what = "while a statement ran outside of any transaction, which the server commits on its own, "
+                + "so it may or may not have been committed"
+        default:
+            return nil
+        }
+        return DatabaseError(sqlState: "08007", message: "the connection was lost \(what): \(error.message)", sql: sql)
     }
 
     /// Whether a statement sent to a server may change the schema, read from
@@ -299,25 +409,5 @@ final class ServerStatement: PreparedStatement {
     func reader<Result>(_ reading: RowReading<Result>) throws -> () throws -> Result {
         let read = RowDecodingError.naming(sql, try reading.row(try run().columnNames))
         return { try read(try self.currentRow) }
-    }
-}
-
-/// How a statement changes the transaction state of a server connection,
-/// read from its first keywords.
-enum ServerTransactionChange: Equatable {
-    case begin, savepoint, release, end, none
-
-    init(_ sql: String) {
-        let words = sql.split(whereSeparator: { $0.isWhitespace || $0 == ";" }).prefix(3).map { $0.uppercased() }
-        switch words.first {
-        case "BEGIN", "START": self = .begin
-        case "SAVEPOINT": self = .savepoint
-        case "RELEASE": self = .release
-        case "COMMIT", "END", "ABORT": self = .end
-        case "ROLLBACK":
-            // ROLLBACK [TRANSACTION|WORK] TO [SAVEPOINT] name keeps the transaction.
-            self = words.dropFirst().contains("TO") ? .none : .end
-        default: self = .none
-        }
     }
 }

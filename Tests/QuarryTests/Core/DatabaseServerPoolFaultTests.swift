@@ -154,24 +154,106 @@ struct DatabaseServerPoolFaultTests {
     }
 
     @Test func aCommitOnAConnectionKnownClosedIsAPlainConnectionError() throws {
+        func unknown(_ error: DatabaseError, _ sql: String, inside: Bool = true, readOnly: Bool = false) -> DatabaseError? {
+            ServerConnection.outcomeUnknown(
+                error, sql: sql, change: ServerTransactionChange(sql), insideTransaction: inside, readOnly: readOnly)
+        }
         let error = DatabaseError(sqlState: "08003", message: "closed", sql: "COMMIT TRANSACTION")
-        #expect(ServerConnection.commitOutcomeUnknown(error, sql: "COMMIT TRANSACTION", change: .end) == nil)
+        #expect(unknown(error, "COMMIT TRANSACTION") == nil)
+        #expect(unknown(error, "INSERT INTO entry DEFAULT VALUES", inside: false) == nil)
         let lost = DatabaseError(sqlState: "08006", message: "lost", sql: "COMMIT TRANSACTION")
-        #expect(ServerConnection.commitOutcomeUnknown(lost, sql: "COMMIT TRANSACTION", change: .end)?.isCommitOutcomeUnknown == true)
-        // A lost ROLLBACK leaves nothing committed.
-        #expect(ServerConnection.commitOutcomeUnknown(lost, sql: "ROLLBACK TRANSACTION", change: .end) == nil)
+        #expect(unknown(lost, "COMMIT TRANSACTION")?.isCommitOutcomeUnknown == true)
+        #expect(unknown(lost, "/* chained */ commit and chain")?.isCommitOutcomeUnknown == true)
+        #expect(unknown(lost, "COMMIT TRANSACTION", readOnly: true) == nil)
+        // A lost ROLLBACK leaves nothing committed; nor does a lost write
+        // inside a transaction that had not reached its COMMIT.
+        #expect(unknown(lost, "ROLLBACK TRANSACTION") == nil)
+        #expect(unknown(lost, "INSERT INTO entry DEFAULT VALUES") == nil)
+        // Outside a transaction, the server commits each statement on its own.
+        let autocommit = try #require(unknown(lost, "INSERT INTO entry DEFAULT VALUES", inside: false))
+        #expect(autocommit.isCommitOutcomeUnknown)
+        #expect(autocommit.isConnectionError)
+        #expect(autocommit.message.contains("outside of any transaction"))
+        #expect(autocommit.sql == "INSERT INTO entry DEFAULT VALUES")
+        #expect(unknown(lost, "-- a write\nDELETE FROM entry", inside: false)?.isCommitOutcomeUnknown == true)
+        // A plain query commits nothing.
+        #expect(unknown(lost, "SELECT count(*) FROM entry", inside: false) == nil)
+        #expect(unknown(lost, "BEGIN TRANSACTION", inside: false) == nil)
+    }
+
+    /// The task of an async access is cancelled after the access released
+    /// its connection and another access took it (the test seam holds the
+    /// first access between its release and its return): no cancel request
+    /// may reach the server, whose statement now belongs to the other access.
+    @Test func aCancellationAfterTheAccessEndedSendsNoCancelRequest() async throws {
+        let directory = try TemporaryDirectory()
+        let (pool, connections) = try makePool(directory, losses: [], capacity: 1)
+        let released = AsyncStream<Void>.makeStream()
+        let resume = AsyncStream<Void>.makeStream()
+        pool.pool.afterAsyncAccessForTesting = {
+            released.continuation.yield()
+            for await _ in resume.stream { break }
+        }
+        let first = Task { try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") } }
+        var releases = released.stream.makeAsyncIterator()
+        await releases.next()
+        pool.pool.afterAsyncAccessForTesting = nil
+        // The second access holds the connection while the first task is cancelled.
+        let holding = AsyncStream<Void>.makeStream()
+        let proceed = DispatchSemaphore(value: 0)
+        let second = Task {
+            try await pool.write { db in
+                holding.continuation.yield()
+                _ = proceed.wait(timeout: .now() + 30)
+                try db.execute(sql: "INSERT INTO entry (value) VALUES (1)")
+            }
+        }
+        var holds = holding.stream.makeAsyncIterator()
+        await holds.next()
+        first.cancel()
+        proceed.signal()
+        try await second.value
+        resume.continuation.yield()
+        #expect(try await first.value == 1)
+        #expect(connections.all.map(\.cancelRequestCount) == [0])
+        #expect(try count(pool) == 1)
+    }
+
+    /// Raw SQL ran outside Quarry's own transactions and opened one that its
+    /// keywords do not show (the stand-in opens it for a marker statement):
+    /// the connection rolls back before it serves the next access. Accesses
+    /// in Quarry's own transactions pay no such ROLLBACK.
+    @Test func aConnectionIsRolledBackAfterRawSQLRanOutsideATransaction() throws {
+        let directory = try TemporaryDirectory()
+        let (pool, connections) = try makePool(directory, losses: [], capacity: 1)
+        try pool.write { db in try db.execute(sql: "INSERT INTO entry (value) VALUES (1)") }
+        _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry") }
+        let server = try #require(connections.all.first)
+        #expect(!server.received.map(\.sql).contains("ROLLBACK"), "\(server.received.map(\.sql))")
+        server.opensTransactionAt = "SELECT 'opens a transaction unseen'"
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "SELECT 'opens a transaction unseen'")
+            #expect(!db.isInsideTransaction)
+            try db.execute(sql: "INSERT INTO entry (value) VALUES (2)")
+        }
+        #expect(server.received.last?.sql == "ROLLBACK")
+        // The unseen transaction's insert was rolled back, and the next write works.
+        try pool.write { db in try db.execute(sql: "INSERT INTO entry (value) VALUES (3)") }
+        #expect(try pool.read { db in try Int.fetchAll(db, sql: "SELECT value FROM entry ORDER BY value") } == [1, 3])
     }
 
     @Test func writeWithoutTransactionIsNotRetried() throws {
         let directory = try TemporaryDirectory()
         let (pool, connections) = try makePool(directory, losses: ["INSERT"])
         var runs = 0
-        #expect(throws: DatabaseError.self) {
+        let error = try #require(throws: DatabaseError.self) {
             try pool.writeWithoutTransaction { db in
                 runs += 1
                 try db.execute(sql: "INSERT INTO entry (value) VALUES (1)")
             }
         }
+        // The server may have committed the statement before its answer was lost.
+        #expect(error.isCommitOutcomeUnknown, "\(error)")
         #expect(runs == 1)
         #expect(try count(pool) == 0)
         #expect(connections.count == 2)

@@ -159,16 +159,7 @@ struct DatabaseServerTests {
         #expect(!server.isClosed)
     }
 
-    @Test func ServerTransactionChangeReadsTheFirstKeywords() {
-        #expect(ServerTransactionChange("begin") == .begin)
-        #expect(ServerTransactionChange("START TRANSACTION ISOLATION LEVEL SERIALIZABLE") == .begin)
-        #expect(ServerTransactionChange("  commit;") == .end)
-        #expect(ServerTransactionChange("ROLLBACK") == .end)
-        #expect(ServerTransactionChange("ROLLBACK TRANSACTION TO SAVEPOINT quarry") == .none)
-        #expect(ServerTransactionChange("rollback to x") == .none)
-        #expect(ServerTransactionChange("SAVEPOINT s") == .savepoint)
-        #expect(ServerTransactionChange("RELEASE SAVEPOINT s") == .release)
-        #expect(ServerTransactionChange("SELECT 1") == .none)
+    @Test func serverConnectionTellsStatementsThatMayChangeTheSchema() {
         #expect(ServerConnection.mayChangeSchema("CREATE TABLE t (x INT)"))
         #expect(ServerConnection.mayChangeSchema(" alter table t add column y int"))
         #expect(ServerConnection.mayChangeSchema("DROP INDEX i"))

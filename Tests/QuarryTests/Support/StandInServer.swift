@@ -18,6 +18,10 @@ final class StandInServer: DatabaseServerConnection {
     /// When set, the first statement whose SQL starts with it fails as a
     /// lost connection would (SQLSTATE 08006), and the stand-in closes.
     var losesConnectionAt: String?
+    /// When set, a statement with exactly this SQL opens a transaction on
+    /// the stand-in (`BEGIN`), as raw SQL that Quarry cannot read as one
+    /// might; it returns no row.
+    var opensTransactionAt: String?
     private var handle: OpaquePointer?
     /// The statements received, with their values.
     private(set) var received: [(sql: String, values: [DatabaseValue])] = []
@@ -49,6 +53,12 @@ final class StandInServer: DatabaseServerConnection {
             throw DatabaseError(sqlState: "08006", message: "the connection was lost", sql: sql)
         }
         received.append((sql, arguments))
+        if let marker = opensTransactionAt, sql == marker {
+            guard sqlite3_exec(handle, "BEGIN", nil, nil, nil) == SQLITE_OK else {
+                throw DatabaseError(resultCode: .SQLITE_ERROR, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+            }
+            return DatabaseServerResult(columnNames: [], rows: [], rowsAffected: 0)
+        }
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
