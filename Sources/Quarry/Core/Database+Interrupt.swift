@@ -172,7 +172,7 @@ extension Database {
                     arguments: configuration.publicStatementArguments ? arguments : nil)
             }
         }
-        return makeError(code: code, sql: statement.sql, arguments: arguments)
+        return commitOutcome(of: makeError(code: code, sql: statement.sql, arguments: arguments), statement: statement)
     }
 
     /// The longest a statement of this connection may run before it is

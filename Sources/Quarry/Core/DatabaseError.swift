@@ -78,6 +78,10 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// are; nil otherwise, and for SQLite.
     public let detail: String?
 
+    /// Whether an SQLite error is an unknown commit outcome (see
+    /// ``isCommitOutcomeUnknown``); PostgreSQL's say it with SQLSTATE `08007`.
+    private var sqliteCommitOutcomeIsUnknown = false
+
     /// Creates an error, as GRDB does: `DatabaseError(resultCode: .SQLITE_CONSTRAINT)`,
     /// `DatabaseError(message: "…")`.
     ///
@@ -236,10 +240,11 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// <https://www.sqlite.org/rescode.html#ioerr>).
     ///
     /// The transaction was rolled back, or is rolled back when a new
-    /// connection opens the file: Quarry closes the connection that met it
-    /// and opens another for the next access. A full disk is
-    /// ``isDiskFull`` instead. Always false on PostgreSQL, whose I/O errors
-    /// are the server's.
+    /// connection opens the file, unless ``isCommitOutcomeUnknown`` is also
+    /// true: in WAL mode, a commit that fails this way may have reached the
+    /// `-wal` file. Quarry closes the connection that met the error and
+    /// opens another for the next access. A full disk is ``isDiskFull``
+    /// instead. Always false on PostgreSQL, whose I/O errors are the server's.
     public var isIOError: Bool { sqlState == nil && resultCode == .SQLITE_IOERR }
 
     /// Whether the error is a misuse of the API that Quarry or SQLite
@@ -263,13 +268,33 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         return sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
     }
 
-    /// Whether the connection was lost while the server committed a
-    /// transaction, so that nobody can tell whether the transaction was
-    /// committed (PostgreSQL's SQLSTATE `08007`, transaction resolution
-    /// unknown). Quarry never reports such a commit as a success and never
-    /// runs it again: check the database, or make the write idempotent,
-    /// before retrying. Also an ``isConnectionError``.
-    public var isCommitOutcomeUnknown: Bool { sqlState == "08007" }
+    /// Whether a commit failed in a way that leaves nobody able to tell
+    /// whether the transaction was committed. Quarry never reports such a
+    /// commit as a success and never runs it again: make the write
+    /// idempotent, or check the database, before retrying.
+    ///
+    /// On PostgreSQL, the connection was lost while the server committed
+    /// (SQLSTATE `08007`, transaction resolution unknown); also an
+    /// ``isConnectionError``.
+    ///
+    /// On SQLite, a statement that commits (`COMMIT`, or a write outside a
+    /// transaction) on a database in WAL mode failed with an I/O error: also
+    /// an ``isIOError``, whose ``extendedResultCode`` (such as
+    /// `SQLITE_IOERR_FSYNC`) and message are SQLite's. The transaction may
+    /// already be in the `-wal` file. Connections that share the `-shm` file
+    /// no longer see it, but the first connection to open the database after
+    /// a crash, or a copy of the database and its `-wal` taken without the
+    /// `-shm`, may replay it: both outcomes can happen. A later committed
+    /// write settles it, as rolled back, once it overwrites those frames.
+    public var isCommitOutcomeUnknown: Bool { sqlState == "08007" || sqliteCommitOutcomeIsUnknown }
+
+    /// This SQLite error, marked as an unknown commit outcome
+    /// (``isCommitOutcomeUnknown``), with `message`; the codes and the SQL stay.
+    package func withUnknownCommitOutcome(message: String) -> DatabaseError {
+        var error = DatabaseError(resultCode: extendedResultCode, message: message, sql: sql, arguments: arguments)
+        error.sqliteCommitOutcomeIsUnknown = true
+        return error
+    }
 
     /// A sentence with the code, the message, the server's fields, and the SQL.
     public var description: String {
