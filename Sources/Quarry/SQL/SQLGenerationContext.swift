@@ -204,6 +204,8 @@ final class SQLGenerationContext {
     /// Call it only after the SQL of the aggregate's arguments is generated:
     /// the filter's values follow the arguments' values, as its text follows
     /// theirs (`SUM(age * ?) FILTER (WHERE age > ?)` binds 3, then 5).
+    /// Never inlined: see `sql(_:)`.
+    @inline(never)
     private func filterSQL(_ condition: SQLExpression?) throws -> String {
         guard let condition else { return "" }
         return " FILTER (WHERE " + (try sql(condition)) + ")"
