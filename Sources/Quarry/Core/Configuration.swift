@@ -80,6 +80,40 @@ public struct Configuration: Sendable {
     ///   (SQLite 3.40.1 still evaluates a `CHECK` constraint that calls one,
     ///   measured by the tests: do not register functions that must not run
     ///   on a file's behalf.)
+    /// - caps on what one value or statement may hold, set with
+    ///   `sqlite3_limit` (<https://www.sqlite.org/c3ref/limit.html>) before
+    ///   the file's schema is read, so that a small file cannot make the
+    ///   process allocate or compile without bound (the table below).
+    ///
+    /// | Limit | Cap | SQLite's default |
+    /// | --- | --- | --- |
+    /// | `SQLITE_LIMIT_LENGTH` (a string or blob, stored or computed) | 1,000,000 bytes | 1,000,000,000 |
+    /// | `SQLITE_LIMIT_SQL_LENGTH` (a statement; the file's `CREATE` statements too) | 100,000 bytes | 1,000,000,000 |
+    /// | `SQLITE_LIMIT_COLUMN` | 200 | 2,000 |
+    /// | `SQLITE_LIMIT_EXPR_DEPTH` | 100 | 1,000 |
+    /// | `SQLITE_LIMIT_COMPOUND_SELECT` | 10 | 500 |
+    /// | `SQLITE_LIMIT_VDBE_OP` (the size of a compiled statement) | 25,000 | 250,000,000 |
+    /// | `SQLITE_LIMIT_FUNCTION_ARG` | 32 | 127 |
+    /// | `SQLITE_LIMIT_ATTACHED` | 0 | 10 |
+    /// | `SQLITE_LIMIT_LIKE_PATTERN_LENGTH` | 50 | 50,000 |
+    /// | `SQLITE_LIMIT_VARIABLE_NUMBER` | 999 | 32,766 |
+    /// | `SQLITE_LIMIT_TRIGGER_DEPTH` | 10 | 1,000 |
+    ///
+    /// The caps follow <https://www.sqlite.org/security.html>, loosened where
+    /// SQLite's suggestion would refuse the application's own ordinary SQL
+    /// (expression depth, function arguments, bound values: Quarry splits its
+    /// batch statements by the connection's limit). A value or statement over
+    /// a cap throws a ``DatabaseError``: `SQLITE_TOOBIG`, whose message names
+    /// the two length caps, or `SQLITE_ERROR` with SQLite's message naming the
+    /// limit ("Expression tree is too large (maximum depth 100)"). A file
+    /// whose schema is over a cap (a view of enormous SQL or depth) throws as
+    /// it opens, with ``DatabaseError/isCorrupt`` true and SQLite's message
+    /// naming the object and the limit ("malformed database schema (name) -
+    /// Expression tree is too large…"). A ``prepareDatabase(_:)`` step may
+    /// raise a cap with `sqlite3_limit` on ``Database/sqliteConnection``.
+    /// SQLite's heap limits (`sqlite3_soft_heap_limit64`,
+    /// `sqlite3_hard_heap_limit64`) are process-wide, so this option does not
+    /// set them: a process that opens untrusted files may set them itself.
     ///
     /// Together with ``maximumStatementDuration``, which bounds a query
     /// that a hostile schema makes slow, it lets a tool open and query a

@@ -258,6 +258,8 @@ public final class Database {
             // Before the schema is first read (Configuration.acceptsUntrustedFiles).
             let code = quarry_set_untrusted_file_defenses(handle, 1)
             if code != SQLITE_OK { throw makeError(code: code, sql: nil) }
+            // Also before the schema is read: its CREATE statements are parsed under the caps.
+            UntrustedFileLimits.apply(to: handle)
             // Checks each b-tree cell's size as it is read, so that a damaged
             // page is reported as corrupt sooner (https://www.sqlite.org/pragma.html#pragma_cell_size_check).
             try execute(sql: "PRAGMA cell_size_check = ON")
@@ -502,9 +504,14 @@ public final class Database {
         // The connection's error state may already have moved on: trust `code`
         // for the primary code.
         let resultCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
+        var message = String(cString: sqlite3_errmsg(sqliteConnection))
+        if (resultCode & 0xFF) == SQLITE_TOOBIG, configuration.acceptsUntrustedFiles {
+            // SQLite's "string or blob too big" does not say which cap.
+            message += " (" + UntrustedFileLimits.tooBigExplanation + ")"
+        }
         let error = DatabaseError(
             resultCode: ResultCode(rawValue: resultCode),
-            message: String(cString: sqlite3_errmsg(sqliteConnection)),
+            message: message,
             sql: sql,
             arguments: configuration.publicStatementArguments ? arguments : nil)
         if error.isCorrupt || error.isIOError, !Database.isInMemory(path) {

@@ -46,6 +46,14 @@ final class ObservationBroker: StatementExecutionObserver {
     /// Whether the current transaction changed a row.
     private var transactionChangedRows = false
 
+    /// Whether the current transaction is one that observers hear the end
+    /// of: it held SQLite's write lock when a statement started (it wrote,
+    /// even a schema change only, or began `IMMEDIATE`), an observer was
+    /// attached while it wrote, or its commit reached `databaseWillCommit()`.
+    /// A read transaction, and an autocommit statement that fails before
+    /// it writes, are never told.
+    private var transactionWrites = false
+
     private var didCommit = false
     private var didRollback = false
     private var commitVeto: (any Error)?
@@ -72,6 +80,8 @@ final class ObservationBroker: StatementExecutionObserver {
     func add(_ observer: some TransactionObserver, extent: Database.TransactionObservationExtent) {
         if entries.contains(where: { $0.observer === observer }) { return }
         entries.append(ObserverEntry(observer, extent: extent))
+        // Attached in the middle of a transaction that wrote: its end is told.
+        if isInsideWriteTransaction { transactionWrites = true }
         if !hooksInstalled { installHooks() }
         if !database.preventsTruncateOptimization {
             // Statements compiled before may truncate without reporting rows.
@@ -109,7 +119,11 @@ final class ObservationBroker: StatementExecutionObserver {
         let facts = ObservationFacts.of(statement)
         if recordedRegion != nil { recordedRegion?.formUnion(facts.readRegion) }
         deliverTransactionEnd()
-        guard !entries.isEmpty, !facts.kinds.isEmpty else { return }
+        guard !entries.isEmpty else { return }
+        // Before the statement runs: a ROLLBACK or COMMIT still sees the
+        // transaction it ends.
+        if !transactionWrites, isInsideWriteTransaction { transactionWrites = true }
+        guard !facts.kinds.isEmpty else { return }
         var interests: [Interest] = []
         for kind in facts.kinds {
             var interested: [ObserverEntry] = []
@@ -245,6 +259,8 @@ final class ObservationBroker: StatementExecutionObserver {
     /// The commit hook: tells the events still kept, then asks every
     /// observer; false refuses the commit.
     private func willCommit() -> Bool {
+        // Observers asked about this commit are told if it turns into a rollback.
+        transactionWrites = true
         var events: [PendingEvent] = savepointEvents
         savepointEvents = []
         savepoints = []
@@ -269,9 +285,19 @@ final class ObservationBroker: StatementExecutionObserver {
         savepointEvents = []
         savepoints = []
         for index in runs.indices { runs[index].events = [] }
-        if transactionChangedRows || didCommit { didRollback = true }
+        // Every observer that may have heard of the transaction (its rows,
+        // its commit) or whose statements wrote in it hears of its rollback.
+        if transactionChangedRows || transactionWrites || didCommit { didRollback = true }
         didCommit = false
         transactionChangedRows = false
+        transactionWrites = false
+    }
+
+    /// Whether SQLite holds the write lock for the connection's transaction
+    /// (<https://www.sqlite.org/c3ref/txn_state.html>).
+    private var isInsideWriteTransaction: Bool {
+        guard let connection = database.sqliteConnection else { return false }
+        return sqlite3_txn_state(connection, nil) == SQLITE_TXN_WRITE
     }
 
     /// Tells observers that the transaction committed or rolled back, once
@@ -282,6 +308,7 @@ final class ObservationBroker: StatementExecutionObserver {
             // A commit that failed after the hook (SQLITE_BUSY) leaves the transaction open.
             guard !database.isInsideTransaction else { return }
             transactionChangedRows = false
+            transactionWrites = false
             endTransaction { $0.databaseDidCommit(database) }
         }
         if didRollback {
@@ -290,22 +317,23 @@ final class ObservationBroker: StatementExecutionObserver {
         }
     }
 
-    /// Tells every observer that the transaction ended, then detaches the
-    /// `.nextTransaction` observers and the deallocated ones.
+    /// Detaches the `.nextTransaction` observers and the deallocated ones,
+    /// then tells every observer attached until now that the transaction
+    /// ended.
+    ///
+    /// Detaching comes first: an observer told `databaseDidCommit` or
+    /// `databaseDidRollback` may run another transaction, and a
+    /// `.nextTransaction` observer must hear nothing of it (it would
+    /// otherwise be told of that one too, and of the one it runs then, until
+    /// the stack overflows).
     private func endTransaction(_ tell: (any TransactionObserver) -> Void) {
         let ending = entries  // observers may attach or detach others meanwhile
-        var needsCleanup = false
-        for entry in ending {
-            if let observer = entry.observer {
-                tell(observer)
-                if entry.extent == .nextTransaction { needsCleanup = true }
-            } else {
-                needsCleanup = true
-            }
-        }
-        if needsCleanup {
-            entries.removeAll { entry in ending.contains { $0 === entry && $0.extent == .nextTransaction } }
+        if ending.contains(where: { $0.extent == .nextTransaction || $0.observer == nil }) {
+            entries.removeAll { entry in entry.extent == .nextTransaction && ending.contains { $0 === entry } }
             observersChanged()
+        }
+        for entry in ending {
+            if let observer = entry.observer { tell(observer) }
         }
     }
 }

@@ -93,7 +93,9 @@ extension Database {
         /// Until the observer is deallocated: the connection holds it weakly.
         case observerLifetime
         /// Until the end of the next transaction (or of the current one, if
-        /// one is open): the connection holds it until then.
+        /// one is open): the connection holds it until then. It is detached
+        /// before it is told `databaseDidCommit` or `databaseDidRollback`, so
+        /// a transaction it runs from there is not told to it.
         case nextTransaction
         /// Until the connection closes, or until
         /// ``Database/remove(transactionObserver:)``: the connection holds it.

@@ -99,7 +99,8 @@ package protocol SQLDialect: Sendable {
     /// arguments, when this dialect spells it otherwise (`IFNULL` as
     /// `COALESCE`…), or nil for `name(arguments)` as written. `filter` is an
     /// aggregate's ` FILTER (WHERE …)` clause, or empty: it goes right after
-    /// the aggregate call, inside anything wrapped around it. Also spells
+    /// the aggregate call, inside anything wrapped around it, and after every
+    /// argument (its values are bound after theirs). Also spells
     /// Quarry's markers of a JSON member read as a number or a boolean
     /// (`SQLExpression.jsonNumberFunction`, `jsonBooleanFunction`).
     func functionCallSQL(_ name: String, arguments: [String], distinct: Bool, filter: String) -> String?

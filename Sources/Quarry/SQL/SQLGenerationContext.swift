@@ -184,37 +184,57 @@ final class SQLGenerationContext {
     private func functionSQL(_ expression: SQLExpression) throws -> String {
         switch expression.node {
         case .function(let name, let functionArguments, let distinct):
-            return try callSQL(name, functionArguments, distinct: distinct, filter: "")
+            return try callSQL(name, functionArguments, distinct: distinct, filter: nil)
         case .aggregateFilter(let aggregate, let condition):
             // https://www.sqlite.org/lang_aggfunc.html#aggfilter
-            let filter = " FILTER (WHERE " + (try sql(condition)) + ")"
             // The filter belongs to the aggregate call, inside anything the
             // dialect wraps around it: `CAST(COALESCE(SUM(x) FILTER (…), 0) AS …)`.
             if case .function(let name, let functionArguments, let distinct) = aggregate.node {
-                return try callSQL(name, functionArguments, distinct: distinct, filter: filter)
+                return try callSQL(name, functionArguments, distinct: distinct, filter: condition)
             }
-            return try sql(aggregate) + filter
+            let aggregateSQL = try sql(aggregate)
+            return aggregateSQL + (try filterSQL(condition))
         default:
             return ""
         }
     }
 
-    /// The SQL of a call to `name`, followed by `filter` (an aggregate's
-    /// ` FILTER (WHERE …)`, or empty), in the dialect's spelling. Never
+    /// ` FILTER (WHERE …)`, or empty without a condition.
+    ///
+    /// Call it only after the SQL of the aggregate's arguments is generated:
+    /// the filter's values follow the arguments' values, as its text follows
+    /// theirs (`SUM(age * ?) FILTER (WHERE age > ?)` binds 3, then 5).
+    /// Never inlined: see `sql(_:)`.
+    @inline(never)
+    private func filterSQL(_ condition: SQLExpression?) throws -> String {
+        guard let condition else { return "" }
+        return " FILTER (WHERE " + (try sql(condition)) + ")"
+    }
+
+    /// The SQL of a call to `name`, followed by the aggregate's
+    /// ` FILTER (WHERE condition)` when there is a condition, in the dialect's
+    /// spelling. The call's arguments are generated before the filter, so
+    /// that the values are bound in the order of their placeholders. Never
     /// inlined: see `sql(_:)`.
     @inline(never)
-    private func callSQL(_ name: String, _ functionArguments: [SQLExpression], distinct: Bool, filter: String) throws -> String {
+    private func callSQL(_ name: String, _ functionArguments: [SQLExpression], distinct: Bool, filter condition: SQLExpression?) throws -> String {
         if name == SQLExpression.hasSuffixFunction, functionArguments.count == 2 {
-            return try sql(dialect.hasSuffix(functionArguments[0], functionArguments[1])) + filter
+            let callSQL = try sql(dialect.hasSuffix(functionArguments[0], functionArguments[1]))
+            return callSQL + (try filterSQL(condition))
         }
         if name == SQLExpression.castFunction, functionArguments.count == 2,
             case .value(.text(let type)) = functionArguments[1].node {
-            return try castSQL(functionArguments[0], DatabaseColumnType(rawValue: type)) + filter
+            let callSQL = try castSQL(functionArguments[0], DatabaseColumnType(rawValue: type))
+            return callSQL + (try filterSQL(condition))
         }
         if let rewritten = try dialect.rewrittenFunctionCall(name, functionArguments) {
-            return try sql(rewritten) + filter
+            let callSQL = try sql(rewritten)
+            return callSQL + (try filterSQL(condition))
         }
         let argumentSQLs = try functionArguments.map(sql)
+        // A dialect writes the filter after every argument (see
+        // `SQLDialect.functionCallSQL`), so its values come last.
+        let filter = try filterSQL(condition)
         if let text = dialect.functionCallSQL(name, arguments: argumentSQLs, distinct: distinct, filter: filter) {
             return text
         }
