@@ -140,6 +140,8 @@ let package = Package(
                 // The fault proxy of Support/FaultProxy.swift.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The generators of the URL secret property test.
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
     ],

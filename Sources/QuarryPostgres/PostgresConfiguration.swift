@@ -26,8 +26,14 @@ import Quarry
 /// (`postgresql://` works too):
 ///
 /// - `user`: required, here or as the parameter `user`. `password`:
-///   optional. Both are percent-decoded, so a password with `@`, `:`, `/`,
-///   `?`, `#` or `%` must have them percent-encoded (`%40` for `@`).
+///   optional. Both are percent-decoded, so a password should have `@`,
+///   `:`, `/`, `?`, `#` and `%` percent-encoded (`%40` for `@`). A URL
+///   that is malformed when read as RFC 3986 reads it is read again as
+///   libpq reads it: the user information ends at an `@` before the first
+///   `/`, so a password with an unencoded `?`, `#`, `@` or `:` still works
+///   (each such `@` is tried in turn, and the first reading that makes a
+///   valid URL wins). A `/` in a password must be encoded (`%2F`), as in
+///   libpq.
 /// - `host`: required, here or as the parameter `host`: a name
 ///   (`db.internal`), an IPv4 address (`127.0.0.1`), an IPv6 address in
 ///   brackets (`[::1]`), or, percent-encoded, the directory of a Unix-domain
@@ -39,9 +45,11 @@ import Quarry
 ///   (<https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-PARAMKEYWORDS>),
 ///   percent-decoded. Those in the table below apply; the others are
 ///   accepted but have no effect, and their names are listed in
-///   ``ignoredURLParameters`` so that the caller can warn about them. A name
-///   that is not one of libpq's is refused, so that a misspelled one does
-///   not go unnoticed, and so is a parameter given twice.
+///   ``ignoredURLParameters`` so that the caller can warn about them,
+///   except that a parameter asking for a protection that Quarry cannot
+///   give is refused (see ``init(url:)``). A name that is not one of
+///   libpq's is refused, so that a misspelled one does not go unnoticed,
+///   and so is a parameter given twice.
 ///
 /// | Parameter | Effect |
 /// | --- | --- |
@@ -56,13 +64,15 @@ import Quarry
 /// | `options` | ``serverOptions``, sent to the server at connection start |
 ///
 /// Ignored (listed in ``ignoredURLParameters``): `hostaddr`, `passfile`,
-/// `channel_binding`, `client_encoding` (the session always uses `UTF8`),
-/// `keepalives`, `keepalives_idle`, `keepalives_interval`,
-/// `keepalives_count`, `tcp_user_timeout`, `replication`, `gssencmode`,
-/// `sslcompression`, `sslpassword`, `sslcertmode`, `sslcrl`, `sslcrldir`,
-/// `sslsni`, `requirepeer`, `ssl_min_protocol_version`,
-/// `ssl_max_protocol_version`, `krbsrvname`, `gsslib`, `gssdelegation`,
-/// `service`, `target_session_attrs` and `load_balance_hosts`.
+/// `client_encoding` (the session always uses `UTF8`), `keepalives`,
+/// `keepalives_idle`, `keepalives_interval`, `keepalives_count`,
+/// `tcp_user_timeout`, `replication`, `sslcompression`, `sslpassword`,
+/// `sslsni`, `ssl_min_protocol_version`, `ssl_max_protocol_version`,
+/// `krbsrvname`, `gsslib`, `gssdelegation`, `service`,
+/// `target_session_attrs` and `load_balance_hosts`; and, with a value that
+/// asks for no protection, `channel_binding`, `gssencmode`, `sslcertmode`,
+/// `requirepeer`, `sslcrl`, `sslcrldir` and `require_auth` (the values
+/// that ask for one are refused: see ``init(url:)``).
 ///
 /// For example, `postgresql:///shop?host=/var/run/postgresql&user=app` and
 /// `postgresql://app@%2Fvar%2Frun%2Fpostgresql/shop` both connect to the
@@ -70,9 +80,14 @@ import Quarry
 /// `postgres://app@db.internal/shop?sslmode=verify-full&sslrootcert=%2Fetc%2Fdb%2Fca.pem`
 /// verifies the server's certificate against a certificate authority of your own.
 ///
-/// A malformed URL, an unknown parameter, or an invalid value of a parameter
-/// that applies (`port=abc`, `sslmode=bogus`) throws a ``PostgresURLError``
-/// that names the problem.
+/// A malformed URL, an unknown parameter, an invalid value of a parameter
+/// that applies (`port=abc`, `sslmode=bogus`), or a parameter that asks for
+/// a protection Quarry cannot give throws a ``PostgresURLError`` that names
+/// the problem. No error, and no ``description``, ever shows a part of the
+/// password: an error that would quote a part of the URL that may hold
+/// one (from its first `:` to its last `@`, and the values of the
+/// parameters `password` and `sslpassword`) says
+/// `(not shown: it may be part of a password)` instead.
 public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// Whether and how the connection uses TLS (the URL parameter `sslmode`).
     ///
@@ -228,12 +243,31 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     }
 
     /// Creates a configuration from a `postgres://` or `postgresql://` URL
-    /// (the format is in the documentation of ``PostgresConfiguration``).
+    /// (the format, and the parameters that apply or are ignored, are in
+    /// the documentation of ``PostgresConfiguration``).
+    ///
+    /// A parameter that asks for a protection that Quarry and PostgresNIO
+    /// cannot give is refused, rather than ignored, so that a connection is
+    /// never less protected than its URL says. An empty value means the
+    /// parameter is unset, as in libpq, and is accepted.
+    ///
+    /// | Parameter | Accepted (ignored) | Refused, because |
+    /// | --- | --- | --- |
+    /// | `channel_binding` | `disable`, `prefer` | `require`: PostgresNIO authenticates with SCRAM-SHA-256 without channel binding (it has no SCRAM-SHA-256-PLUS) |
+    /// | `gssencmode` | `disable`, `prefer` | `require`: PostgresNIO has no GSSAPI encryption |
+    /// | `sslcertmode` | `disable`, `allow` | `require`: Quarry cannot check that the server asked for the client certificate |
+    /// | `requirepeer` | (empty) | any value: Quarry cannot check the user of the server process behind a Unix-domain socket |
+    /// | `sslcrl`, `sslcrldir` | (empty) | any value: Quarry's TLS (NIOSSL) does not check certificate revocation lists |
+    /// | `require_auth` | (empty) | any value: PostgresNIO answers whichever authentication method the server asks for |
+    ///
+    /// Another value of `channel_binding`, `gssencmode` or `sslcertmode` is
+    /// refused as invalid.
     ///
     /// - Throws: ``PostgresURLError`` when the URL is malformed, names an
-    ///   unknown parameter, or gives an invalid value to a parameter that
-    ///   applies, with a message that names the problem. The message never
-    ///   repeats the password.
+    ///   unknown parameter, gives an invalid value to a parameter that
+    ///   applies, or asks for a protection that cannot be given (above),
+    ///   with a message that names the problem. The message never shows a
+    ///   part of the password, even one that is not percent-encoded.
     public init(url: String) throws(PostgresURLError) {
         var parser = URLParser(Array(url.utf8))
         self = try parser.parse()
@@ -421,12 +455,32 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     }
 }
 
+extension PostgresConfiguration: CustomReflectable {
+    /// The properties, for `dump` and debuggers, with the password replaced
+    /// by `***`, as in ``description``.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "host": host, "port": port, "user": user, "password": password.map { _ in "***" } as Any,
+                "database": database, "sslMode": sslMode, "applicationName": applicationName as Any,
+                "connectTimeout": connectTimeout, "sslRootCert": sslRootCert as Any, "sslCert": sslCert as Any,
+                "sslKey": sslKey as Any, "serverOptions": serverOptions as Any,
+                "ignoredURLParameters": ignoredURLParameters, "statementDeadline": statementDeadline as Any,
+                "acquisitionTimeout": acquisitionTimeout as Any,
+            ],
+            displayStyle: .struct)
+    }
+}
+
 /// The error thrown by ``PostgresConfiguration/init(url:)`` for a malformed
 /// connection URL.
 ///
 /// Its ``message`` names the problem, such as
 /// `"invalid port \"54x\": expected a number from 1 to 65535"`. It never
-/// contains the password.
+/// contains a part of the password, even of one that is not
+/// percent-encoded: it shows `(not shown: it may be part of a password)`
+/// in place of a part of the URL that may hold one.
 public struct PostgresURLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong with the URL.
     public let message: String
@@ -456,13 +510,18 @@ struct URLParser {
 
     /// libpq's connection parameters that ``PostgresConfiguration`` accepts
     /// without applying them (listed in ``PostgresConfiguration/ignoredURLParameters``).
+    /// Those that ask for a protection are accepted only with a value that
+    /// asks for none (see ``refuseUnprovidedProtections(_:_:)``).
     static let ignoredParameters: Set<String> = [
         "hostaddr", "passfile", "channel_binding", "client_encoding", "keepalives", "keepalives_idle",
         "keepalives_interval", "keepalives_count", "tcp_user_timeout", "replication", "gssencmode", "sslcompression",
         "sslpassword", "sslcertmode", "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version",
         "ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation", "service", "target_session_attrs",
-        "load_balance_hosts",
+        "load_balance_hosts", "require_auth",
     ]
+
+    /// Every parameter name that a URL may use.
+    static let knownParameters = appliedParameters.union(ignoredParameters)
 
     /// The longest path of a Unix-domain socket (`sun_path` holds 108 bytes
     /// with the terminating NUL on Linux; 104 on Darwin).
@@ -472,6 +531,13 @@ struct URLParser {
     static let maximumSocketPathLength = 107
     #endif
 
+    /// The byte ranges of the URL that may hold a secret (see
+    /// ``secretRanges(in:from:)``): no message shows a byte of them.
+    private var secretRanges: [Range<Int>] = []
+
+    /// What a message shows in place of bytes that may hold a secret.
+    static let hiddenText = "(not shown: it may be part of a password)"
+
     func fail(_ message: String) -> PostgresURLError { PostgresURLError(message: message) }
 
     mutating func parse() throws(PostgresURLError) -> PostgresConfiguration {
@@ -479,14 +545,54 @@ struct URLParser {
         if let index = bytes.firstIndex(where: { $0 < 0x21 || $0 == 0x7F }) {
             throw fail("the URL contains a space or a control character at offset \(index); percent-encode it")
         }
-        // The scheme, any letter case.
-        var rest = bytes[...]
+        // The scheme, any letter case. The text shown ends before the first
+        // ":", so it is never part of a password.
         let lowered = bytes.prefix(16).map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
         guard let scheme = Self.schemes.first(where: { lowered.starts(with: Array($0.utf8)) }) else {
             let shown = Self.shown(bytes.prefix(while: { $0 != UInt8(ascii: ":") }).prefix(20))
             throw fail("the scheme must be postgres:// or postgresql:// (found \"\(shown)\")")
         }
-        rest = rest.dropFirst(scheme.utf8.count)
+        let start = scheme.utf8.count
+        secretRanges = Self.secretRanges(in: bytes, from: start)
+
+        // First as RFC 3986 reads a URL; then, if that fails, as libpq reads
+        // one: the user information ends at an "@" before the first "/", so
+        // that a password may hold an unencoded "?", "#", "@" or ":". Each
+        // such "@" is tried in turn; the first reading that succeeds wins.
+        let strict: PostgresURLError
+        do {
+            return try parse(from: start, userInfoEnd: nil)
+        } catch {
+            strict = error
+        }
+        // When all fail, the RFC 3986 reading's error, unless it hides a part
+        // of the URL and one of libpq's readings names a problem elsewhere.
+        var error = strict
+        let firstSlash = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        for at in start..<firstSlash where bytes[at] == UInt8(ascii: "@") {
+            do {
+                return try parse(from: start, userInfoEnd: at)
+            } catch let other {
+                if error.message.contains(Self.hiddenText) && !other.message.contains(Self.hiddenText) { error = other }
+            }
+        }
+        if let password = Self.userInfoSecretRange(in: bytes, from: start), bytes[password].contains(UInt8(ascii: "/")) {
+            throw fail(error.message + " (a / in a password must be percent-encoded as %2F)")
+        }
+        throw error
+    }
+
+    /// One reading of the URL after its scheme (from `start`): with
+    /// `userInfoEnd` nil, as RFC 3986 reads it (the authority ends at the
+    /// first "/" or "?", its user information at its last "@"); otherwise
+    /// with the user information ending at the "@" at `userInfoEnd`.
+    private func parse(from start: Int, userInfoEnd: Int?) throws(PostgresURLError) -> PostgresConfiguration {
+        var rest = bytes[start...]
+        var userInfo: ArraySlice<UInt8>? = nil
+        if let userInfoEnd {
+            userInfo = bytes[start..<userInfoEnd]
+            rest = bytes[(userInfoEnd + 1)...]
+        }
         if rest.contains(UInt8(ascii: "#")) {
             throw fail("the URL has a fragment (#); percent-encode a # in a password as %23")
         }
@@ -498,33 +604,39 @@ struct URLParser {
             rest = rest[..<mark]
         }
         // The authority ends at the first "/" (so a "/" in a password must be
-        // percent-encoded, as RFC 3986 says), and its user information at the
-        // last "@" (so an unencoded "@" in a password still works).
+        // percent-encoded, as RFC 3986 and libpq say), and its user
+        // information at the last "@" (so an unencoded "@" in a password
+        // still works).
         var path: ArraySlice<UInt8>? = nil
         if let slash = rest.firstIndex(of: UInt8(ascii: "/")) {
             path = rest[(slash + 1)...]
             rest = rest[..<slash]
         }
+        if userInfo == nil, let at = rest.lastIndex(of: UInt8(ascii: "@")) {
+            userInfo = rest[..<at]
+            rest = rest[(at + 1)...]
+        }
 
         // User information, optional (the parameter `user` may name the user).
         var user: String? = nil
         var password: String? = nil
-        var hostPort = rest
-        if let at = rest.lastIndex(of: UInt8(ascii: "@")) {
-            let userInfo = rest[..<at]
-            hostPort = rest[(at + 1)...]
-            if let colon = userInfo.firstIndex(of: UInt8(ascii: ":")) {
-                user = try decode(userInfo[..<colon], what: "user name")
+        if let userInfo {
+            let colon = userInfo.firstIndex(of: UInt8(ascii: ":"))
+            let name = userInfo[..<(colon ?? userInfo.endIndex)]
+            if name.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+                throw fail("the user name contains /, ? or #: percent-encode them")
+            }
+            user = try decode(name, what: "user name")
+            if let colon {
                 let decoded = try decode(userInfo[(colon + 1)...], what: "password")
                 password = decoded.isEmpty ? nil : decoded
-            } else {
-                user = try decode(userInfo, what: "user name")
             }
             if user?.isEmpty ?? true { throw fail("the user name is empty: expected postgres://USER@HOST/DATABASE") }
         }
 
         // Host and port, optional (the parameters `host` and `port` may give them).
-        var (host, port) = try parseHostPort(hostPort)
+        var hostSource = rest.startIndex..<rest.endIndex
+        var (host, port) = try parseHostPort(rest)
 
         // Database.
         var database: String? = nil
@@ -538,7 +650,11 @@ struct URLParser {
         // Parameters.
         let parameters = try query.map { query throws(PostgresURLError) in try parseParameters(query) } ?? []
         var values: [String: String] = [:]
-        for (name, value) in parameters { values[name] = value }
+        var sources: [String: Range<Int>] = [:]
+        for (name, value, source) in parameters {
+            values[name] = value
+            sources[name] = source
+        }
         func merge(_ name: String, _ current: String?, _ what: String) throws(PostgresURLError) -> String? {
             guard let value = values[name] else { return current }
             if current != nil { throw fail("the \(what) is given both in the URL and as the parameter \(name)") }
@@ -553,13 +669,14 @@ struct URLParser {
             if database != nil { throw fail("the database name is given both in the URL and as the parameter dbname") }
             database = value.isEmpty ? nil : value
         }
-        if let value = values["host"] {
+        if let value = values["host"], let source = sources["host"] {
             if host != nil { throw fail("the host is given both in the URL and as the parameter host") }
-            host = try parseHostParameter(value)
+            host = try parseHostParameter(value, from: source)
+            hostSource = source
         }
-        if let value = values["port"] {
+        if let value = values["port"], let source = sources["port"] {
             if port != nil { throw fail("the port is given both in the URL and as the parameter port") }
-            port = try parsePort(Array(value.utf8)[...])
+            port = try parsePort(Array(value.utf8)[...], from: source)
         }
 
         guard let user else {
@@ -572,25 +689,139 @@ struct URLParser {
         var configuration = PostgresConfiguration(
             host: host, port: port ?? PostgresConfiguration.defaultPort, user: user, password: password, database: database)
         if let socket = configuration.unixSocketPath, socket.utf8.count > Self.maximumSocketPathLength {
-            throw fail("the Unix-domain socket path \"\(Self.shown(socket.utf8.prefix(40)))…\" is longer than \(Self.maximumSocketPathLength) bytes")
+            throw fail("the Unix-domain socket path \(quoted(socket.utf8.prefix(40), from: hostSource)) is longer than \(Self.maximumSocketPathLength) bytes")
         }
         configuration.ignoredURLParameters = parameters.map(\.name).filter { Self.ignoredParameters.contains($0) }
-        try apply(values, to: &configuration)
+        try refuseUnprovidedProtections(values, sources)
+        try apply(values, sources, to: &configuration)
         return configuration
     }
 
+    /// The byte ranges of the URL (whose scheme ends at `start`) that may
+    /// hold a secret, under any reading of it: from the first ":" to the
+    /// last "@" (where a password is, whichever "@" ends it), and the value
+    /// of each parameter `password` or `sslpassword`, up to the next "&"
+    /// that starts a known parameter (a value may hold an unencoded "&"),
+    /// wherever a "?" or "&" starts it (a password may hold a "?").
+    static func secretRanges(in bytes: [UInt8], from start: Int) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        if let userInfo = userInfoSecretRange(in: bytes, from: start) { ranges.append(userInfo) }
+        /// The parameter name that starts at `index`, if an "=" ends it.
+        func parameterName(at index: Int) -> String? {
+            guard index < bytes.endIndex,
+                let equal = bytes[index...].firstIndex(where: {
+                    $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "?")
+                }),
+                bytes[equal] == UInt8(ascii: "=")
+            else { return nil }
+            return lenientlyDecoded(bytes[index..<equal])
+        }
+        for index in start..<bytes.endIndex where bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: "&") {
+            guard let name = parameterName(at: index + 1), name == "password" || name == "sslpassword",
+                let equal = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: "="))
+            else { continue }
+            var end = bytes.endIndex
+            for next in (equal + 1)..<bytes.endIndex where bytes[next] == UInt8(ascii: "&") {
+                if let following = parameterName(at: next + 1), knownParameters.contains(following) {
+                    end = next
+                    break
+                }
+            }
+            ranges.append((equal + 1)..<end)
+        }
+        return ranges
+    }
+
+    /// Where a password of the user information may be, under any reading
+    /// of the URL: from the first ":" after the scheme to the last "@".
+    static func userInfoSecretRange(in bytes: [UInt8], from start: Int) -> Range<Int>? {
+        guard let lastAt = bytes[start...].lastIndex(of: UInt8(ascii: "@")),
+            let colon = bytes[start..<lastAt].firstIndex(of: UInt8(ascii: ":"))
+        else { return nil }
+        return (colon + 1)..<lastAt
+    }
+
+    /// `text` percent-decoded where it can be, for guessing parameter names.
+    private static func lenientlyDecoded(_ text: ArraySlice<UInt8>) -> String {
+        var decoded: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index] == UInt8(ascii: "%"), index + 2 < text.endIndex,
+                let high = hexValue(text[index + 1]), let low = hexValue(text[index + 2])
+            {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(text[index])
+                index += 1
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    /// `text`, taken from the bytes `source` of the URL, quoted for a
+    /// message; or ``hiddenText`` when those bytes may hold a secret.
+    private func quoted(_ text: some Sequence<UInt8>, from source: Range<Int>) -> String {
+        if secretRanges.contains(where: { $0.overlaps(source) }) { return Self.hiddenText }
+        return "\"" + Self.shown(text) + "\""
+    }
+
+    /// A slice of the URL, quoted for a message, or ``hiddenText``.
+    private func quoted(_ slice: ArraySlice<UInt8>) -> String {
+        quoted(slice, from: slice.startIndex..<slice.endIndex)
+    }
+
+    /// Refuses the parameters that ask for a protection that Quarry and
+    /// PostgresNIO cannot give, rather than ignore them and connect with
+    /// less protection than the URL asks for. An empty value means the
+    /// parameter is unset, as in libpq.
+    private func refuseUnprovidedProtections(
+        _ values: [String: String], _ sources: [String: Range<Int>]
+    ) throws(PostgresURLError) {
+        func mode(_ name: String, accepted: [String], refused: String, reason: String) throws(PostgresURLError) {
+            guard let value = values[name], !value.isEmpty else { return }
+            if value == refused { throw fail("\(name)=\(refused) is not supported: \(reason)") }
+            guard accepted.contains(value) else {
+                throw fail("invalid \(name) \(quoted(value.utf8.prefix(20), from: sources[name] ?? 0..<0)): expected \((accepted + [refused]).joined(separator: ", "))")
+            }
+        }
+        try mode(
+            "channel_binding", accepted: ["disable", "prefer"], refused: "require",
+            reason: "PostgresNIO authenticates with SCRAM-SHA-256 without channel binding (it has no SCRAM-SHA-256-PLUS), so it cannot require it; use channel_binding=prefer or remove the parameter")
+        try mode(
+            "gssencmode", accepted: ["disable", "prefer"], refused: "require",
+            reason: "PostgresNIO has no GSSAPI encryption; use sslmode=verify-full for an encrypted connection to an authenticated server")
+        try mode(
+            "sslcertmode", accepted: ["disable", "allow"], refused: "require",
+            reason: "Quarry cannot check that the server asked for the client certificate")
+        let unprovided = [
+            ("requirepeer", "Quarry cannot check the operating-system user of the server process behind a Unix-domain socket"),
+            ("sslcrl", "Quarry's TLS (NIOSSL) does not check certificate revocation lists"),
+            ("sslcrldir", "Quarry's TLS (NIOSSL) does not check certificate revocation lists"),
+            ("require_auth", "PostgresNIO answers whichever authentication method the server asks for, so Quarry cannot restrict it"),
+        ]
+        for (name, reason) in unprovided where !(values[name]?.isEmpty ?? true) {
+            throw fail("the parameter \(name) is not supported: \(reason); remove it")
+        }
+    }
+
     /// Applies the parameters other than the URL's own parts.
-    private func apply(_ values: [String: String], to configuration: inout PostgresConfiguration) throws(PostgresURLError) {
+    private func apply(
+        _ values: [String: String], _ sources: [String: Range<Int>], to configuration: inout PostgresConfiguration
+    ) throws(PostgresURLError) {
+        func quotedValue(_ name: String, _ length: Int) -> String {
+            quoted((values[name] ?? "").utf8.prefix(length), from: sources[name] ?? 0..<0)
+        }
         var explicitMode: PostgresConfiguration.SSLMode? = nil
         if let value = values["sslmode"] {
             guard let mode = PostgresConfiguration.SSLMode(rawValue: value) else {
-                throw fail("unsupported sslmode \"\(Self.shown(value.utf8.prefix(40)))\" (supported: \(PostgresConfiguration.SSLMode.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw fail("unsupported sslmode \(quotedValue("sslmode", 40)) (supported: \(PostgresConfiguration.SSLMode.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             explicitMode = mode
         }
         if let value = values["requiressl"] {
             guard value == "0" || value == "1" else {
-                throw fail("invalid requiressl \"\(Self.shown(value.utf8.prefix(20)))\": expected 0 or 1")
+                throw fail("invalid requiressl \(quotedValue("requiressl", 20)): expected 0 or 1")
             }
             if value == "1" && explicitMode == nil { explicitMode = .require }
         }
@@ -621,7 +852,7 @@ struct URLParser {
             guard !value.isEmpty, value.utf8.count <= 6, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
                 let seconds = Int(value), seconds > 0
             else {
-                throw fail("invalid connect_timeout \"\(Self.shown(value.utf8.prefix(20)))\": expected whole seconds from 1 to 999999")
+                throw fail("invalid connect_timeout \(quotedValue("connect_timeout", 20)): expected whole seconds from 1 to 999999")
             }
             configuration.connectTimeout = .seconds(seconds)
         }
@@ -640,12 +871,12 @@ struct URLParser {
             let address = text[(text.startIndex + 1)..<close]
             host = String(decoding: address, as: UTF8.self)
             guard Self.isIPv6Address(host) else {
-                throw fail("\"\(Self.shown(address))\" is not an IPv6 address")
+                throw fail("\(quoted(address)) is not an IPv6 address")
             }
             let after = text[(close + 1)...]
             if !after.isEmpty {
                 guard after.first == UInt8(ascii: ":") else {
-                    throw fail("unexpected \"\(Self.shown(after))\" after the IPv6 address: expected :PORT")
+                    throw fail("unexpected \(quoted(after)) after the IPv6 address: expected :PORT")
                 }
                 portText = after.dropFirst()
             }
@@ -664,25 +895,25 @@ struct URLParser {
                 }
                 host = try socketDirectory(directory)
             } else {
-                host = try tcpHost(name)
+                host = try tcpHost(name, from: name.startIndex..<name.endIndex)
             }
         }
-        return (host, try portText.map { text throws(PostgresURLError) in try parsePort(text) })
+        return (host, try portText.map { text throws(PostgresURLError) in try parsePort(text, from: text.startIndex..<text.endIndex) })
     }
 
     /// The value of the parameter `host`: a socket directory, a name, or an
     /// IP address (an IPv6 one without brackets).
-    private func parseHostParameter(_ value: String) throws(PostgresURLError) -> String {
+    private func parseHostParameter(_ value: String, from source: Range<Int>) throws(PostgresURLError) -> String {
         if value.hasPrefix("/") { return try socketDirectory(value) }
         if value.isEmpty { throw fail("the parameter host is empty") }
         if value.contains(",") { throw fail("several hosts are not supported: name one host") }
         if value.contains(":") {
             guard Self.isIPv6Address(value) else {
-                throw fail("\"\(Self.shown(value.utf8.prefix(60)))\" is not an IPv6 address")
+                throw fail("\(quoted(value.utf8.prefix(60), from: source)) is not an IPv6 address")
             }
             return value
         }
-        return try tcpHost(Array(value.utf8)[...])
+        return try tcpHost(Array(value.utf8)[...], from: source)
     }
 
     private func socketDirectory(_ directory: String) throws(PostgresURLError) -> String {
@@ -690,8 +921,8 @@ struct URLParser {
         return directory
     }
 
-    /// A host name or IPv4 address, checked.
-    private func tcpHost(_ name: ArraySlice<UInt8>) throws(PostgresURLError) -> String {
+    /// A host name or IPv4 address, checked; `source` is where it is in the URL.
+    private func tcpHost(_ name: ArraySlice<UInt8>, from source: Range<Int>) throws(PostgresURLError) -> String {
         if name.contains(UInt8(ascii: ",")) {
             throw fail("several hosts are not supported: name one host")
         }
@@ -700,41 +931,45 @@ struct URLParser {
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
         }
         if let bad = name.first(where: { !allowed($0) }) {
-            throw fail("the host \"\(Self.shown(name.prefix(60)))\" contains \"\(Self.shown([bad]))\": expected a name, an IPv4 address, an IPv6 address in brackets, or a percent-encoded socket directory")
+            throw fail("the host \(quoted(name.prefix(60), from: source)) contains \(quoted([bad], from: source)): expected a name, an IPv4 address, an IPv6 address in brackets, or a percent-encoded socket directory")
         }
         if name.count > 253 { throw fail("the host name is longer than 253 characters") }
         let host = String(decoding: name, as: UTF8.self)
         if host.allSatisfy({ $0.isNumber || $0 == "." }) && !Self.isIPv4Address(host) {
-            throw fail("\"\(host)\" is not an IPv4 address")
+            throw fail("\(quoted(name, from: source)) is not an IPv4 address")
         }
         return host
     }
 
-    private func parsePort(_ text: ArraySlice<UInt8>) throws(PostgresURLError) -> Int {
+    /// A port number; `source` is where it is in the URL.
+    private func parsePort(_ text: ArraySlice<UInt8>, from source: Range<Int>) throws(PostgresURLError) -> Int {
         guard !text.isEmpty, text.count <= 5, text.allSatisfy({ $0 >= 48 && $0 <= 57 }),
             let value = Int(String(decoding: text, as: UTF8.self)), (1...65535).contains(value)
         else {
-            throw fail("invalid port \"\(Self.shown(text.prefix(20)))\": expected a number from 1 to 65535")
+            throw fail("invalid port \(quoted(text.prefix(20), from: source)): expected a number from 1 to 65535")
         }
         return value
     }
 
-    /// The parameters of the query, in order, decoded; refuses unknown
-    /// names and repeated ones.
-    private func parseParameters(_ query: ArraySlice<UInt8>) throws(PostgresURLError) -> [(name: String, value: String)] {
-        var parameters: [(name: String, value: String)] = []
+    /// The parameters of the query, in order, decoded, each with where its
+    /// value is in the URL; refuses unknown names and repeated ones.
+    private func parseParameters(
+        _ query: ArraySlice<UInt8>
+    ) throws(PostgresURLError) -> [(name: String, value: String, source: Range<Int>)] {
+        var parameters: [(name: String, value: String, source: Range<Int>)] = []
         var seen: Set<String> = []
         for pair in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             guard let equal = pair.firstIndex(of: UInt8(ascii: "=")) else {
-                throw fail("the parameter \"\(Self.shown(pair.prefix(40)))\" has no value: expected NAME=VALUE")
+                throw fail("the parameter \(quoted(pair.prefix(40))) has no value: expected NAME=VALUE")
             }
             let name = try decode(pair[..<equal], what: "parameter name")
-            guard Self.appliedParameters.contains(name) || Self.ignoredParameters.contains(name) else {
-                throw fail("unknown parameter \"\(Self.shown(name.utf8.prefix(40)))\": not one of libpq's connection parameters")
+            guard Self.knownParameters.contains(name) else {
+                throw fail("unknown parameter \(quoted(name.utf8.prefix(40), from: pair.startIndex..<equal)): not one of libpq's connection parameters")
             }
-            let value = try decode(pair[(equal + 1)...], what: "value of the parameter \(name)")
+            let rawValue = pair[(equal + 1)...]
+            let value = try decode(rawValue, what: "value of the parameter \(name)")
             guard seen.insert(name).inserted else { throw fail("the parameter \(name) is given twice") }
-            parameters.append((name, value))
+            parameters.append((name, value, rawValue.startIndex..<rawValue.endIndex))
         }
         return parameters
     }

@@ -94,7 +94,7 @@ import Testing
             serverOptions: "-c search_path=app"),
         // Ignored parameters: accepted, listed by name.
         Valid(
-            url: "postgres://u@h/db?keepalives=1&target_session_attrs=read-write&sslmode=require&channel_binding=require",
+            url: "postgres://u@h/db?keepalives=1&target_session_attrs=read-write&sslmode=require&channel_binding=prefer",
             host: "h", user: "u", database: "db", sslMode: .require, ignored: ["keepalives", "target_session_attrs", "channel_binding"]),
         Valid(
             url: "postgres://u@h/db?hostaddr=10.0.0.1&client_encoding=LATIN1&sslpassword=secret&load_balance_hosts=random",
@@ -227,7 +227,7 @@ import Testing
         ("postgres://u@h/d%00b", "the database name contains a NUL character"),
         ("postgres://u%FF@h/db", "the user name is not valid UTF-8 once percent-decoded"),
         ("postgres://u@h/db#fragment", "the URL has a fragment (#)"),
-        ("postgres://u:pa#ss@h/db", "the URL has a fragment (#)"),
+        ("postgres://u:pa#ss@h/db#x", "the URL has a fragment (#)"),
         ("postgres://u @h/db", "the URL contains a space or a control character at offset 12"),
         (" postgres://u@h/db", "a space or a control character at offset 0"),
         ("postgres://u@h/db\n", "a space or a control character"),
@@ -335,7 +335,7 @@ import Testing
             "keepalives_interval", "keepalives_count", "tcp_user_timeout", "replication", "gssencmode", "sslmode", "requiressl",
             "sslcompression", "sslcert", "sslkey", "sslpassword", "sslcertmode", "sslrootcert", "sslcrl", "sslcrldir", "sslsni",
             "requirepeer", "ssl_min_protocol_version", "ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation",
-            "service", "target_session_attrs", "load_balance_hosts",
+            "service", "target_session_attrs", "load_balance_hosts", "require_auth",
         ]
         let applied: Set = [
             "host", "port", "dbname", "user", "password", "connect_timeout", "options", "application_name",
@@ -344,11 +344,14 @@ import Testing
         let valid = [
             "host": "h", "port": "5433", "dbname": "d", "user": "u", "password": "p", "connect_timeout": "5", "sslmode": "require",
             "requiressl": "1", "sslcert": "c.pem", "sslkey": "k.pem", "sslrootcert": "ca.pem",
+            // The parameters that ask for a protection, with a value that asks for none.
+            "channel_binding": "prefer", "gssencmode": "disable", "sslcertmode": "allow", "requirepeer": "", "sslcrl": "",
+            "sslcrldir": "", "require_auth": "",
         ]
         let query = names.map { "\($0)=\(valid[$0] ?? "x")" }.joined(separator: "&")
         let configuration = try PostgresConfiguration(url: "postgres:///?" + query)
         #expect(configuration.ignoredURLParameters == names.filter { !applied.contains($0) })
-        #expect(configuration.ignoredURLParameters.count == 26)
+        #expect(configuration.ignoredURLParameters.count == 27)
         #expect(configuration.host == "h" && configuration.port == 5433 && configuration.database == "d")
         #expect(configuration.user == "u" && configuration.password == "p")
         #expect(configuration.applicationName == "x" && configuration.serverOptions == "x")
