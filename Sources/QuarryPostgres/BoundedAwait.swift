@@ -2,22 +2,25 @@
 // operation ignores cancellation (a PostgresNIO query on a connection whose
 // network went silent never ends until the connection closes). The operation
 // runs in a task of its own; when the bound passes first, the wait throws at
-// once and the task is cancelled and left behind: the caller closes what the
-// task waits on (the session), which ends it. A result that comes too late
-// is handed to `discardingLate`, so that nothing it holds leaks.
+// once and the task is left behind, not cancelled (a connect cancelled as it
+// completes could drop its new connection unclosed): the caller closes what
+// the task waits on (the session), which ends it. A result that comes too
+// late is handed to `discardingLate`, so that nothing it holds leaks.
 
 import Synchronization
 
 /// Runs `operation` in a task of its own and returns its result, or throws
 /// `timeoutError()` once `limit` has passed, without waiting for it any
-/// longer. Cancelling the calling task throws `CancellationError` at once.
+/// longer (the operation goes on: end it by closing what it waits on).
+/// Cancelling the calling task cancels the operation and throws
+/// `CancellationError` at once.
 ///
 /// - Parameters:
 ///   - limit: The longest wait.
 ///   - timeoutError: The error thrown when `limit` passes first.
 ///   - discardingLate: Receives a result that the operation returns after
 ///     the wait ended (to close it).
-///   - operation: The work; cancelled when the wait ends without it.
+///   - operation: The work.
 func awaitResult<T: Sendable>(
     within limit: Duration,
     timeoutError: @escaping @Sendable () -> any Error,
@@ -42,7 +45,7 @@ func awaitResult<T: Sendable>(
         } catch {
             return
         }
-        if outcome.complete(.failure(timeoutError())) { work.cancel() }
+        outcome.complete(.failure(timeoutError()))
     }
     defer { timer.cancel() }
     let result = await withTaskCancellationHandler {

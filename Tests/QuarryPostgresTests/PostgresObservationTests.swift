@@ -77,7 +77,12 @@ private func withProxiedPool(_ body: (FaultProxy, PostgresDatabasePool) async th
 /// The slack the listener's fault bounds allow on a loaded 2-core machine.
 private let listenerSlack: Duration = .seconds(2) + TimingSlack.underSanitizers
 
-@Suite(.enabled(if: PostgresTestServer.isConfigured(for: "PostgresObservationTests"), "no PostgreSQL server"))
+extension PostgresTestServer {
+    /// Evaluated once, so that a run without a server prints its skip line once.
+    static let observationSuiteEnabled = isConfigured(for: "PostgresObservationTests")
+}
+
+@Suite(.enabled(if: PostgresTestServer.observationSuiteEnabled, "QUARRY_POSTGRES_URL is not set"))
 struct PostgresObservationTests {
     @Test func theTriggerHelperIsIdempotentAndNamesItsTable() async throws {
         try await PostgresTestServer.withPool { pool in
