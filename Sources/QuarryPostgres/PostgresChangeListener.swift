@@ -10,8 +10,14 @@
 // between attempts (0.1 s doubling up to 5 s), and once it listens again it
 // publishes a change of unknown tables: every observation fetches again, so
 // that none keeps a value a missed commit changed. A silent network (no
-// reset ever arrives) is found by a `SELECT 1` every `keepAliveInterval`,
-// bounded by the connect timeout.
+// reset ever arrives) is found by a `SELECT 1` every `keepAliveInterval`.
+//
+// Every wait is bounded by the connect timeout, and none awaits a query that
+// may never answer (PostgresNIO's queries ignore cancellation; see
+// BoundedAwait.swift): connecting and confirming the LISTEN, together, and
+// each keep-alive query. When the bound passes first, the session is closed,
+// which ends what still waits on it: at start, the observation that started
+// the listener gets the error; later, the listener connects again.
 
 import Foundation
 import Logging
@@ -20,7 +26,8 @@ import Quarry
 import Synchronization
 
 final class PostgresChangeListener: ForeignCommitWatcher, @unchecked Sendable {
-    /// How often the listening connection is checked when it receives nothing.
+    /// How often the listening connection is checked, by default, when it
+    /// receives nothing.
     static let keepAliveInterval = Duration.seconds(10)
     /// The longest pause between two connection attempts.
     static let maximumRetryDelay = Duration.seconds(5)
@@ -29,6 +36,18 @@ final class PostgresChangeListener: ForeignCommitWatcher, @unchecked Sendable {
     private let configuration: PostgresConfiguration
     private let logger: Logger?
     private let connectionLogger: Logger
+    private let tuning: Tuning
+
+    /// What tests change in the listeners of a pool
+    /// (`PostgresDatabasePool.listenerTuning`).
+    struct Tuning: Sendable {
+        /// How often the listening connection is checked when it receives nothing.
+        var keepAliveInterval = PostgresChangeListener.keepAliveInterval
+        /// Runs on each new connection once it is logged in, before its
+        /// `LISTEN` is sent: a test seam (a fault proxy switched to
+        /// `.blackhole` there leaves the `LISTEN` unanswered).
+        var willListen: (@Sendable () async -> Void)?
+    }
 
     private struct State {
         var task: Task<Void, Never>?
@@ -40,11 +59,15 @@ final class PostgresChangeListener: ForeignCommitWatcher, @unchecked Sendable {
     }
     private let state = Mutex(State())
 
-    init(feed: ForeignCommitFeed, configuration: PostgresConfiguration, logger: Logger?, connectionLogger: Logger) {
+    init(
+        feed: ForeignCommitFeed, configuration: PostgresConfiguration, logger: Logger?, connectionLogger: Logger,
+        tuning: Tuning = Tuning()
+    ) {
         self.feed = feed
         self.configuration = configuration
         self.logger = logger
         self.connectionLogger = connectionLogger
+        self.tuning = tuning
     }
 
     /// The server process of the listening connection (for tests that end it).
@@ -76,23 +99,54 @@ final class PostgresChangeListener: ForeignCommitWatcher, @unchecked Sendable {
 
     /// A new connection that listens on the channel: `LISTEN` is confirmed
     /// when the statement that follows it on the connection answers.
+    ///
+    /// Connecting and confirming take at most the connect timeout, together:
+    /// past it, the session is closed and this throws, without waiting for
+    /// the server's answers any longer.
     private func connectAndListen() async throws -> ListeningSession {
-        let session = try await PostgresSession.connect(to: configuration, logger: connectionLogger)
+        let configuration = self.configuration
+        let connectionLogger = self.connectionLogger
+        let feed = self.feed
+        let willListen = tuning.willListen
+        let timeout = configuration.connectTimeout
+        let opened = OpenedSession()
+        let listened: (session: ListeningSession, backendPID: Int64)
         do {
-            let listening = try await ListeningSession(session: session, feed: feed)
-            let pid = try await session.execute(sql: "SELECT pg_backend_pid()")
-            guard case .integer(let backendPID)? = pid.rows.first?.first else {
-                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "\(configuration) did not tell its backend process id")
+            listened = try await awaitResult(
+                within: timeout,
+                timeoutError: {
+                    DatabaseError(
+                        sqlState: "08006",
+                        message: "could not LISTEN on \(configuration): no answer within \(timeout) (PostgresConfiguration.connectTimeout)",
+                        sql: "LISTEN \(PostgreSQLDialect.changeChannel)")
+                },
+                discardingLate: { late in await late.session.close() }
+            ) {
+                let session = try await PostgresSession.connect(to: configuration, logger: connectionLogger)
+                guard opened.keep(session) else {
+                    // The wait ended meanwhile.
+                    try? await session.close()
+                    throw CancellationError()
+                }
+                await willListen?()
+                let listening = try await ListeningSession(session: session, feed: feed)
+                let pid = try await session.execute(sql: "SELECT pg_backend_pid()")
+                guard case .integer(let backendPID)? = pid.rows.first?.first else {
+                    await listening.close()
+                    throw DatabaseError(resultCode: .SQLITE_ERROR, message: "\(configuration) did not tell its backend process id")
+                }
+                return (listening, backendPID)
             }
-            state.withLock {
-                $0.backendPID = backendPID
-                $0.listenCount += 1
-            }
-            return listening
         } catch {
-            try? await session.close()
+            // Ends what may still wait on the session (a LISTEN without answer).
+            if let session = opened.abandon() { try? await session.close() }
             throw error
         }
+        state.withLock {
+            $0.backendPID = listened.backendPID
+            $0.listenCount += 1
+        }
+        return listened.session
     }
 
     /// Listens until stopped, connecting again after each failure.
@@ -102,7 +156,7 @@ final class PostgresChangeListener: ForeignCommitWatcher, @unchecked Sendable {
         while !Task.isCancelled {
             if let session = current {
                 do {
-                    try await session.waitForFailure(keepAlive: Self.keepAliveInterval, timeout: configuration.connectTimeout)
+                    try await session.waitForFailure(keepAlive: tuning.keepAliveInterval, timeout: configuration.connectTimeout)
                 } catch {
                     if Task.isCancelled { break }
                     logger?.error(
@@ -171,7 +225,8 @@ private final class ListeningSession: Sendable {
 
     /// Returns or throws when the connection stops listening: its
     /// notifications end, or a keep-alive `SELECT 1` fails or does not
-    /// answer within `timeout`.
+    /// answer within `timeout` (then the session is closed at once, without
+    /// waiting for the answer).
     func waitForFailure(keepAlive: Duration, timeout: Duration) async throws {
         let session = self.session
         let consuming = self.consuming
@@ -186,7 +241,21 @@ private final class ListeningSession: Sendable {
             group.addTask {
                 while true {
                     try await Task.sleep(for: keepAlive)
-                    try await Self.withTimeout(timeout) { try await session.execute(sql: "SELECT 1") }
+                    do {
+                        _ = try await awaitResult(
+                            within: timeout,
+                            timeoutError: {
+                                DatabaseError(
+                                    sqlState: "08006",
+                                    message: "the keep-alive query of the connection listening for notifications got no answer from \(session.configuration) within \(timeout) (PostgresConfiguration.connectTimeout)",
+                                    sql: "SELECT 1")
+                            }
+                        ) { try await session.execute(sql: "SELECT 1") }
+                    } catch {
+                        // Ends the notifications, and the query if it still waits.
+                        try? await session.close()
+                        throw error
+                    }
                 }
             }
             defer { group.cancelAll() }
@@ -199,21 +268,29 @@ private final class ListeningSession: Sendable {
         consuming.cancel()
         try? await session.close()
     }
+}
 
-    private static func withTimeout(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> Void) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await body()
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return false
-            }
-            defer { group.cancelAll() }
-            guard try await group.next() == true else {
-                throw DatabaseError(sqlState: "08006", message: "the keep-alive query got no answer within \(timeout)", sql: nil)
-            }
+/// The session that `connectAndListen` opened, for the wait that gives up
+/// on it to close it: kept by the connecting task unless the wait already
+/// ended, then taken by the wait when it ends without a listening session.
+private final class OpenedSession: Sendable {
+    private let state = Mutex<(session: PostgresSession?, isAbandoned: Bool)>((nil, false))
+
+    /// Keeps `session`; false when the wait has ended (close it yourself).
+    func keep(_ session: PostgresSession) -> Bool {
+        state.withLock { state in
+            guard !state.isAbandoned else { return false }
+            state.session = session
+            return true
+        }
+    }
+
+    /// Marks the wait ended and returns the session kept, if any.
+    func abandon() -> PostgresSession? {
+        state.withLock { state in
+            state.isAbandoned = true
+            defer { state.session = nil }
+            return state.session
         }
     }
 }

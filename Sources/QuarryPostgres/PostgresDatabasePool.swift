@@ -55,6 +55,13 @@ public final class PostgresDatabasePool: DatabaseWriter, ForeignCommitSource {
     var changeListener: PostgresChangeListener? { listener.current.withLock { $0 } }
     private let listener = ListenerBox()
 
+    /// The keep-alive interval and test seam of the listeners the pool
+    /// starts from now on (for tests).
+    var listenerTuning: PostgresChangeListener.Tuning {
+        get { listener.tuning.withLock { $0 } }
+        set { listener.tuning.withLock { $0 = newValue } }
+    }
+
     /// Connects to PostgreSQL: one connection at once, so that a wrong
     /// address or password throws here, and up to `maximumConnectionCount`
     /// as accesses need them.
@@ -106,7 +113,8 @@ public final class PostgresDatabasePool: DatabaseWriter, ForeignCommitSource {
         let current = listener
         foreignCommitFeed = ForeignCommitFeed { [connecting] feed in
             let made = PostgresChangeListener(
-                feed: feed, configuration: connecting, logger: configuration.logger ?? connectionLogger, connectionLogger: logger)
+                feed: feed, configuration: connecting, logger: configuration.logger ?? connectionLogger, connectionLogger: logger,
+                tuning: current.tuning.withLock { $0 })
             current.current.withLock { $0 = made }
             return made
         }
@@ -173,4 +181,5 @@ public final class PostgresDatabasePool: DatabaseWriter, ForeignCommitSource {
 /// The pool's current listener, set by its feed's factory.
 private final class ListenerBox: Sendable {
     let current = Mutex<PostgresChangeListener?>(nil)
+    let tuning = Mutex(PostgresChangeListener.Tuning())
 }

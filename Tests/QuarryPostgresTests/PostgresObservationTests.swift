@@ -4,7 +4,10 @@
 // 1 s, no value for a rollback or a commit that changes nothing observed,
 // the region read from the server's plan, and the listening connection
 // killed with pg_terminate_backend while a write happens: the observation
-// goes on and misses nothing.
+// goes on and misses nothing. Through a fault proxy (Support/FaultProxy.swift):
+// a LISTEN without answer fails the observation within the connect timeout,
+// and a blackholed listener is replaced within its keep-alive interval plus
+// the connect timeout.
 
 import Foundation
 @testable import Quarry
@@ -48,7 +51,38 @@ private func expectNoticedWithinOneSecond(_ measured: [Duration?], sourceLocatio
     try expectEveryDelivery(measured, fastestUnder: .seconds(1) + TimingSlack.underSanitizers, sourceLocation: sourceLocation)
 }
 
-@Suite(.enabled(if: PostgresTestServer.isConfigured(for: "PostgresObservationTests"), "no PostgreSQL server"))
+/// Runs `body` with a fault proxy in front of the test server and a pool
+/// whose connections, the listener's included, go through it, with a connect
+/// timeout of 1 s.
+private func withProxiedPool(_ body: (FaultProxy, PostgresDatabasePool) async throws -> Void) async throws {
+    let server = try PostgresTestServer.configuration
+    try await FaultProxy.with(targetHost: server.host, targetPort: server.port) { proxy in
+        var proxied = server
+        proxied.host = "127.0.0.1"
+        proxied.port = proxy.port
+        proxied.connectTimeout = .seconds(1)
+        try await PostgresTestServer.withPool(server: proxied) { pool in
+            do {
+                try await body(proxy, pool)
+            } catch {
+                // The pool's connections must flow again for its schema to be dropped.
+                await proxy.setMode(.forward)
+                throw error
+            }
+            await proxy.setMode(.forward)
+        }
+    }
+}
+
+/// The slack the listener's fault bounds allow on a loaded 2-core machine.
+private let listenerSlack: Duration = .seconds(2) + TimingSlack.underSanitizers
+
+extension PostgresTestServer {
+    /// Evaluated once, so that a run without a server prints its skip line once.
+    static let observationSuiteEnabled = isConfigured(for: "PostgresObservationTests")
+}
+
+@Suite(.enabled(if: PostgresTestServer.observationSuiteEnabled, "QUARRY_POSTGRES_URL is not set"))
 struct PostgresObservationTests {
     @Test func theTriggerHelperIsIdempotentAndNamesItsTable() async throws {
         try await PostgresTestServer.withPool { pool in
@@ -213,6 +247,75 @@ struct PostgresObservationTests {
             }
             await #expect(throws: DatabaseError.self) { _ = try await feed.subscribe { _ in } }
             #expect(!feed.isWatching)
+        }
+    }
+
+    /// The proxy goes silent once the listener's connection has logged in:
+    /// its LISTEN never gets an answer, and the observation fails within the
+    /// connect timeout (1 s) instead of waiting for ever.
+    @Test func aListenWithoutAnswerFailsTheObservationWithinTheConnectTimeout() async throws {
+        try await withProxiedPool { proxy, pool in
+            try await pool.write { db in try createLibrary(db) }
+            pool.listenerTuning.willListen = { await proxy.setMode(.blackhole) }
+            let start = ContinuousClock.now
+            let values = TimedDeliveries(bookTitles, in: pool)
+            defer { values.cancel() }
+            let failed = try await eventually(within: .seconds(10)) { values.error != nil }
+            let waited = ContinuousClock.now - start
+            #expect(failed, "the observation got no error within 10 s of a LISTEN without answer")
+            #expect(waited < .seconds(1) + listenerSlack, "\(waited)")
+            let error = try #require(values.error as? DatabaseError)
+            #expect(error.isConnectionError, "\(error)")
+            #expect(error.message.contains("could not LISTEN"), "\(error)")
+            #expect(error.message.contains("connectTimeout"), "\(error)")
+            #expect(error.sql == "LISTEN quarry_change")
+            #expect(values.values.isEmpty)
+            // Healed, a new observation listens.
+            await proxy.setMode(.forward)
+            pool.listenerTuning.willListen = nil
+            let again = TimedDeliveries(bookTitles, in: pool)
+            defer { again.cancel() }
+            #expect(await again.wait(.seconds(10)) { $0 == [["Dune"]] })
+            #expect(again.error == nil)
+        }
+    }
+
+    /// The network of an established listener goes silent: its keep-alive
+    /// query gets no answer, and the listener closes that connection within
+    /// the keep-alive interval plus the connect timeout (1 s each), without
+    /// waiting for the answer (PostgresNIO's queries ignore cancellation).
+    /// Once traffic flows again, a new connection listens and the commit made
+    /// meanwhile is delivered.
+    @Test func aBlackholedListenerIsReplacedWithinTheKeepAliveIntervalAndTheConnectTimeout() async throws {
+        try await withProxiedPool { proxy, pool in
+            try await pool.write { db in try createLibrary(db) }
+            pool.listenerTuning.keepAliveInterval = .seconds(1)
+            let values = TimedDeliveries(bookTitles, in: pool)
+            defer { values.cancel() }
+            #expect(await values.wait(.seconds(10)) { $0 == [["Dune"]] })
+            let listener = try #require(pool.changeListener)
+            #expect(try await eventually(within: .seconds(10)) { listener.backendPID != nil })
+            let listensBefore = listener.listenCount
+            // A pool of its own, straight to the server, on the same schema.
+            let schema = try await pool.read { db in try String.fetchOne(db, sql: "SELECT current_schema()") } ?? ""
+            var otherConfiguration = Configuration()
+            otherConfiguration.prepareDatabase = { db in try db.execute(sql: "SET search_path TO \(schema.quotedDatabaseIdentifier)") }
+            let other = try PostgresDatabasePool(PostgresTestServer.configuration, maximumConnectionCount: 1, configuration: otherConfiguration)
+            defer { other.close() }
+
+            await proxy.setMode(.blackhole)
+            let stoppedListening = try await onOwnThread { timeUntil(limit: .seconds(10)) { listener.backendPID == nil } }
+            // Its notification is lost with the silent connection.
+            try await other.write { db in try db.execute(sql: "INSERT INTO book (title) VALUES ('During')") }
+            await proxy.setMode(.forward)
+
+            let stopped = try #require(stoppedListening, "the blackholed listener still listened after 10 s")
+            #expect(stopped < .seconds(2) + listenerSlack, "\(stopped)")
+            #expect(try await eventually(within: .seconds(10)) { listener.listenCount > listensBefore && listener.backendPID != nil })
+            #expect(await values.wait(.seconds(10)) { $0.last == ["Dune", "During"] })
+            try await other.write { db in try db.execute(sql: "INSERT INTO book (title) VALUES ('After')") }
+            #expect(await values.wait(.seconds(10)) { $0.last == ["Dune", "During", "After"] })
+            #expect(values.error == nil)
         }
     }
 

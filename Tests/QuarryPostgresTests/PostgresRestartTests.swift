@@ -5,6 +5,9 @@
 // acknowledged write is lost (every write is acknowledged and present, or
 // failed with a DatabaseError), that the pool serves again within 2 seconds
 // of the fault's end, and that no failing access outlives its bound.
+// Every wait for an access or a writer thread is bounded too: a writer that
+// hangs fails its test (BoundedWaitTimeout, HungWriters) instead of hanging
+// the run.
 
 import Foundation
 import Quarry
@@ -28,6 +31,10 @@ struct PostgresRestartTests {
     /// The slack a loaded 2-core machine needs over a bound.
     private static let slack: Duration = .seconds(3)
 
+    /// The longest wait for one access on a thread of its own: far more
+    /// than its bounds allow (connect, then one retry, each at most 2 s).
+    private static let accessBound: Duration = .seconds(30)
+
     private func makePool(_ server: PostgresConfiguration, connections: Int = 8) throws -> PostgresDatabasePool {
         var server = server
         Self.configure(&server)
@@ -39,7 +46,7 @@ struct PostgresRestartTests {
     /// Retries a read until it succeeds, on a thread of its own (see
     /// Support/OwnThread.swift), and returns how long that took.
     private func timeUntilServing(_ pool: PostgresDatabasePool) async throws -> Duration? {
-        try await onOwnThread {
+        try await onOwnThread(within: .seconds(30) + Self.accessBound, "reads until the pool serves") {
             timeUntil { (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1 }
         }
     }
@@ -47,7 +54,7 @@ struct PostgresRestartTests {
     /// Runs `access` on a thread of its own; returns its error, if any, and
     /// how long it took.
     private func timed(_ access: @escaping @Sendable () throws -> Void) async throws -> (error: (any Error)?, duration: Duration) {
-        try await onOwnThread {
+        try await onOwnThread(within: Self.accessBound, "an access") {
             let start = ContinuousClock.now
             do {
                 try access()
@@ -66,11 +73,16 @@ struct PostgresRestartTests {
             let slowest = SharedMaximum()
             // Eight writers on threads of their own, and the restart, timed
             // on a thread too (see Support/OwnThread.swift).
-            let (recovery, acknowledgedBefore) = try await onOwnThread { () -> (Duration, Int) in
+            // Bounded: the restart (at most 60 s), the recovery (30 s), the
+            // writers' last writes (30 s), and slack.
+            let (recovery, acknowledgedBefore) = try await onOwnThread(within: .seconds(150), "the restart with eight writers") {
+                () -> (Duration, Int) in
                 let stop = SharedFlag()
                 let writers = DispatchGroup()
+                let running = RunningWriters()
                 for writer in 0..<8 {
                     writers.enter()
+                    running.started(writer)
                     Thread {
                         var index = 0
                         while !stop.isSet {
@@ -79,6 +91,7 @@ struct PostgresRestartTests {
                             slowest.record(ContinuousClock.now - start)
                             index += 1
                         }
+                        running.ended(writer)
                         writers.leave()
                     }.start()
                 }
@@ -89,7 +102,11 @@ struct PostgresRestartTests {
                 let recovery = timeUntil { ledger.acknowledged.count > acknowledgedBefore } ?? .seconds(30)
                 usleep(300_000)
                 stop.set()
-                _ = writers.wait(timeout: .now() + 120)
+                // Each writer ends after its current write, which its bounds
+                // end within seconds: one still running is a write that hung.
+                if writers.wait(timeout: .now() + 30) == .timedOut {
+                    throw HungWriters(writers: running.current, waited: .seconds(30))
+                }
                 return (recovery, acknowledgedBefore)
             }
             #expect(recovery < .seconds(2), "the pool served again after \(recovery)")
@@ -185,6 +202,21 @@ struct PostgresRestartTests {
             }
         }
     }
+}
+
+/// The writer threads of a test that have not ended yet.
+final class RunningWriters: Sendable {
+    private let running = Mutex(Set<Int>())
+    func started(_ writer: Int) { running.withLock { _ = $0.insert(writer) } }
+    func ended(_ writer: Int) { running.withLock { _ = $0.remove(writer) } }
+    var current: [Int] { running.withLock { $0.sorted() } }
+}
+
+/// Writer threads that did not end within their bound after being told to stop.
+struct HungWriters: Error, CustomStringConvertible {
+    var writers: [Int]
+    var waited: Duration
+    var description: String { "writers \(writers) still running \(waited) after they were told to stop: a write hung" }
 }
 
 /// A flag shared by concurrent tasks.

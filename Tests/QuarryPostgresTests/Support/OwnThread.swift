@@ -3,7 +3,8 @@
 // (two on a 2-core machine), which can hold them for tens of seconds; a
 // `Task.sleep` or a resumed continuation then comes late, and a duration
 // measured across it says nothing about Quarry. A thread of its own, with
-// the synchronous pool API, measures what the pool does.
+// the synchronous pool API, measures what the pool does. The bounded form
+// fails a test whose thread hangs, instead of hanging the run.
 
 import Foundation
 
@@ -13,6 +14,16 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
         let thread = Thread { continuation.resume(with: Result { try body() }) }
         thread.start()
     }
+}
+
+/// Runs `body` on a new thread like ``onOwnThread(_:)``, and waits for it at
+/// most `limit`: a body that hangs (a writer that never returns) throws
+/// ``BoundedWaitTimeout`` naming `what`, which fails the test instead of
+/// hanging the run. The hung thread is left behind.
+func onOwnThread<T: Sendable>(
+    within limit: Duration, _ what: String, _ body: @escaping @Sendable () throws -> T
+) async throws -> T {
+    try await within(limit, what) { try await onOwnThread(body) }
 }
 
 /// The time from now until `attempt` first returns true, trying every 20 ms
