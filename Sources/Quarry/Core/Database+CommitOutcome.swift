@@ -60,6 +60,8 @@ extension Database {
     /// authorizer and the trace of the connection; nil when the header
     /// cannot be read.
     private var usesWAL: Bool? {
+        // Backend conditional: only SQLite's step errors come here, and the
+        // file's header is read through its handle.
         guard let sqliteConnection, !Database.isInMemory(path) else { return false }
         var file: UnsafeMutablePointer<sqlite3_file>?
         guard sqlite3_file_control(sqliteConnection, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
