@@ -1,0 +1,109 @@
+// Observed values follow the database's timeline (issue 46): a value is never
+// delivered after a newer one, and callbacks never overlap. A test seam of
+// ValueObserver forces the interleaving that broke it (a commit while a value
+// is on its way out); a stress test with 8 writers checks the same under
+// load, on a queue and a pool. QUARRY_LONG_TESTS=1 runs the stress 200 times.
+
+import Foundation
+@testable import Quarry
+import Synchronization
+import Testing
+
+private let itemCount = ValueObservation.tracking { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? -1 }
+
+private func makeItems(_ kind: WriterKind, _ directory: TemporaryDirectory) async throws -> any DatabaseWriter {
+    let writer = try kind.make(in: directory)
+    try await writer.write { db throws in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, writer INTEGER)") }
+    return writer
+}
+
+@Suite("ValueObservation: values follow the database's timeline")
+struct ValueObservationOrderTests {
+    @Test("a commit made while a value is on its way out is delivered after that value, never before", arguments: WriterKind.allCases)
+    func commitWhileDelivering(kind: WriterKind) async throws {
+        let directory = try TemporaryDirectory()
+        let writer = try await makeItems(kind, directory)
+        let delivered = Mutex<[Int]>([])
+        let held = Atomic<Bool>(false)
+        let observer = ValueObserver(observation: itemCount, reader: writer, willDeliver: { value in
+            // Once, while 1 is on its way out: commit a second row, and give
+            // a fetch of that commit every chance (up to 1 s) to deliver 2
+            // first, as it did when a fetch ended before its value was out.
+            guard value == 1, !held.exchange(true, ordering: .relaxed) else { return }
+            do {
+                try await writer.write { db throws in try db.execute(sql: "INSERT INTO item (writer) VALUES (0)") }
+            } catch {
+                Issue.record(error)
+            }
+            let deadline = ContinuousClock.now + .seconds(1)
+            while ContinuousClock.now < deadline, !delivered.withLock({ $0.contains(2) }) {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }, output: { output in
+            switch output {
+            case .value(let value): delivered.withLock { $0.append(value) }
+            case .failure(let error): Issue.record(error)
+            case .finished: break
+            }
+        })
+        observer.start()
+        defer { observer.cancel() }
+        #expect(await waitUntilReleased { delivered.withLock { $0 == [0] } })
+        try await writer.write { db throws in try db.execute(sql: "INSERT INTO item (writer) VALUES (0)") }
+        #expect(await waitUntilReleased { delivered.withLock { $0.contains(2) && $0.contains(1) } })
+        let wasHeld = held.load(ordering: .relaxed)
+        #expect(wasHeld)
+        #expect(delivered.withLock { $0 } == [0, 1, 2])
+    }
+
+    /// 8 writers commit `commitsPerWriter` single-row inserts each; the
+    /// observed count, delivered to a callback that is sometimes slow, must
+    /// never decrease, the callbacks must never overlap, and the last value
+    /// must be the final count.
+    @Test("8 concurrent writers: delivered values never go back, callbacks never overlap, the last is the final state", arguments: WriterKind.allCases)
+    func stressEightWriters(kind: WriterKind) async throws {
+        let runs = HostileTestSettings.isLong ? 200 : 3
+        let writers = 8
+        let commitsPerWriter = 25
+        for run in 0..<runs {
+            let directory = try TemporaryDirectory()
+            let writer = try await makeItems(kind, directory)
+            let delivered = Mutex<[Int]>([])
+            let inCallback = Atomic<Int>(0)
+            let overlaps = Atomic<Int>(0)
+            let cancellable = itemCount.start(in: writer, onError: { error in Issue.record(error) }, onChange: { value in
+                if inCallback.add(1, ordering: .sequentiallyConsistent).newValue > 1 {
+                    overlaps.add(1, ordering: .relaxed)
+                }
+                delivered.withLock { $0.append(value) }
+                // A slow consumer now and then: widens the time a value is
+                // on its way out, while the writers go on committing.
+                if value % 5 == 0 { usleep(300) }
+                inCallback.subtract(1, ordering: .sequentiallyConsistent)
+            })
+            #expect(await waitUntilReleased { !delivered.withLock { $0.isEmpty } })
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writerIndex in 0..<writers {
+                    group.addTask {
+                        for _ in 0..<commitsPerWriter {
+                            try await writer.write { db throws in
+                                try db.execute(sql: "INSERT INTO item (writer) VALUES (?)", arguments: [writerIndex])
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let final = writers * commitsPerWriter
+            let reached = await waitUntilReleased { delivered.withLock { $0.last == final } }
+            cancellable.cancel()
+            let values = delivered.withLock { $0 }
+            let backwards = zip(values, values.dropFirst()).filter { $0.1 < $0.0 }
+            #expect(reached, "run \(run): last value \(String(describing: values.last)), database \(final)")
+            #expect(backwards.isEmpty, "run \(run) on a \(kind): values went back: \(backwards.prefix(5)) in \(values.count) values")
+            let overlapCount = overlaps.load(ordering: .relaxed)
+            #expect(overlapCount == 0, "run \(run) on a \(kind): callbacks overlapped \(overlapCount) times")
+            if !reached || !backwards.isEmpty { break }
+        }
+    }
+}
