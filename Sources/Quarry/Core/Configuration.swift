@@ -10,7 +10,7 @@ import Tracing
 /// var config = Configuration()
 /// config.busyTimeout = .seconds(10)
 /// config.logger = Logger(label: "sql")        // logs every statement at .debug
-/// config.synchronous = .full               // the default: see ``synchronous``
+/// config.synchronous = .extra              // the default: see ``synchronous``
 /// config.prepareDatabase = { db in
 ///     try db.execute(sql: "PRAGMA cache_size = -8000")
 /// }
@@ -48,21 +48,31 @@ public struct Configuration: Sendable {
 
     /// When SQLite waits for the disk (`PRAGMA synchronous`,
     /// <https://www.sqlite.org/pragma.html#pragma_synchronous>), set on every
-    /// connection. Default: ``SynchronousMode/full``, whatever the SQLite
-    /// build's own default.
+    /// connection. Default: ``SynchronousMode/extra``, whatever the SQLite
+    /// build's own default: every acknowledged commit survives a power cut,
+    /// on a ``DatabaseQueue`` and a ``DatabasePool`` alike, in every journal
+    /// mode that has a journal on disk (`DELETE`, `TRUNCATE`, `PERSIST`,
+    /// `WAL`). Quarry never changes a file's journal mode to get there.
     ///
     /// It decides what a power cut or an operating-system crash may undo;
     /// the end of a process (a crash, `SIGKILL`) loses nothing in any mode.
     /// <doc:OperatingInProduction#Durability> has what each mode keeps,
-    /// measured with simulated power cuts.
+    /// measured with simulated power cuts, and what `EXTRA` costs.
     ///
-    /// | Mode | WAL (``DatabasePool``) | Rollback journal (``DatabaseQueue``) |
-    /// | --- | --- | --- |
-    /// | ``SynchronousMode/extra`` | every acknowledged commit | every acknowledged commit |
-    /// | ``SynchronousMode/full`` | every acknowledged commit | all but possibly the last commit (`DELETE` mode) |
-    /// | ``SynchronousMode/normal`` | commits since the last WAL sync (a checkpoint) may be lost; never corrupt | may lose the last commit, and may corrupt |
-    /// | ``SynchronousMode/off`` | may corrupt | may corrupt |
-    public var synchronous: SynchronousMode = .full
+    /// | Mode | `WAL` | `DELETE` | `TRUNCATE`, `PERSIST` |
+    /// | --- | --- | --- | --- |
+    /// | ``SynchronousMode/extra`` (default) | every acknowledged commit | every acknowledged commit | every acknowledged commit |
+    /// | ``SynchronousMode/full`` | every acknowledged commit | all but possibly the last commit | every acknowledged commit |
+    /// | ``SynchronousMode/normal`` | commits since the last WAL sync (a checkpoint) may be lost; never corrupt | may lose the last commit, and may corrupt | may lose the last commit, and may corrupt |
+    /// | ``SynchronousMode/off`` | may corrupt | may corrupt | may corrupt |
+    ///
+    /// `EXTRA` differs from `FULL` in `DELETE` mode only, where the deletion
+    /// of the journal commits a transaction: SQLite then syncs the directory
+    /// after it, one more sync per commit. In the other modes the two are the
+    /// same. The journal modes `MEMORY` and `OFF` (``JournalMode/memory``,
+    /// ``JournalMode/off``) are not durable whatever this setting: a power
+    /// cut in the middle of a commit can corrupt the file.
+    public var synchronous: SynchronousMode = .extra
 
     /// Whether the file may come from someone else: a user's upload, a
     /// download, a file received by mail (default: false, a file that this
@@ -275,11 +285,14 @@ public enum JournalMode: String, Sendable {
     case truncate = "TRUNCATE"
     /// The rollback journal header is zeroed instead of deleted.
     case persist = "PERSIST"
-    /// The rollback journal is kept in memory.
+    /// The rollback journal is kept in memory: a power cut or a crash in the
+    /// middle of a commit can corrupt the file, whatever
+    /// ``Configuration/synchronous``.
     case memory = "MEMORY"
     /// Write-ahead logging: readers do not block the writer (<https://www.sqlite.org/wal.html>).
     case wal = "WAL"
-    /// No rollback journal: a crash can corrupt the database.
+    /// No rollback journal: a crash or a power cut can corrupt the database,
+    /// whatever ``Configuration/synchronous``.
     case off = "OFF"
 }
 
@@ -292,9 +305,12 @@ public enum SynchronousMode: String, Sendable, CaseIterable {
     /// Waits at checkpoints in WAL mode, not at each commit: a power cut
     /// may undo the commits since the last checkpoint, never corrupt.
     case normal = "NORMAL"
-    /// Waits at each commit (Quarry's default).
+    /// Waits at each commit. In rollback-journal `DELETE` mode, a power cut
+    /// may still undo the last commit: the journal's deletion, which commits
+    /// a transaction there, is not synced.
     case full = "FULL"
     /// As ``full``, and in rollback-journal `DELETE` mode also waits for the
-    /// journal's deletion, which is what commits a transaction there.
+    /// journal's deletion, which is what commits a transaction there
+    /// (Quarry's default). The same as ``full`` in the other journal modes.
     case extra = "EXTRA"
 }

@@ -12,6 +12,10 @@
 //   time changed a table of that region, the fetch may have read a snapshot
 //   from before that commit: it runs again.
 // - Otherwise, only commits that touch the region schedule a fetch.
+// - A fetch ends only after its value is delivered: a commit made while the
+//   value is on its way out is noted like one made during the fetch, so that
+//   no second fetch runs alongside and delivers out of order (issue 46: a
+//   pool delivered 281, then 280).
 //
 // State shared between the writer's thread and the fetch task is guarded by
 // `lock`; the changes of the current transaction belong to the writer's thread.
@@ -45,13 +49,21 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
     private var deliversUnchangedValue = true
     /// The subscription to the reader's foreign commits, if it has them.
     private var subscription: ForeignCommitSubscription?
+    /// A test seam: awaited with each value just before it is delivered, so
+    /// that a test can commit while a value is on its way out; nil outside tests.
+    private let willDeliver: (@Sendable (Value) async -> Void)?
 
     /// The tables changed by the current transaction (writer's thread only).
     private var transactionChanges = ChangedTables()
 
-    init(observation: ValueObservation<Value>, reader: any DatabaseReader, output: @escaping @Sendable (Output) -> Void) {
+    init(
+        observation: ValueObservation<Value>, reader: any DatabaseReader,
+        willDeliver: (@Sendable (Value) async -> Void)? = nil,
+        output: @escaping @Sendable (Output) -> Void
+    ) {
         self.observation = observation
         self.reader = reader
+        self.willDeliver = willDeliver
         self.output = output
     }
 
@@ -111,6 +123,12 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
 
     /// Fetches, and fetches again as long as commits made during a fetch
     /// touched what it read.
+    ///
+    /// A fetch ends (`isFetching` false) only once its value is out: a commit
+    /// made meanwhile is noted for the fetch that follows it, here, instead
+    /// of starting a fetch of its own that could deliver before this value
+    /// and be followed by it. So values are delivered one at a time, in the
+    /// order of the database's commits, never an older one after a newer one.
     private func fetchUntilCurrent() async {
         while true {
             if lock.withLock({ isCancelled }) { return }
@@ -122,25 +140,35 @@ final class ValueObserver<Value: Sendable>: TransactionObserver, @unchecked Send
                 fail(error)
                 return
             }
-            let (deliver, again) = lock.withLock { () -> (Value?, Bool) in
-                if isCancelled { return (nil, false) }
+            let (stopped, deliver) = lock.withLock { () -> (Bool, Value?) in
+                if isCancelled { return (true, nil) }
                 region = fetched.region
-                let again = changedWhileFetching.touches(fetched.region)
-                let deliversUnchanged = deliversUnchangedValue
-                deliversUnchangedValue = again && changedWhileFetching.includesOwnCommit
-                changedWhileFetching = ChangedTables()
-                if !again { isFetching = false }
                 if let lastValue {
                     if let isDuplicate = observation.isDuplicate {
-                        if isDuplicate(lastValue, fetched.value) { return (nil, again) }
-                    } else if !deliversUnchanged, Self.isEqual(lastValue, fetched.value) {
-                        return (nil, again)
+                        if isDuplicate(lastValue, fetched.value) { return (false, nil) }
+                    } else if !deliversUnchangedValue, Self.isEqual(lastValue, fetched.value) {
+                        return (false, nil)
                     }
                 }
                 lastValue = fetched.value
-                return (fetched.value, again)
+                return (false, fetched.value)
             }
-            if let deliver { output(.value(deliver)) }
+            if stopped { return }
+            if let deliver {
+                if let willDeliver { await willDeliver(deliver) }
+                output(.value(deliver))
+            }
+            // The commits since the fetch began, up to now that its value is
+            // out: if one touched what it read, it may have read a snapshot
+            // from before that commit, and runs again.
+            let again = lock.withLock { () -> Bool in
+                if isCancelled { return false }
+                let again = region.map { changedWhileFetching.touches($0) } ?? false
+                deliversUnchangedValue = again && changedWhileFetching.includesOwnCommit
+                changedWhileFetching = ChangedTables()
+                if !again { isFetching = false }
+                return again
+            }
             if !again { return }
         }
     }

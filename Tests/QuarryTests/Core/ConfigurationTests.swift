@@ -1,6 +1,7 @@
 // Configuration options of issue 36: `synchronous`, `acceptsUntrustedFiles`
 // and `acceptsURIFilenames`, each read back from the connections or shown by
-// what it lets through and what it refuses.
+// what it lets through and what it refuses; and the durable default of issue
+// 46 (`synchronous = EXTRA` in every journal mode).
 
 import Foundation
 import Quarry
@@ -8,10 +9,10 @@ import Testing
 
 @Suite("Configuration: durability and untrusted files")
 struct ConfigurationTests {
-    @Test("synchronous is set on every connection, FULL by default", arguments: WriterKind.allCases)
+    @Test("synchronous is set on every connection, EXTRA by default", arguments: WriterKind.allCases)
     func synchronousOnEveryConnection(kind: WriterKind) throws {
         let expected: [SynchronousMode: Int] = [.off: 0, .normal: 1, .full: 2, .extra: 3]
-        #expect(Configuration().synchronous == .full)
+        #expect(Configuration().synchronous == .extra)
         for mode in SynchronousMode.allCases {
             let directory = try TemporaryDirectory()
             var configuration = Configuration()
@@ -21,6 +22,38 @@ struct ConfigurationTests {
             // A pool's reader connections too.
             #expect(try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == expected[mode])
         }
+    }
+
+    /// The journal modes Quarry uses by default or on request, with the
+    /// writer that uses them: `DELETE` (a new queue's file), `TRUNCATE` and
+    /// `PERSIST` (asked of a queue), `WAL` (a pool, or asked of a queue).
+    static let durableJournalModes: [(JournalMode?, WriterKind)] = [
+        (nil, .queue), (.truncate, .queue), (.persist, .queue), (.wal, .queue), (nil, .pool),
+    ]
+
+    @Test("The default configuration syncs as EXTRA in every journal mode, and keeps the file's journal mode",
+          arguments: durableJournalModes)
+    func defaultSynchronousIsDurable(journalMode: JournalMode?, kind: WriterKind) throws {
+        let directory = try TemporaryDirectory()
+        var configuration = Configuration()
+        configuration.journalMode = journalMode
+        let writer = try kind.make(in: directory, configuration: configuration)
+        let expectedMode = (journalMode ?? (kind == .pool ? .wal : .delete)).rawValue.lowercased()
+        #expect(try writer.write { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == expectedMode)
+        // 3 is EXTRA: in DELETE mode, the journal's deletion is synced too.
+        #expect(try writer.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 3)
+        #expect(try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 3)
+        try writer.write { db in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+        if let queue = writer as? DatabaseQueue { queue.close() }
+        if let pool = writer as? DatabasePool { pool.close() }
+
+        // Reopened with the default configuration (no journal mode asked),
+        // the file keeps its persistent mode, and a rollback journal goes
+        // back to SQLite's DELETE: Quarry changes neither.
+        let reopened = try kind.open(path: directory.path())
+        let persistentMode = journalMode == .wal || kind == .pool ? "wal" : "delete"
+        #expect(try reopened.write { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == persistentMode)
+        #expect(try reopened.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 3)
     }
 
     @Test("A path that begins with file: is refused unless URI filenames are accepted")

@@ -127,6 +127,11 @@ struct ValueObservationTests {
         }
         let reached = await collector.wait { $0.last == final }
         #expect(reached, "last value \(String(describing: collector.values.last)), database \(final)")
+        // Every commit adds to the value: a smaller one after a larger one
+        // is a value delivered out of the database's order (issue 46).
+        let values = collector.values
+        let backwards = zip(values, values.dropFirst()).filter { $0.1 < $0.0 }
+        #expect(backwards.isEmpty, "values went back: \(backwards.prefix(5))")
         #expect(collector.error == nil)
         collector.cancel()
     }

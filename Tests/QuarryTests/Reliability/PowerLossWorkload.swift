@@ -13,23 +13,49 @@ import Glibc
 
 /// A journal mode and a `synchronous` setting under test.
 struct PowerLossSetting: Hashable, CustomStringConvertible, Sendable {
-    /// WAL through a DatabasePool, or a rollback journal (DELETE) through a DatabaseQueue.
-    var usesWAL: Bool
-    var synchronous: SynchronousMode
+    /// WAL through a DatabasePool; a rollback journal (DELETE, TRUNCATE or
+    /// PERSIST) through a DatabaseQueue.
+    var journalMode: JournalMode
+    /// The setting, or nil for the default configuration's.
+    var synchronous: SynchronousMode?
 
-    var description: String { "\(usesWAL ? "WAL pool" : "rollback-journal queue"), synchronous=\(synchronous.rawValue)" }
+    var usesWAL: Bool { journalMode == .wal }
 
-    static let walFull = PowerLossSetting(usesWAL: true, synchronous: .full)
-    static let walNormal = PowerLossSetting(usesWAL: true, synchronous: .normal)
-    static let rollbackFull = PowerLossSetting(usesWAL: false, synchronous: .full)
-    static let rollbackExtra = PowerLossSetting(usesWAL: false, synchronous: .extra)
-    static let rollbackNormal = PowerLossSetting(usesWAL: false, synchronous: .normal)
-    static let all: [PowerLossSetting] = [.walFull, .walNormal, .rollbackFull, .rollbackExtra, .rollbackNormal]
+    var description: String {
+        let writer = usesWAL ? "WAL pool" : "rollback-journal queue (\(journalMode.rawValue))"
+        return "\(writer), " + (synchronous.map { "synchronous=\($0.rawValue)" } ?? "default configuration")
+    }
+
+    static let walFull = PowerLossSetting(journalMode: .wal, synchronous: .full)
+    static let walNormal = PowerLossSetting(journalMode: .wal, synchronous: .normal)
+    static let rollbackFull = PowerLossSetting(journalMode: .delete, synchronous: .full)
+    static let rollbackExtra = PowerLossSetting(journalMode: .delete, synchronous: .extra)
+    static let rollbackNormal = PowerLossSetting(journalMode: .delete, synchronous: .normal)
+    /// The default configuration (nothing but the journal mode asked), in
+    /// each journal mode Quarry uses by default or on request.
+    static let defaultDelete = PowerLossSetting(journalMode: .delete, synchronous: nil)
+    static let defaultTruncate = PowerLossSetting(journalMode: .truncate, synchronous: nil)
+    static let defaultPersist = PowerLossSetting(journalMode: .persist, synchronous: nil)
+    static let defaultWAL = PowerLossSetting(journalMode: .wal, synchronous: nil)
+    static let defaults: [PowerLossSetting] = [.defaultDelete, .defaultTruncate, .defaultPersist, .defaultWAL]
+    static let all: [PowerLossSetting] = [.walFull, .walNormal, .rollbackFull, .rollbackExtra, .rollbackNormal] + defaults
 
     /// Whether SQLite promises an intact file after a power cut: not with a
     /// rollback journal and NORMAL (the journal is synced once, not before
     /// its header is rewritten), whose damage is counted instead.
     var promisesIntegrity: Bool { usesWAL || synchronous != .normal }
+
+    /// Whether no acknowledged write may be lost: WAL with FULL, a rollback
+    /// journal with EXTRA, and the default configuration in every mode.
+    var promisesDurability: Bool { self == .walFull || self == .rollbackExtra || synchronous == nil }
+
+    /// The configuration of the workload's writer.
+    func configuration() -> Configuration {
+        var configuration = Configuration()
+        if let synchronous { configuration.synchronous = synchronous }
+        if !usesWAL { configuration.journalMode = journalMode }
+        return configuration
+    }
 }
 
 /// The parameters of the in-process workload: those of the crash writer, smaller.
@@ -101,12 +127,10 @@ struct PowerLossRound {
     /// an error before it is rethrown (the workload itself failed).
     mutating func run() throws -> PowerLossRoundLog {
         let log = UncheckedBox(PowerLossRoundLog())
-        var configuration = Configuration()
+        var configuration = setting.configuration()
         configuration.acceptsURIFilenames = true
-        configuration.synchronous = setting.synchronous
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = 16") }
         configuration.busyTimeout = .seconds(2)
-        if !setting.usesWAL { configuration.journalMode = .delete }
         let uri = FaultVFS.uri(path)
         var writer: (any DatabaseWriter)?
         do {
@@ -271,7 +295,7 @@ func verifyPowerLoss(
     earlierMigrations: Set<String> = []
 ) throws -> PowerLossVerdict {
     var configuration = Configuration()
-    if !setting.usesWAL { configuration.journalMode = .delete }
+    if !setting.usesWAL { configuration.journalMode = setting.journalMode }
     let writer: any DatabaseWriter = setting.usesWAL
         ? try DatabasePool(path: path, configuration: configuration)
         : try DatabaseQueue(path: path, configuration: configuration)
