@@ -288,7 +288,9 @@ struct PostgresFullTextSearchTests {
                 try await pool.read { db throws in
                     let vector = textSearchVector(\FTSBook.title, \FTSBook.body)
                     let error = try #require(throws: DatabaseError.self) {
-                        _ = try FTSBook.matching(PostgresTextSearchPattern(rawQuery: raw), in: vector).fetchAll(db)
+                        _ = try db.failingInSavepoint {
+                            try FTSBook.matching(PostgresTextSearchPattern(rawQuery: raw), in: vector).fetchAll(db)
+                        }
                     }
                     #expect(error.sqlState == "42601", "\(raw): \(error)")
                     #expect(error.sql?.contains("@@ to_tsquery(CAST(") == true, "\(raw): \(error)")
@@ -299,7 +301,9 @@ struct PostgresFullTextSearchTests {
             try await pool.read { db throws in
                 let pattern = try #require(PostgresTextSearchPattern(matchingAllTokensIn: "sea", configuration: "klingon"))
                 let error = try #require(throws: DatabaseError.self) {
-                    _ = try FTSBook.matching(pattern, in: textSearchVector(\.title, configuration: "klingon")).fetchAll(db)
+                    _ = try db.failingInSavepoint {
+                        try FTSBook.matching(pattern, in: textSearchVector(\.title, configuration: "klingon")).fetchAll(db)
+                    }
                 }
                 #expect(error.message.contains("klingon"))
             }

@@ -4,6 +4,7 @@
 // first or last characters instead, or the request must throw.
 
 import Quarry
+import QuarryTestSupport
 import Testing
 
 @Suite struct CollatedTextMatchTests {
@@ -32,7 +33,7 @@ import Testing
                     // PostgreSQL has no NOCASE collation: the server refuses it,
                     // as it refuses `collating(.nocase) == …` (last: the error
                     // ends the read transaction).
-                    let error = #expect(throws: DatabaseError.self) { try prefix.fetchAll(db) }
+                    let error = #expect(throws: DatabaseError.self) { try db.failingInSavepoint { try prefix.fetchAll(db) } }
                     // undefined_object: collation "NOCASE" does not exist
                     #expect(error?.sqlState == "42704", "\(String(describing: error))")
                     #expect(error?.message.contains("NOCASE") == true, "\(String(describing: error))")

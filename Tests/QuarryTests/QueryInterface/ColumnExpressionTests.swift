@@ -5,6 +5,7 @@
 // condition written by hand, on every backend.
 
 import Quarry
+import QuarryTestSupport
 import Testing
 
 private enum Columns {
@@ -173,7 +174,7 @@ private enum Columns {
                 if backend.isPostgreSQL {
                     // PostgreSQL has no BINARY collation (nor NOCASE): the
                     // server refuses the request.
-                    let error = #expect(throws: DatabaseError.self) { try request.fetchAll(db) }
+                    let error = #expect(throws: DatabaseError.self) { try db.failingInSavepoint { try request.fetchAll(db) } }
                     // undefined_object: collation "BINARY" does not exist
                     #expect(error?.sqlState == "42704", "\(String(describing: error))")
                     #expect(error?.message.contains("BINARY") == true, "\(String(describing: error))")

@@ -4,6 +4,7 @@
 
 import Foundation
 import Quarry
+import QuarryTestSupport
 import Testing
 
 private struct CPlayer: Codable, FetchableRecord, PersistableRecord {
@@ -127,7 +128,7 @@ private func makePlayers(_ writer: any DatabaseWriter) throws {
         try backend.withWriter { writer in
             try makePlayers(writer)
             try writer.read { db throws in
-                let error = try #require(throws: DatabaseError.self) { try CPlayer.filter(Column("nope") == 1).fetchAll(db) }
+                let error = try #require(throws: DatabaseError.self) { try db.failingInSavepoint { try CPlayer.filter(Column("nope") == 1).fetchAll(db) } }
                 #expect(error.message.contains(backend.isPostgreSQL ? #"column "nope" does not exist"# : "no such column: nope"))
             }
         }

@@ -14,6 +14,7 @@
 
 import Foundation
 import Quarry
+import QuarryTestSupport
 import Testing
 
 // MARK: - One record type per date strategy, all on the table "stamp"
@@ -825,16 +826,16 @@ struct DateFunctionTests {
                 // Each failing statement in an access of its own: a failed
                 // statement aborts PostgreSQL's transaction.
                 try writer.read { db throws in
-                    #expect(throws: DatabaseError.self) { try byKeyPath.fetchAll(db) }
+                    #expect(throws: DatabaseError.self) { try db.failingInSavepoint { try byKeyPath.fetchAll(db) } }
                 }
                 try writer.read { db throws in
-                    #expect(throws: DatabaseError.self) { try byExpression.fetchAll(db) }
+                    #expect(throws: DatabaseError.self) { try db.failingInSavepoint { try byExpression.fetchAll(db) } }
                 }
                 try writer.read { db throws in
-                    #expect(throws: DatabaseError.self) { try RawStamp.select(date("2024-13-45")).fetchAll(db) }
+                    #expect(throws: DatabaseError.self) { try db.failingInSavepoint { try RawStamp.select(date("2024-13-45")).fetchAll(db) } }
                 }
                 try writer.read { db throws in
-                    #expect(throws: DatabaseError.self) { try TextStamp.select(date(\.createdAt)).fetchAll(db) }
+                    #expect(throws: DatabaseError.self) { try db.failingInSavepoint { try TextStamp.select(date(\.createdAt)).fetchAll(db) } }
                 }
                 try writer.read { db throws in
                     for row in try byKeyPath.filter(\.id == 2).fetchAll(db) {

@@ -5,6 +5,7 @@
 
 import Foundation
 import Quarry
+import QuarryTestSupport
 import Testing
 
 private struct FPlayer: Codable, FetchableRecord, PersistableRecord, Hashable {
@@ -63,7 +64,7 @@ private func makePlayers(_ writer: any DatabaseWriter) throws {
                 #expect(try Array(cursor) == records)
                 // A failure names its SQL.
                 let error = try #require(throws: DatabaseError.self) {
-                    try Int.fetchAll(db, FPlayer.all().select(literal: "no_such_column", as: Int.self))
+                    try db.failingInSavepoint { try Int.fetchAll(db, FPlayer.all().select(literal: "no_such_column", as: Int.self)) }
                 }
                 #expect(error.sql?.contains("no_such_column") == true)
             }

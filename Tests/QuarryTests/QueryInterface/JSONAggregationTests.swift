@@ -4,6 +4,7 @@
 
 import Foundation
 import Quarry
+import QuarryTestSupport
 import Testing
 
 private struct ArtistTitles: Decodable, FetchableRecord, Equatable {
@@ -143,7 +144,7 @@ struct JSONAggregationTests {
         try backend.inChinook { db in
             let request = Track.select { $0.name.lowercased.filter($0.milliseconds > 1) }
             #expect {
-                try request.fetchAll(db)
+                try db.failingInSavepoint { try request.fetchAll(db) }
             } throws: { error in
                 (error as? DatabaseError)?.message.contains("FILTER") == true
             }

@@ -4,6 +4,7 @@
 
 import Foundation
 import Quarry
+import QuarryTestSupport
 import Testing
 
 private struct ArtistAlbumCount: Decodable, Equatable {
@@ -65,9 +66,9 @@ struct SQLLiteralRequestTests {
     func sqlRequestFailures(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.read { db throws in
-                #expect(throws: RowDecodingError.self) { try SQLRequest<Int>(literal: "SELECT \("ten")").fetchOne(db) }
-                #expect(throws: RowDecodingError.self) { try SQLRequest<Int>(literal: "SELECT NULL").fetchOne(db) }
-                #expect(throws: DatabaseError.self) { try SQLRequest<Row>(literal: "SELECT * FROM missing").fetchAll(db) }
+                #expect(throws: RowDecodingError.self) { try db.failingInSavepoint { try SQLRequest<Int>(literal: "SELECT \("ten")").fetchOne(db) } }
+                #expect(throws: RowDecodingError.self) { try db.failingInSavepoint { try SQLRequest<Int>(literal: "SELECT NULL").fetchOne(db) } }
+                #expect(throws: DatabaseError.self) { try db.failingInSavepoint { try SQLRequest<Row>(literal: "SELECT * FROM missing").fetchAll(db) } }
             }
         }
     }

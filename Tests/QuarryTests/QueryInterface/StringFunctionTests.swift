@@ -4,6 +4,7 @@
 // on every backend.
 
 import Quarry
+import QuarryTestSupport
 import Testing
 
 @Suite struct StringFunctionTests {
@@ -38,7 +39,7 @@ import Testing
                 if backend.isPostgreSQL {
                     // PostgreSQL refuses text that is no number (last: the
                     // error ends the read transaction).
-                    let error = #expect(throws: DatabaseError.self) { try integer.fetchAll(db) }
+                    let error = #expect(throws: DatabaseError.self) { try db.failingInSavepoint { try integer.fetchAll(db) } }
                     // invalid_text_representation
                     #expect(error?.sqlState == "22P02", "\(String(describing: error))")
                 } else {

@@ -4,6 +4,7 @@
 
 import Foundation
 import Quarry
+import QuarryTestSupport
 import Testing
 
 private struct GPlayer: Codable, Identifiable, FetchableRecord, PersistableRecord, Equatable {
@@ -227,7 +228,7 @@ private struct GPlayerWithRank: FetchableRecord {
                 try GIgnoringTag(id: nil, name: "swift").insert(db)  // INSERT OR IGNORE: no error
                 #expect(try GPlayer.fetchCount(db) == 1)
                 // An explicit argument wins over the policy.
-                #expect(throws: DatabaseError.self) { try GIgnoringTag(id: nil, name: "swift").insert(db, onConflict: .abort) }
+                #expect(throws: DatabaseError.self) { try db.failingInSavepoint { try GIgnoringTag(id: nil, name: "swift").insert(db, onConflict: .abort) } }
                 #expect(PersistenceConflictPolicy().conflictResolutionForInsert == .abort)
                 #expect(GIgnoringTag.persistenceConflictPolicy.conflictResolutionForUpdate == .replace)
                 #expect(GPlayer.persistenceConflictPolicy == PersistenceConflictPolicy(insert: .abort, update: .abort))

@@ -4,6 +4,7 @@
 
 import Foundation
 import Quarry
+import QuarryTestSupport
 import Testing
 
 /// A record that does not write `created` (DEFAULT) nor `doubled` (generated),
@@ -133,7 +134,7 @@ struct RecordReturningTests {
             // Upsert that conflicts on the unique name updates row 2.
             var conflicting = Stamped(id: nil, name: "b", score: 8)
             if storage.isPostgreSQL {
-                let error = try #require(throws: DatabaseError.self) { _ = try conflicting.upsertAndFetch(db) }
+                let error = try #require(throws: DatabaseError.self) { _ = try db.failingInSavepoint { try conflicting.upsertAndFetch(db) } }
                 #expect(error.isUniqueConstraintViolation)
                 return
             }
@@ -170,10 +171,10 @@ struct RecordReturningTests {
             var other = Stamped(id: nil, name: "a", score: 10)
             if storage.isPostgreSQL {
                 let error = try #require(throws: DatabaseError.self) {
-                    _ = try other.upsertAndFetch(db, selection: ["id", "doubled"], as: Row.self)
+                    _ = try db.failingInSavepoint { try other.upsertAndFetch(db, selection: ["id", "doubled"], as: Row.self) }
                 }
                 #expect(error.isUniqueConstraintViolation)
-                // A failed statement aborts PostgreSQL's transaction: the rest is SQLite's.
+                // The rest is SQLite's (its upsert takes the conflict target PostgreSQL refuses).
                 return
             }
             let upserted = try other.upsertAndFetch(db, selection: ["id", "doubled"], as: Row.self)

@@ -4,6 +4,7 @@
 
 import Foundation
 import Quarry
+import QuarryTestSupport
 import Testing
 
 private struct LiteralPlayer: Codable, FetchableRecord, PersistableRecord, Equatable {
@@ -199,7 +200,7 @@ struct RequestInterpolationTests {
                 #expect(try last.fetchAll(db) == ["Diane"])
                 // GRDB users write the parentheses; without them, it is a syntax error, never another answer.
                 let unparenthesized = SQLRequest<String>("SELECT name FROM member WHERE id IN \(teamMembers)")
-                let error = try #require(throws: DatabaseError.self) { try unparenthesized.fetchAll(db) }
+                let error = try #require(throws: DatabaseError.self) { try db.failingInSavepoint { try unparenthesized.fetchAll(db) } }
                 if backend.isPostgreSQL {
                     #expect(error.sqlState == "42601")
                 } else {
@@ -225,7 +226,7 @@ struct RequestInterpolationTests {
                 #expect(try SQLRequest<Member>("SELECT * FROM member WHERE 0 = 1").fetchCount(db) == 0)
                 // A failing request fails its count, with the SQL named.
                 let error = try #require(throws: DatabaseError.self) {
-                    try SQLRequest<Member>("SELECT * FROM no_such_table").fetchCount(db)
+                    try db.failingInSavepoint { try SQLRequest<Member>("SELECT * FROM no_such_table").fetchCount(db) }
                 }
                 #expect(error.sql?.contains("no_such_table") == true)
             }

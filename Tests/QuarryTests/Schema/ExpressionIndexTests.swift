@@ -5,6 +5,7 @@
 
 import Foundation
 import Quarry
+import QuarryTestSupport
 import Testing
 
 @Suite struct ExpressionIndexTests {
@@ -135,11 +136,15 @@ import Testing
                 // The index name is taken.
                 try db.create(index: "player_on_score", on: "player", expressions: [Column("score").desc])
                 #expect(throws: DatabaseError.self) {
-                    try db.create(index: "player_on_score", on: "player", expressions: [Column("score")])
+                    try db.failingInSavepoint {
+                        try db.create(index: "player_on_score", on: "player", expressions: [Column("score")])
+                    }
                 }
                 // A column that does not exist.
                 #expect(throws: DatabaseError.self) {
-                    try db.create(index: "player_on_missing", on: "player", expressions: [Column("missing").desc])
+                    try db.failingInSavepoint {
+                        try db.create(index: "player_on_missing", on: "player", expressions: [Column("missing").desc])
+                    }
                 }
             }
         }
