@@ -198,6 +198,9 @@ final class RawPoller: @unchecked Sendable {
     let polls = Atomic<Int>(0)
     let changes = Atomic<Int>(0)
     let lastChange = Mutex<ContinuousClock.Instant>(.now)
+    /// Why the poller stopped, if a poll failed with anything but
+    /// `SQLITE_BUSY` (which it retries at the next poll).
+    let failure = Mutex<String?>(nil)
 
     init(path: String, interval: Duration) throws {
         var handle: OpaquePointer?
@@ -216,7 +219,17 @@ final class RawPoller: @unchecked Sendable {
         let thread = Thread { [self] in
             var last: Int64 = -1
             while !lock.withLock({ stopped }) {
-                guard sqlite3_step(statement) == SQLITE_ROW else { break }
+                let code = sqlite3_step(statement)
+                guard code == SQLITE_ROW else {
+                    sqlite3_reset(statement)
+                    // A writer holds the lock of a rollback journal: poll again later.
+                    if code & 0xFF == SQLITE_BUSY {
+                        Thread.sleep(forTimeInterval: milliseconds(interval) / 1000)
+                        continue
+                    }
+                    failure.withLock { $0 = "PRAGMA data_version failed: \(String(cString: sqlite3_errmsg(db)))" }
+                    break
+                }
                 let version = sqlite3_column_int64(statement, 0)
                 sqlite3_reset(statement)
                 polls.add(1, ordering: .relaxed)
@@ -240,8 +253,12 @@ func sqliteRaw(interval: Duration, options: Options, directory: URL) async throw
     let path = directory.appendingPathComponent("raw-\(milliseconds(interval)).sqlite").path
     let writer = try DatabaseQueue(path: path)
     defer { writer.close() }
+    // WAL, as the Quarry contender's pool: outside a transaction, where
+    // SQLite can change the journal mode.
+    try await writer.writeWithoutTransaction { db in
+        guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else { throw Failure("the raw contender's file is not in WAL mode") }
+    }
     try await writer.write { db in
-        try db.execute(sql: "PRAGMA journal_mode = WAL")
         try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT)")
     }
     let baseline = try await cpuRate(over: options.idleSeconds)
@@ -260,6 +277,7 @@ func sqliteRaw(interval: Duration, options: Options, directory: URL) async throw
         try await writer.write { db in try db.execute(sql: "INSERT INTO item (name) VALUES ('x')") }
         let deadline = committed + .seconds(30)
         while poller.changes.load(ordering: .relaxed) == seen {
+            if let failure = poller.failure.withLock({ $0 }) { throw Failure("raw poller: \(failure)") }
             guard ContinuousClock.now < deadline else { throw Failure("raw poller saw no change within 30 s") }
             try await Task.sleep(for: .milliseconds(1))
         }
