@@ -253,7 +253,11 @@ struct PostgresObservationTests {
     /// The proxy goes silent once the listener's connection has logged in:
     /// its LISTEN never gets an answer, and the observation fails within the
     /// connect timeout (1 s) instead of waiting for ever.
-    @Test func aListenWithoutAnswerFailsTheObservationWithinTheConnectTimeout() async throws {
+    // Not under the sanitizer scripts: with a 1 s connect timeout, a connection
+    // that the sanitized process opens on 2 shared cores missed it in CI. The
+    // plain `swift test` of CI runs it.
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["QUARRY_SANITIZER"] != nil, "a 1 s connect timeout under a sanitizer"))
+    func aListenWithoutAnswerFailsTheObservationWithinTheConnectTimeout() async throws {
         try await withProxiedPool { proxy, pool in
             try await pool.write { db in try createLibrary(db) }
             pool.listenerTuning.willListen = { await proxy.setMode(.blackhole) }
@@ -286,7 +290,11 @@ struct PostgresObservationTests {
     /// waiting for the answer (PostgresNIO's queries ignore cancellation).
     /// Once traffic flows again, a new connection listens and the commit made
     /// meanwhile is delivered.
-    @Test func aBlackholedListenerIsReplacedWithinTheKeepAliveIntervalAndTheConnectTimeout() async throws {
+    // Not under the sanitizer scripts: with a 1 s connect timeout, a connection
+    // that the sanitized process opens on 2 shared cores missed it in CI. The
+    // plain `swift test` of CI runs it.
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["QUARRY_SANITIZER"] != nil, "a 1 s connect timeout under a sanitizer"))
+    func aBlackholedListenerIsReplacedWithinTheKeepAliveIntervalAndTheConnectTimeout() async throws {
         try await withProxiedPool { proxy, pool in
             try await pool.write { db in try createLibrary(db) }
             pool.listenerTuning.keepAliveInterval = .seconds(1)
