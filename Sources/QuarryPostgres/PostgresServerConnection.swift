@@ -29,6 +29,10 @@ final class PostgresServerConnection: DatabaseServerConnection {
     private let running = RunningStatement()
     var dialect: any SQLDialect { PostgreSQLDialect() }
     var serverDescription: String { session.configuration.description }
+
+    func error(_ category: DatabaseError.Category, message: String, sql: String?) -> DatabaseError {
+        DatabaseError.postgresError(category, message: message, sql: sql)
+    }
     var databaseName: String { session.configuration.database }
     var isUsable: Bool { !session.isClosed }
 

@@ -133,7 +133,7 @@ extension Database {
         do {
             return try body()
         } catch let error as DatabaseError
-            where (error.resultCode == .SQLITE_INTERRUPT || Self.isServerCancellation(error)) && cancellation.isCancelled {
+            where error.categories.contains(.interrupted) && cancellation.isCancelled {
             // Caught and rethrown by the block as a DatabaseError: still a cancellation.
             throw CancellationError()
         }
@@ -234,11 +234,5 @@ extension Database {
     /// after every running one has ended are not affected.
     func interruptRunningStatements() {
         connection.interrupt()
-    }
-
-    /// Whether `error` is a server's "query canceled" (SQLSTATE 57014): a
-    /// cancel request, or PostgreSQL's `statement_timeout`.
-    static func isServerCancellation(_ error: DatabaseError) -> Bool {
-        error.sqlState == "57014"
     }
 }

@@ -39,25 +39,24 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// The arguments of the SQL, when ``Configuration/publicStatementArguments`` is set.
     public let arguments: StatementArguments?
 
-    /// PostgreSQL's SQLSTATE error code, such as `"23505"` for a unique
-    /// violation (<https://www.postgresql.org/docs/15/errcodes-appendix.html>);
-    /// nil for SQLite errors and for errors Quarry detects itself.
+    /// The SQLSTATE error code of a database server's error, such as
+    /// PostgreSQL's `"23505"` for a unique violation; nil for SQLite errors
+    /// and for errors Quarry detects itself.
     ///
-    /// The ``extendedResultCode`` of a PostgreSQL error is the closest SQLite
-    /// code: `23505` gives `SQLITE_CONSTRAINT_UNIQUE`, `23503`
-    /// `SQLITE_CONSTRAINT_FOREIGNKEY`, `23502` `SQLITE_CONSTRAINT_NOTNULL`,
-    /// `23514` `SQLITE_CONSTRAINT_CHECK`, the other codes of class 23
-    /// `SQLITE_CONSTRAINT`; `40001` (serialization failure), `40P01`
-    /// (deadlock) and `55P03` (lock not available) give `SQLITE_BUSY`; `25006`
-    /// (read-only transaction) `SQLITE_READONLY`; `53100` (disk full)
-    /// `SQLITE_FULL`; `57014` (query canceled) `SQLITE_INTERRUPT`; `22P02`
-    /// (invalid text representation) and `42804` (datatype mismatch)
-    /// `SQLITE_MISMATCH`; `3D000` (no such database), `08001` and `08004`
-    /// (connection refused) and the class 28 (invalid authorization)
-    /// `SQLITE_CANTOPEN`; `08P01` (protocol violation, such as a wrong number
-    /// of arguments) `SQLITE_MISUSE`; the other codes of class 08 (connection
-    /// exception) `SQLITE_IOERR`; any other code `SQLITE_ERROR`. Test ``sqlState`` itself for anything finer.
+    /// The ``extendedResultCode`` of a server's error is the closest SQLite
+    /// code, and its ``categories`` say what it means: QuarryPostgres
+    /// documents its table (`DatabaseError.init(sqlState:message:sql:arguments:constraintName:tableName:columnName:detail:)`).
+    /// Test ``sqlState`` itself for anything finer.
     public let sqlState: String?
+
+    /// What the error means, whatever the backend that reported it: the
+    /// helpers such as ``isUniqueConstraintViolation`` and ``isBusy`` read
+    /// it. Each backend classifies its own errors (SQLite from its result
+    /// code, PostgreSQL from its SQLSTATE).
+    public let categories: Set<Category>
+
+    /// The backend named at the start of ``description``.
+    private let backendName: String
 
     /// The constraint that a PostgreSQL error is about, as the server names
     /// it (`player_email_key`); nil for SQLite, whose messages name the
@@ -77,10 +76,6 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// ``Configuration/publicStatementArguments`` is true, as the arguments
     /// are; nil otherwise, and for SQLite.
     public let detail: String?
-
-    /// Whether an SQLite error is an unknown commit outcome (see
-    /// ``isCommitOutcomeUnknown``); PostgreSQL's say it with SQLSTATE `08007`.
-    private var sqliteCommitOutcomeIsUnknown = false
 
     /// Creates an error, as GRDB does: `DatabaseError(resultCode: .SQLITE_CONSTRAINT)`,
     /// `DatabaseError(message: "…")`.
@@ -103,19 +98,22 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         self.sql = sql
         self.arguments = arguments
         self.sqlState = nil
+        self.categories = DatabaseError.categories(forResultCode: resultCode)
+        backendName = "SQLite"
         constraintName = nil
         tableName = nil
         columnName = nil
         detail = nil
     }
 
-    /// Creates an error reported by PostgreSQL, with its SQLSTATE code and
-    /// the fields the server sent; the result code is the closest SQLite one
-    /// (see ``sqlState``). QuarryPostgres makes them; tests of code that
-    /// handles them can too.
+    /// Creates an error reported by a database server, classified by its
+    /// backend: QuarryPostgres makes PostgreSQL's from their SQLSTATE.
     ///
     /// - parameters:
-    ///   - sqlState: the five-character SQLSTATE, such as `"23505"`.
+    ///   - sqlState: the server's five-character SQLSTATE, if it sent one.
+    ///   - resultCode: the closest SQLite result code.
+    ///   - categories: what the error means.
+    ///   - backendName: the backend, named at the start of ``description``.
     ///   - message: the server's message.
     ///   - sql: the SQL that failed, if any.
     ///   - arguments: its arguments, if they may be shown.
@@ -123,79 +121,52 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     ///   - tableName: the table the error is about, if any.
     ///   - columnName: the column the error is about, if any.
     ///   - detail: the server's detail line, if it may be shown.
-    public init(
-        sqlState: String, message: String, sql: String? = nil, arguments: StatementArguments? = nil,
+    package init(
+        sqlState: String?, resultCode: ResultCode, categories: Set<Category>, backendName: String, message: String,
+        sql: String? = nil, arguments: StatementArguments? = nil,
         constraintName: String? = nil, tableName: String? = nil, columnName: String? = nil, detail: String? = nil
     ) {
-        self.extendedResultCode = DatabaseError.resultCode(forSQLState: sqlState)
+        self.extendedResultCode = resultCode
         self.message = message
         self.sql = sql
         self.arguments = arguments
         self.sqlState = sqlState
+        self.categories = categories
+        self.backendName = backendName
         self.constraintName = constraintName
         self.tableName = tableName
         self.columnName = columnName
         self.detail = detail
     }
 
-    /// The SQLite result code closest to a PostgreSQL SQLSTATE code (the
-    /// table is in the documentation of ``sqlState``).
-    package static func resultCode(forSQLState sqlState: String) -> ResultCode {
-        switch sqlState {
-        case "23505": return .SQLITE_CONSTRAINT_UNIQUE
-        case "23503": return .SQLITE_CONSTRAINT_FOREIGNKEY
-        case "23502": return .SQLITE_CONSTRAINT_NOTNULL
-        case "23514": return .SQLITE_CONSTRAINT_CHECK
-        case "40001", "40P01", "55P03": return .SQLITE_BUSY
-        case "25006": return .SQLITE_READONLY
-        case "53100": return .SQLITE_FULL
-        case "57014": return .SQLITE_INTERRUPT
-        case "22P02", "42804": return .SQLITE_MISMATCH
-        case "3D000", "08001", "08004": return .SQLITE_CANTOPEN
-        case "08P01": return .SQLITE_MISUSE
-        default: break
-        }
-        switch sqlState.prefix(2) {
-        case "23": return .SQLITE_CONSTRAINT
-        case "28": return .SQLITE_CANTOPEN
-        case "08": return .SQLITE_IOERR
-        default: return .SQLITE_ERROR
-        }
-    }
-
     /// Whether the error is a `UNIQUE` constraint violation (including a
     /// duplicate primary key; PostgreSQL's SQLSTATE `23505`).
     public var isUniqueConstraintViolation: Bool {
-        if let sqlState { return sqlState == "23505" }
-        return extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
+        categories.contains(.uniqueConstraintViolation)
     }
 
     /// Whether the error is a foreign key constraint violation (PostgreSQL's
     /// SQLSTATE `23503`).
     public var isForeignKeyViolation: Bool {
-        if let sqlState { return sqlState == "23503" }
-        return extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY
+        categories.contains(.foreignKeyViolation)
     }
 
     /// Whether the error is a `NOT NULL` constraint violation (PostgreSQL's
     /// SQLSTATE `23502`).
     public var isNotNullConstraintViolation: Bool {
-        if let sqlState { return sqlState == "23502" }
-        return extendedResultCode == .SQLITE_CONSTRAINT_NOTNULL
+        categories.contains(.notNullConstraintViolation)
     }
 
     /// Whether the error is a `CHECK` constraint violation (PostgreSQL's
     /// SQLSTATE `23514`).
     public var isCheckConstraintViolation: Bool {
-        if let sqlState { return sqlState == "23514" }
-        return extendedResultCode == .SQLITE_CONSTRAINT_CHECK
+        categories.contains(.checkConstraintViolation)
     }
 
     /// Whether the error is any constraint violation (on PostgreSQL, any
     /// SQLSTATE of class `23`, integrity constraint violation).
     public var isConstraintViolation: Bool {
-        if let sqlState { return sqlState.hasPrefix("23") }
-        return resultCode == .SQLITE_CONSTRAINT
+        categories.contains(.constraintViolation)
     }
 
     /// Whether another connection or process held a lock for longer than
@@ -207,20 +178,20 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// On PostgreSQL: a serialization failure (`40001`), a deadlock
     /// (`40P01`) or a lock not available (`55P03`); the transaction was
     /// rolled back, and retrying it may succeed.
-    public var isBusy: Bool { resultCode == .SQLITE_BUSY }
+    public var isBusy: Bool { categories.contains(.busy) }
 
     /// Whether the error is a write refused because the connection or the
     /// file is read-only (`SQLITE_READONLY` and its extended codes): a
     /// database opened with ``Configuration/readonly``, a write inside a
     /// `read` access, or a file the process may not write.
-    public var isReadOnly: Bool { resultCode == .SQLITE_READONLY }
+    public var isReadOnly: Bool { categories.contains(.readOnly) }
 
     /// Whether the database could not grow: the disk is full, or the database
     /// reached its `PRAGMA max_page_count` (`SQLITE_FULL`,
     /// <https://www.sqlite.org/rescode.html#full>). SQLite may already have
     /// rolled back the open transaction (SQLite 3.40.1 does), so let the
     /// error leave the `write` closure rather than catching it inside.
-    public var isDiskFull: Bool { resultCode == .SQLITE_FULL }
+    public var isDiskFull: Bool { categories.contains(.diskFull) }
 
     /// Whether the database file is damaged, or is not a database at all
     /// (`SQLITE_CORRUPT` and `SQLITE_NOTADB` with their extended codes,
@@ -232,7 +203,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// `PRAGMA integrity_check` to see what is damaged. Always false on
     /// PostgreSQL (a server reports damage as `XX001`/`XX002`, kept in
     /// ``sqlState``).
-    public var isCorrupt: Bool { sqlState == nil && (resultCode == .SQLITE_CORRUPT || resultCode == .SQLITE_NOTADB) }
+    public var isCorrupt: Bool { categories.contains(.corrupt) }
 
     /// Whether the operating system failed to read, write, sync, truncate or
     /// lock the database file or its journal (`SQLITE_IOERR` and its
@@ -245,13 +216,13 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// `-wal` file. Quarry closes the connection that met the error and
     /// opens another for the next access. A full disk is ``isDiskFull``
     /// instead. Always false on PostgreSQL, whose I/O errors are the server's.
-    public var isIOError: Bool { sqlState == nil && resultCode == .SQLITE_IOERR }
+    public var isIOError: Bool { categories.contains(.ioError) }
 
     /// Whether the error is a misuse of the API that Quarry or SQLite
     /// detected (`SQLITE_MISUSE`): a reentrant access, a closed database, a
     /// wrong number of statement arguments. It is a programming error, and
     /// retrying it fails the same way.
-    public var isMisuse: Bool { resultCode == .SQLITE_MISUSE }
+    public var isMisuse: Bool { categories.contains(.misuse) }
 
     /// Whether the connection to the database server failed or was lost
     /// (PostgreSQL's SQLSTATE class `08`, connection exception, and `57P01`
@@ -263,10 +234,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// gets a new one. An access whose connection failed before its
     /// transaction began is retried once by the pool; see
     /// ``isCommitOutcomeUnknown`` for a failure during `COMMIT`.
-    public var isConnectionError: Bool {
-        guard let sqlState else { return false }
-        return sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
-    }
+    public var isConnectionError: Bool { categories.contains(.connectionLost) }
 
     /// Whether a commit failed in a way that leaves nobody able to tell
     /// whether the transaction was committed. Quarry never reports such a
@@ -286,21 +254,23 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// a crash, or a copy of the database and its `-wal` taken without the
     /// `-shm`, may replay it: both outcomes can happen. A later committed
     /// write settles it, as rolled back, once it overwrites those frames.
-    public var isCommitOutcomeUnknown: Bool { sqlState == "08007" || sqliteCommitOutcomeIsUnknown }
+    public var isCommitOutcomeUnknown: Bool { categories.contains(.commitOutcomeUnknown) }
 
     /// This SQLite error, marked as an unknown commit outcome
     /// (``isCommitOutcomeUnknown``), with `message`; the codes and the SQL stay.
     package func withUnknownCommitOutcome(message: String) -> DatabaseError {
-        var error = DatabaseError(resultCode: extendedResultCode, message: message, sql: sql, arguments: arguments)
-        error.sqliteCommitOutcomeIsUnknown = true
-        return error
+        var categories = categories
+        categories.insert(.commitOutcomeUnknown)
+        return DatabaseError(
+            sqlState: sqlState, resultCode: extendedResultCode, categories: categories, backendName: backendName,
+            message: message, sql: sql, arguments: arguments)
     }
 
     /// A sentence with the code, the message, the server's fields, and the SQL.
     public var description: String {
         var text: String
         if let sqlState {
-            text = "PostgreSQL error \(sqlState): \(message)"
+            text = "\(backendName) error \(sqlState): \(message)"
             let fields = [
                 constraintName.map { "constraint \($0)" }, tableName.map { "table \($0)" },
                 columnName.map { "column \($0)" },
@@ -308,7 +278,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
             if !fields.isEmpty { text += " (\(fields.joined(separator: ", ")))" }
             if let detail { text += " \(detail)" }
         } else {
-            text = "SQLite error \(extendedResultCode.rawValue): \(message)"
+            text = "\(backendName) error \(extendedResultCode.rawValue): \(message)"
         }
         if let sql { text += " — while executing `\(sql)`" }
         if let arguments, !arguments.isEmpty { text += " with arguments \(arguments)" }

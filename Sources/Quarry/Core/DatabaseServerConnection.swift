@@ -28,6 +28,12 @@ package protocol DatabaseServerConnection: AnyObject {
     /// from any thread.
     var isUsable: Bool { get }
 
+    /// This backend's error for a failure that `ServerConnection` detects
+    /// in the server's answers: `.commitAnsweredWithRollback`, and
+    /// `.commitOutcomeUnknown` (a lost connection too), with the backend's
+    /// own code for it (PostgreSQL: `25P02`, `08007`).
+    func error(_ category: DatabaseError.Category, message: String, sql: String?) -> DatabaseError
+
     /// Runs one statement, whose parameters are written in the dialect
     /// (`$1…$n`), with `arguments`, and returns its rows.
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult

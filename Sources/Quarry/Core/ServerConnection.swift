@@ -200,7 +200,8 @@ final class ServerConnection: DatabaseConnection {
         }
         isBroken = true
         return Self.outcomeUnknown(
-            error, sql: sql, change: change, insideTransaction: transactionDepth > 0, readOnly: transactionIsReadOnly) ?? error
+            error, sql: sql, change: change, insideTransaction: transactionDepth > 0, readOnly: transactionIsReadOnly,
+            server: driver) ?? error
     }
 
     /// Follows the transaction state after a statement succeeded, and throws
@@ -221,7 +222,7 @@ final class ServerConnection: DatabaseConnection {
             failedStatementInTransaction = nil
             if !chains { mayBeInsideUnknownTransaction = false }
             if change.commits, commandTag == "ROLLBACK" {
-                throw Self.commitRolledBack(failedStatement: failed, sql: sql, server: connectionDescription)
+                throw Self.commitRolledBack(failedStatement: failed, sql: sql, server: driver)
             }
         case .none: break
         }
@@ -230,11 +231,13 @@ final class ServerConnection: DatabaseConnection {
     /// The error of a `COMMIT` that the server answered with `ROLLBACK`: a
     /// statement of the transaction failed, and PostgreSQL aborted the whole
     /// transaction then, even though the error was caught.
-    static func commitRolledBack(failedStatement: String?, sql: String, server: String) -> DatabaseError {
+    static func commitRolledBack(
+        failedStatement: String?, sql: String, server: any DatabaseServerConnection
+    ) -> DatabaseError {
         let cause = failedStatement.map { "the statement `\($0)` failed in it" } ?? "a statement failed in it"
-        return DatabaseError(
-            sqlState: "25P02",
-            message: "\(server) rolled the transaction back instead of committing it, because \(cause): "
+        return server.error(
+            .commitAnsweredWithRollback,
+            message: "\(server.serverDescription) rolled the transaction back instead of committing it, because \(cause): "
                 + "PostgreSQL aborts a whole transaction at its first error, even when the error is caught, "
                 + "so nothing of the transaction was saved. Let the error propagate out of the transaction, "
                 + "or run the statement whose failure you handle inside db.inSavepoint { … }",
@@ -272,16 +275,17 @@ final class ServerConnection: DatabaseConnection {
     /// that nobody can tell whether the server committed it: a `COMMIT`,
     /// and a statement that ran outside a transaction (autocommit), which
     /// the server commits on its own. Nil when the outcome is known: the
-    /// statement was never sent (the connection was known closed, SQLSTATE
-    /// `08003`), or it ran inside a transaction that had not reached its
+    /// statement was never sent (the connection was known closed:
+    /// `.notSent`), or it ran inside a transaction that had not reached its
     /// `COMMIT` (the server rolled it back when the connection ended), or it
     /// was a plain query (`SELECT`, `VALUES`, `TABLE`, `SHOW`, `EXPLAIN`),
     /// or the `COMMIT` of a read-only transaction, which had nothing to
     /// commit: those throw the plain connection error.
     static func outcomeUnknown(
-        _ error: DatabaseError, sql: String, change: ServerTransactionChange, insideTransaction: Bool, readOnly: Bool
+        _ error: DatabaseError, sql: String, change: ServerTransactionChange, insideTransaction: Bool, readOnly: Bool,
+        server: any DatabaseServerConnection
     ) -> DatabaseError? {
-        guard error.sqlState != "08003" else { return nil }
+        guard !error.categories.contains(.notSent) else { return nil }
         let what: String
         switch change {
         case .commit, .commitAndChain:
@@ -295,7 +299,7 @@ final class ServerConnection: DatabaseConnection {
         default:
             return nil
         }
-        return DatabaseError(sqlState: "08007", message: "the connection was lost \(what): \(error.message)", sql: sql)
+        return server.error(.commitOutcomeUnknown, message: "the connection was lost \(what): \(error.message)", sql: sql)
     }
 
     /// Whether a statement sent to a server may change the schema, read from

@@ -6,6 +6,7 @@
 
 import CSQLite
 import Foundation
+import QuarryPostgres
 @testable import Quarry
 import Testing
 

@@ -156,7 +156,8 @@ struct DatabaseServerPoolFaultTests {
     @Test func aCommitOnAConnectionKnownClosedIsAPlainConnectionError() throws {
         func unknown(_ error: DatabaseError, _ sql: String, inside: Bool = true, readOnly: Bool = false) -> DatabaseError? {
             ServerConnection.outcomeUnknown(
-                error, sql: sql, change: ServerTransactionChange(sql), insideTransaction: inside, readOnly: readOnly)
+                error, sql: sql, change: ServerTransactionChange(sql), insideTransaction: inside, readOnly: readOnly,
+                server: StandInServer())
         }
         let error = DatabaseError(sqlState: "08003", message: "closed", sql: "COMMIT TRANSACTION")
         #expect(unknown(error, "COMMIT TRANSACTION") == nil)

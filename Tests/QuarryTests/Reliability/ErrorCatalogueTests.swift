@@ -159,6 +159,11 @@ struct ErrorCatalogueTests {
         #expect([unique, primaryKey, notNull, check, foreignKey].map(category) == [
             "duplicate", "duplicate", "other constraint", "other constraint", "missing parent",
         ])
+        // The article's category test, which reads the same on PostgreSQL.
+        func isDuplicate(_ error: DatabaseError) -> Bool {
+            error.categories.contains(.uniqueConstraintViolation)
+        }
+        #expect([unique, primaryKey, notNull, check, foreignKey].map(isDuplicate) == [true, true, false, false, false])
         // Nothing was written by the failed transactions, and the database is usable.
         try writer.write { db in
             var player = Player(email: "barbara@example.com", name: "Barbara", score: 1)

@@ -1,61 +1,15 @@
-// Tests of DatabaseError.sqlState (issue 22): SQLite errors have none and keep
-// their helpers; PostgreSQL errors (made through the package initializer that
-// QuarryPostgres uses) answer the same helpers from their SQLSTATE, and carry
-// the closest SQLite result code.
+// Tests of PostgreSQL's classification of its errors
+// (Sources/QuarryPostgres/DatabaseError+PostgreSQL.swift): a SQLSTATE gives
+// the closest SQLite result code and the categories the helpers read, and
+// the errors Quarry's server connection detects get PostgreSQL's codes.
+// No server needed.
 
 import Foundation
 import Quarry
+@testable import QuarryPostgres
 import Testing
 
-@Suite struct DatabaseErrorSQLStateTests {
-    /// A real SQLite error from `sql`, run after a small schema.
-    private func sqliteError(_ sql: String) throws -> DatabaseError {
-        let dbQueue = try DatabaseQueue()
-        return try dbQueue.write { db throws in
-            try db.execute(sql: """
-                CREATE TABLE team (id INTEGER PRIMARY KEY);
-                CREATE TABLE player (id INTEGER PRIMARY KEY, email TEXT UNIQUE, score INTEGER NOT NULL CHECK (score >= 0),
-                    teamID INTEGER REFERENCES team(id));
-                INSERT INTO player (email, score) VALUES ('a@x.org', 1);
-                PRAGMA foreign_keys = ON;
-                """)
-            do {
-                try db.execute(sql: sql)
-            } catch let error as DatabaseError {
-                return error
-            }
-            Issue.record("no error for \(sql)")
-            return DatabaseError(resultCode: .SQLITE_OK, message: "none")
-        }
-    }
-
-    @Test func sqliteErrorsHaveNoSQLStateAndKeepTheirHelpers() throws {
-        let unique = try sqliteError("INSERT INTO player (email, score) VALUES ('a@x.org', 2)")
-        #expect(unique.sqlState == nil)
-        #expect(unique.isUniqueConstraintViolation && unique.isConstraintViolation)
-        #expect(!unique.isForeignKeyViolation && !unique.isNotNullConstraintViolation && !unique.isCheckConstraintViolation)
-        #expect(unique.description.hasPrefix("SQLite error 2067: "))
-
-        let primaryKey = try sqliteError("INSERT INTO player (id, score) VALUES (1, 2)")
-        #expect(primaryKey.sqlState == nil && primaryKey.isUniqueConstraintViolation)
-
-        let notNull = try sqliteError("INSERT INTO player (email, score) VALUES ('b@x.org', NULL)")
-        #expect(notNull.sqlState == nil && notNull.isNotNullConstraintViolation && notNull.isConstraintViolation)
-        #expect(!notNull.isUniqueConstraintViolation)
-
-        let check = try sqliteError("INSERT INTO player (email, score) VALUES ('b@x.org', -1)")
-        #expect(check.sqlState == nil && check.isCheckConstraintViolation && check.isConstraintViolation)
-
-        let foreignKey = try sqliteError("INSERT INTO player (email, score, teamID) VALUES ('b@x.org', 1, 9)")
-        #expect(foreignKey.sqlState == nil && foreignKey.isForeignKeyViolation && foreignKey.isConstraintViolation)
-
-        let syntax = try sqliteError("SELECT * FROM nowhere")
-        #expect(syntax.sqlState == nil && !syntax.isConstraintViolation)
-
-        #expect(DatabaseError(resultCode: .SQLITE_CONSTRAINT_UNIQUE, message: "x").sqlState == nil)
-    }
-
-    @Test(arguments: [
+@Suite struct DatabaseErrorPostgreSQLTests {    @Test(arguments: [
         // (SQLSTATE, unique, foreign key, not null, check, any constraint)
         ("23505", true, false, false, false, true),
         ("23503", false, true, false, false, true),
@@ -132,5 +86,43 @@ import Testing
         #expect(DatabaseError(sqlState: "25006", message: "m").isReadOnly)
         #expect(DatabaseError(sqlState: "53100", message: "m").isDiskFull)
         #expect(!DatabaseError(sqlState: "42601", message: "m").isMisuse)
+    }
+
+    static let sqlStateCategories: [(String, Set<DatabaseError.Category>)] = [
+        ("08006", [.connectionLost]),
+        ("08003", [.connectionLost, .notSent]),
+        ("08007", [.connectionLost, .commitOutcomeUnknown]),
+        ("08001", [.connectionLost, .cannotOpen]),
+        ("08P01", [.connectionLost, .misuse]),
+        ("57P01", [.connectionLost]),
+        ("57P02", [.connectionLost]),
+        ("57P03", [.connectionLost]),
+        ("57014", [.interrupted]),
+        ("25P02", [.commitAnsweredWithRollback]),
+        ("28P01", [.cannotOpen]),
+        ("40001", [.busy]),
+        ("XX001", []),
+        ("58030", []),
+    ]
+
+    @Test(arguments: sqlStateCategories)
+    func sqlStatesGiveTheirCategories(sqlState: String, expected: Set<DatabaseError.Category>) {
+        let error = DatabaseError(sqlState: sqlState, message: "m")
+        #expect(error.categories == expected)
+        #expect(error.isConnectionError == expected.contains(.connectionLost))
+        #expect(error.isCommitOutcomeUnknown == expected.contains(.commitOutcomeUnknown))
+        // A server's damage and I/O errors are its own.
+        #expect(!error.isCorrupt && !error.isIOError)
+    }
+
+    @Test func failuresQuarryDetectsGetPostgreSQLsCodes() {
+        let rolledBack = DatabaseError.postgresError(.commitAnsweredWithRollback, message: "m", sql: "COMMIT")
+        #expect(rolledBack.sqlState == "25P02" && rolledBack.sql == "COMMIT")
+        #expect(rolledBack.categories == [.commitAnsweredWithRollback])
+        let unknown = DatabaseError.postgresError(.commitOutcomeUnknown, message: "m", sql: "COMMIT")
+        #expect(unknown.sqlState == "08007" && unknown.isCommitOutcomeUnknown && unknown.isConnectionError)
+        let other = DatabaseError.postgresError(.busy, message: "m", sql: nil)
+        #expect(other.sqlState == nil && other.isBusy)
+        #expect(other.description.hasPrefix("PostgreSQL error"))
     }
 }
