@@ -8,6 +8,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Quarry
+import QuarryPostgres
 import Testing
 
 @Suite("Error handling")
