@@ -5,8 +5,10 @@
 # appears in the code of an earlier one (comments and string literals aside).
 #
 # Documented exceptions (README, "How the code is organized"):
-# - the dialect (SQL/SQLDialect.swift, SQLiteDialect.swift) is one half of the
-#   backend seam: Core's connections and Schema's DDL and introspection ask it;
+# - the dialect (SQL/SQLDialect.swift, SQLiteDialect.swift) and the catalog
+#   (SQL/DatabaseCatalog.swift, SQLiteCatalog.swift) are the backend seam's
+#   other half: Core's connections bring them, Schema's DDL and introspection
+#   ask them;
 # - Core's Database keeps the record layer's per-connection cache
 #   (RecordCache), so that it lives and closes with the connection.
 #
@@ -18,7 +20,7 @@ import collections, pathlib, re, sys
 
 order = ["Core", "Schema", "SQL", "Records", "QueryInterface", "FullTextSearch",
          "Migration", "Functions", "Operations", "Observation"]
-allowed = {"SQLDialect", "SQLiteDialect", "SQLLexicalRules", "SchemaObjectKind", "RecordCache"}
+allowed = {"SQLDialect", "SQLiteDialect", "DatabaseCatalog", "SQLiteCatalog", "SQLLexicalRules", "SchemaObjectKind", "RecordCache"}
 declaration = re.compile(
     r"^(?:@\w+\s+)*(?:public |package |private |fileprivate |internal )?(?:final )?(?:indirect )?"
     r"(?:class|struct|enum|protocol|typealias|actor)\s+([A-Z]\w*)", re.M)

@@ -157,18 +157,12 @@ package struct PostgreSQLDialect: SQLDialect {
     package var upsertRequiresConflictTarget: Bool { true }
     package var qualifiesUpsertColumns: Bool { true }
 
-    // MARK: - Inserted rows
-
-    /// A PostgreSQL table has no rowid.
-    package func tablesHaveRowID(_ db: Database) -> Bool { false }
-
-    /// The server fills the integer key (identity or serial), and has no
-    /// last inserted rowid: RETURNING gives it.
-    package func insertedRowIDReturning(_ db: Database, rowIDColumn: String?) -> String? {
-        rowIDColumn?.quotedDatabaseIdentifier
+    /// The error for a table the server does not have: it carries
+    /// PostgreSQL's SQLSTATE for an undefined table, 42P01, and does not
+    /// call itself an SQLite error.
+    package func noSuchTable(_ table: String) -> DatabaseError {
+        DatabaseError(sqlState: "42P01", message: "no such table: \(table)")
     }
-
-    package func matchesReturnedRowsByPosition(_ db: Database) -> Bool { true }
 
     // MARK: - Schema check
 
@@ -215,55 +209,6 @@ package struct PostgreSQLDialect: SQLDialect {
     /// GRDB writes SQLite files only.
     package var mayHoldGRDBMigrations: Bool { false }
 
-    /// ``lockMigrations(_:table:willWait:)`` says whom it waits for.
-    package func isWriteLockHeldElsewhere(_ db: Database) throws -> Bool { false }
-
-    /// A transaction-level advisory lock keyed by the migrations table of the
-    /// current schema. Before waiting for it, `willWait` gets the process id
-    /// of the server session that holds it; the wait ends after `timeout`
-    /// (the transaction's `lock_timeout`, which bounds advisory locks too:
-    /// SQLSTATE `55P03`, rethrown with the holder's process id).
-    package func lockMigrations(_ db: Database, table: String, timeout: Duration?, willWait: (_ holder: Int?) -> Void) throws {
-        let key = "hashtext(current_schema() || '.' || ?)"
-        let arguments: StatementArguments = [table]
-        if try Bool.fetchOne(db, sql: "SELECT pg_try_advisory_xact_lock(\(key))", arguments: arguments) == true { return }
-        // A lock on one bigint key is listed with its high and low 32 bits
-        // in classid and objid, and objsubid 1
-        // (https://www.postgresql.org/docs/current/view-pg-locks.html).
-        let holder = try Int.fetchOne(db, sql: """
-            SELECT l.pid FROM pg_locks l, (SELECT CAST(\(key) AS BIGINT) AS k) AS wanted
-            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-              AND CAST(l.classid AS BIGINT) = ((wanted.k >> 32) & 4294967295)
-              AND CAST(l.objid AS BIGINT) = (wanted.k & 4294967295)
-            LIMIT 1
-            """, arguments: arguments)
-        willWait(holder)
-        // The timeout bounds this wait only: the migration's own statements
-        // keep the session's lock_timeout.
-        var sessionLockTimeout: String?
-        if let timeout {
-            let (seconds, attoseconds) = timeout.components
-            let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-            sessionLockTimeout = try String.fetchOne(db, sql: "SELECT current_setting('lock_timeout')")
-            try db.execute(sql: "SELECT set_config('lock_timeout', ?, true)", arguments: ["\(milliseconds)ms"])
-        }
-        do {
-            try db.execute(sql: "SELECT pg_advisory_xact_lock(\(key))", arguments: arguments)
-            if let sessionLockTimeout {
-                try db.execute(sql: "SELECT set_config('lock_timeout', ?, true)", arguments: [sessionLockTimeout])
-            }
-        } catch let error as DatabaseError where error.sqlState == "55P03" {
-            throw DatabaseError(
-                sqlState: "55P03",
-                message: "the migration lock is still held by another migrator (server process \(holder.map(String.init) ?? "unknown")) after \(timeout.map { "\($0)" } ?? "the lock timeout") (DatabaseMigrator.lockTimeout)",
-                sql: error.sql)
-        }
-    }
-
-    /// A server checks foreign keys in each statement (or at commit, for
-    /// DEFERRABLE constraints): there is no pragma to turn off.
-    package func foreignKeysCanBeSuspended(_ db: Database) throws -> Bool { false }
-
     // MARK: - Read-only transactions & statement timeout
 
     /// <https://www.postgresql.org/docs/15/runtime-config-client.html#GUC-STATEMENT-TIMEOUT>
@@ -276,9 +221,4 @@ package struct PostgreSQLDialect: SQLDialect {
     package var readOnlySessionSQL: String? { "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY" }
 
     package var beginReadOnlyTransactionSQL: String { "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY" }
-
-    // MARK: - Limits
-
-    /// PostgreSQL's protocol counts the parameters of a statement in 16 bits.
-    package func boundValueLimit(_ db: Database) -> Int { 65_535 }
 }

@@ -28,6 +28,7 @@ final class PostgresServerConnection: DatabaseServerConnection {
     let backendPID: Int64
     private let running = RunningStatement()
     var dialect: any SQLDialect { PostgreSQLDialect() }
+    var catalog: any DatabaseCatalog { PostgreSQLCatalog() }
     var serverDescription: String { session.configuration.description }
 
     func error(_ category: DatabaseError.Category, message: String, sql: String?) -> DatabaseError {

@@ -26,6 +26,10 @@ protocol DatabaseConnection: AnyObject {
     /// The SQL spelling of this backend.
     var dialect: any SQLDialect { get }
 
+    /// What this backend answers about the database by asking it
+    /// (introspection, the migrator's lock, rowids, limits).
+    var catalog: any DatabaseCatalog { get }
+
     /// How the connection is named in errors and logs: a path, or a server
     /// URL without its password.
     var connectionDescription: String { get }
@@ -181,6 +185,9 @@ package enum DatabaseCapability: Sendable, CaseIterable {
 extension Database {
     /// The SQL dialect of this connection (SQL/SQLDialect.swift).
     var sqlDialect: any SQLDialect { connection.dialect }
+
+    /// The catalog of the connection's backend (SQL/DatabaseCatalog.swift).
+    var catalog: any DatabaseCatalog { connection.catalog }
 
     /// Throws when this connection's backend does not support `capability`:
     /// the one check of every backend-specific feature. The error names

@@ -17,6 +17,10 @@ package protocol DatabaseServerConnection: AnyObject {
     /// The SQL dialect of the server.
     var dialect: any SQLDialect { get }
 
+    /// The catalog of the server: its introspection queries, the
+    /// migrator's lock, its rowids and limits.
+    var catalog: any DatabaseCatalog { get }
+
     /// How the server is named in errors and logs (a URL without password).
     var serverDescription: String { get }
 

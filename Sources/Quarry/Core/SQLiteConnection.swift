@@ -19,6 +19,7 @@ final class SQLiteConnection: DatabaseConnection {
     }
 
     var dialect: any SQLDialect { SQLiteDialect() }
+    var catalog: any DatabaseCatalog { SQLiteCatalog() }
 
     /// SQLite supports every capability: they are SQLite's.
     func supports(_ capability: DatabaseCapability) -> Bool { true }

@@ -51,6 +51,7 @@ final class ServerConnection: DatabaseConnection {
     }
 
     var dialect: any SQLDialect { driver.dialect }
+    var catalog: any DatabaseCatalog { driver.catalog }
     var connectionDescription: String { driver.serverDescription }
 
     /// A server has none of SQLite's own features: each throws there.

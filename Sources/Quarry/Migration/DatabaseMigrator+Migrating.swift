@@ -127,7 +127,7 @@ extension DatabaseMigrator {
     /// as usual, up to ``Configuration/busyTimeout``). SQLite does not tell
     /// who holds it. On a server, ``lockMigrations(_:)`` says whom it waits for.
     private func announceWriteLockWait(_ db: Database) throws {
-        guard try db.sqlDialect.isWriteLockHeldElsewhere(db) else { return }
+        guard try db.catalog.isWriteLockHeldElsewhere(db) else { return }
         logger.notice(
             "Waiting for the write lock of the database: another connection or process is writing",
             metadata: ["database": .string(db.path)])
@@ -146,7 +146,7 @@ extension DatabaseMigrator {
     /// When another migrator holds the lock, logs once whom it waits for:
     /// the process id of the server's session that holds it.
     private func lockMigrations(_ db: Database) throws {
-        try db.sqlDialect.lockMigrations(db, table: Self.migrationsTableName, timeout: lockTimeout) { holder in
+        try db.catalog.lockMigrations(db, table: Self.migrationsTableName, timeout: lockTimeout) { holder in
             logger.notice(
                 "Waiting for the migration lock, held by another migrator\(holder.map { " (server process \($0))" } ?? "")",
                 metadata: ["holder_pid": holder.map { .stringConvertible($0) } ?? .string("unknown"), "database": .string(db.path)])
@@ -158,7 +158,7 @@ extension DatabaseMigrator {
     private func apply(_ migration: Migration, _ db: Database, adopting adopted: [String], logs: Bool) throws {
         // A server checks foreign keys in each statement (or at commit, for
         // DEFERRABLE constraints): there is no pragma to turn off.
-        let foreignKeysEnabled = try db.sqlDialect.foreignKeysCanBeSuspended(db)
+        let foreignKeysEnabled = try db.catalog.foreignKeysCanBeSuspended(db)
         let disablesForeignKeys = migration.foreignKeyChecks == .deferred && foreignKeysEnabled
         if disablesForeignKeys {
             try db.execute(sql: "PRAGMA foreign_keys = OFF")

@@ -113,7 +113,7 @@ extension MutablePersistableRecord {
             let predictable = conflict != .ignore && conflict != .replace && !schema.hasTriggers
             // RETURNING rows are matched to records by rowid on SQLite, by
             // position on a server (see the top of this file).
-            guard predictable, selection == nil || schema.hasRowID || db.sqlDialect.matchesReturnedRowsByPosition(db) else {
+            guard predictable, selection == nil || schema.hasRowID || db.catalog.matchesReturnedRowsByPosition(db) else {
                 for var record in records {
                     let done = try record.withSaveCallbacks(db) { try $0.performInsert(db, conflict, fetch: selection, as: T.self) }
                     guard let done else { continue }
@@ -227,7 +227,7 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     /// The most values one statement of `db` binds, as its dialect says
     /// (``SQLDialect/boundValueLimit(_:)``).
     static func boundValueLimit(_ db: Database) -> Int {
-        db.sqlDialect.boundValueLimit(db)
+        db.catalog.boundValueLimit(db)
     }
 
     /// Runs the pending records' INSERT, then their didInsert and didSave,
@@ -235,7 +235,7 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     mutating func flush<T: FetchableRecord>(_ db: Database, records: inout [Record], fetched: inout [T]) throws {
         guard !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
-        if db.sqlDialect.matchesReturnedRowsByPosition(db) {
+        if db.catalog.matchesReturnedRowsByPosition(db) {
             // No rowids to predict: RETURNING rows are matched by position.
             try flushMatchingByPosition(db, records: &records, fetched: &fetched)
             return

@@ -80,7 +80,7 @@ extension MutablePersistableRecord {
         // it (then the caller reads it again); on a server, also the new id,
         // last, since a server has no last inserted rowid.
         let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
-        let idSQL = db.sqlDialect.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
+        let idSQL = db.catalog.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
         // Without an array and a join per insert: most inserts return nothing.
         let returning: String
         switch (selectionSQL, idSQL) {

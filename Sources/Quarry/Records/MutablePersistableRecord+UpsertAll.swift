@@ -95,7 +95,7 @@ struct UpsertBatch<Record: MutablePersistableRecord> {
         var keyColumns = clause.conflictTarget
         if keyColumns.isEmpty, db.sqlDialect.upsertRequiresConflictTarget { keyColumns = schema.primaryKey }
         self.keyColumns = schema.hasTriggers ? [] : keyColumns
-        idSQL = schema.hasRowID ? "rowid" : db.sqlDialect.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
+        idSQL = schema.hasRowID ? "rowid" : db.catalog.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
     }
 
     /// Adds a record's container, running the pending statement first when

@@ -51,7 +51,7 @@ extension MutablePersistableRecord {
         let schema = try Self.schema(db, writing: .upsert)
         // The id comes last in RETURNING: the fetched value reads the columns
         // before it. SQLite returns the rowid; a server, its integer key.
-        let idSQL = schema.hasRowID ? "rowid" : db.sqlDialect.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
+        let idSQL = schema.hasRowID ? "rowid" : db.catalog.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
         let selectionSQL = selection.flatMap { schema.hasTriggers ? nil : Self.returningSQL($0) }
         let returning = [selectionSQL, idSQL].compactMap { $0 }.joined(separator: ", ")
         var values = container.databaseValues

@@ -46,7 +46,7 @@ final class TableSchema: Sendable {
 
     /// Reads the schema of `table`.
     convenience init(table: String, db: Database) throws {
-        if db.sqlDialect.tablesHaveRowID(db) {
+        if db.catalog.tablesHaveRowID(db) {
             try self.init(sqliteTable: table, db: db)
         } else {
             try self.init(serverTable: table, db: db)

@@ -1,15 +1,8 @@
 // SQLiteDialect: SQLite's answers to every SQLDialect requirement
 // (SQLDialect.swift): the SQL Quarry writes on an SQLite connection.
 //
-// A few requirements depend on the connection rather than on SQL alone
-// (whether the connection reports the last inserted rowid, its bound value
-// limit): they also serve a database server that speaks SQLite's SQL, the
-// test suite's stand-in server, which has neither.
-//
-// SQLite's introspection, through its pragmas, stays in
-// Schema/Database+Introspection.swift, which these requirements call.
-
-import CSQLite
+// What SQLite answers by asking the database (introspection, the
+// migrator's lock, limits) is its catalog, SQLiteCatalog.swift.
 
 /// SQLite's SQL, the dialect of every SQLite connection.
 package struct SQLiteDialect: SQLDialect {
@@ -24,7 +17,7 @@ package struct SQLiteDialect: SQLDialect {
 
     package var lexicalRules: SQLLexicalRules { .sqlite }
 
-    /// `?NNN`: a server that speaks SQLite's SQL (the tests' stand-in).
+    /// `?NNN`, SQLite's numbered parameter.
     package func parameter(_ number: Int) -> String { "?\(number)" }
 
     // MARK: - Quoting & literals
@@ -96,31 +89,8 @@ package struct SQLiteDialect: SQLDialect {
     package var upsertRequiresConflictTarget: Bool { false }
     package var qualifiesUpsertColumns: Bool { false }
 
-    // MARK: - Inserted rows
+    // MARK: - Introspection spelling
 
-    /// A server that speaks SQLite's SQL (the tests' stand-in) keeps rowids
-    /// to itself.
-    package func tablesHaveRowID(_ db: Database) -> Bool { db.connection.supports(.lastInsertedRowID) }
-
-    /// An SQLite connection reports the last inserted rowid; a server that
-    /// speaks SQLite's SQL does not.
-    package func insertedRowIDReturning(_ db: Database, rowIDColumn: String?) -> String? {
-        db.connection.supports(.lastInsertedRowID) ? nil : rowIDColumn?.quotedDatabaseIdentifier
-    }
-
-    package func matchesReturnedRowsByPosition(_ db: Database) -> Bool { !db.connection.supports(.lastInsertedRowID) }
-
-    // MARK: - Introspection catalog queries
-
-    package func schemaObjectExists(_ db: Database, kind: SchemaObjectKind, name: String) throws -> Bool {
-        try db.sqliteSchemaObjectExists(type: kind.rawValue, name: name)
-    }
-
-    package func hasTriggers(_ db: Database, on table: String) throws -> Bool { try db.sqliteHasTriggers(on: table) }
-    package func columns(_ db: Database, in table: String) throws -> [ColumnInfo] { try db.sqliteColumns(in: table) }
-    package func primaryKey(_ db: Database, table: String) throws -> PrimaryKeyInfo { try db.sqlitePrimaryKey(table) }
-    package func foreignKeys(_ db: Database, on table: String) throws -> [ForeignKeyInfo] { try db.sqliteForeignKeys(on: table) }
-    package func indexes(_ db: Database, on table: String) throws -> [IndexInfo] { try db.sqliteIndexes(on: table) }
     package func noSuchTable(_ table: String) -> DatabaseError { Database.noSuchTable(table) }
 
     /// SQLite's type affinity (rules 1 to 5, in order;
@@ -150,40 +120,10 @@ package struct SQLiteDialect: SQLDialect {
     package var migrationsOrderColumn: String { "rowid" }
     package var mayHoldGRDBMigrations: Bool { true }
 
-    /// Tries `BEGIN IMMEDIATE` without waiting: SQLite does not tell who
-    /// holds the write lock, only that someone does.
-    package func isWriteLockHeldElsewhere(_ db: Database) throws -> Bool {
-        do {
-            try db.withoutBusyWait {
-                try db.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
-                try db.execute(sql: "ROLLBACK TRANSACTION")
-            }
-            return false
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
-            return true
-        }
-    }
-
-    /// `BEGIN IMMEDIATE` has taken the write lock.
-    package func lockMigrations(_ db: Database, table: String, timeout: Duration?, willWait: (_ holder: Int?) -> Void) throws {}
-
-    package func foreignKeysCanBeSuspended(_ db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
-    }
-
     // MARK: - Read-only transactions & statement timeout
 
     package var statementTimeoutSQL: String? { nil }
     package var beginReadOnlyTransactionSQL: String { "BEGIN DEFERRED TRANSACTION" }
     /// SQLite opens the file read-only (`SQLITE_OPEN_READONLY`).
     package var readOnlySessionSQL: String? { nil }
-
-    // MARK: - Limits
-
-    /// The connection's limit; a server that speaks SQLite's SQL (the tests'
-    /// stand-in) gets SQLite's default limit.
-    package func boundValueLimit(_ db: Database) -> Int {
-        guard let handle = db.sqliteConnection else { return 32_766 }
-        return Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
-    }
 }

@@ -33,7 +33,7 @@ extension Database {
     }
 
     private func schemaObjectExists(type: SchemaObjectKind, name: String) throws -> Bool {
-        try sqlDialect.schemaObjectExists(self, kind: type, name: name)
+        try catalog.schemaObjectExists(self, kind: type, name: name)
     }
 
     /// SQLite's answer to ``SQLDialect/schemaObjectExists(_:kind:name:)``.
@@ -50,7 +50,7 @@ extension Database {
     /// Whether triggers exist on a table, in the main or the temporary schema
     /// (<https://www.sqlite.org/schematab.html>).
     public func hasTriggers(on table: String) throws -> Bool {
-        try sqlDialect.hasTriggers(self, on: table)
+        try catalog.hasTriggers(self, on: table)
     }
 
     /// SQLite's answer to ``SQLDialect/hasTriggers(_:on:)``.
@@ -74,7 +74,7 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func columns(in table: String) throws -> [ColumnInfo] {
-        try sqlDialect.columns(self, in: table)
+        try catalog.columns(self, in: table)
     }
 
     /// SQLite's answer to ``SQLDialect/columns(_:in:)``.
@@ -102,7 +102,7 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func primaryKey(_ table: String) throws -> PrimaryKeyInfo {
-        try sqlDialect.primaryKey(self, table: table)
+        try catalog.primaryKey(self, table: table)
     }
 
     /// SQLite's answer to ``SQLDialect/primaryKey(_:table:)``.
@@ -134,7 +134,7 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func foreignKeys(on table: String) throws -> [ForeignKeyInfo] {
-        try sqlDialect.foreignKeys(self, on: table)
+        try catalog.foreignKeys(self, on: table)
     }
 
     /// SQLite's answer to ``SQLDialect/foreignKeys(_:on:)``.
@@ -178,7 +178,7 @@ extension Database {
     ///
     /// Throws if the table does not exist.
     public func indexes(on table: String) throws -> [IndexInfo] {
-        try sqlDialect.indexes(self, on: table)
+        try catalog.indexes(self, on: table)
     }
 
     /// SQLite's answer to ``SQLDialect/indexes(_:on:)``.

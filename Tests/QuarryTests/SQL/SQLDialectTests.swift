@@ -2,6 +2,7 @@
 // give on SQLite and on PostgreSQL, and the SQL generated through them, on an
 // SQLite connection and on the stand-in server with PostgreSQL's dialect.
 
+import CSQLite
 import Foundation
 import Testing
 
@@ -80,7 +81,30 @@ import QuarryPostgres
         #expect(sqlite.migrationsOrderColumn == "rowid")
         #expect(postgreSQL.migrationsOrderColumn == "seq")
         let db = try Database(server: StandInServer(), configuration: Configuration())
-        #expect(postgreSQL.boundValueLimit(db) == 65_535)
+        #expect(PostgreSQLCatalog().boundValueLimit(db) == 65_535)
+    }
+
+    /// Each connection brings its backend's catalog: SQLite's reports
+    /// rowids itself and reads its limit from the connection; a server (the
+    /// stand-in, speaking SQLite's SQL or PostgreSQL's) returns keys with
+    /// RETURNING and matches inserted rows by position.
+    @Test func eachConnectionHasItsBackendsCatalog() throws {
+        try DatabaseQueue().inDatabase { db in
+            #expect(db.catalog is SQLiteCatalog)
+            #expect(db.catalog.tablesHaveRowID(db))
+            #expect(db.catalog.insertedRowIDReturning(db, rowIDColumn: "id") == nil)
+            #expect(!db.catalog.matchesReturnedRowsByPosition(db))
+            // The connection's own limit, as set through the C API.
+            sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, 500)
+            #expect(db.catalog.boundValueLimit(db) == 500)
+        }
+        let standIn = try Database(server: StandInServer(dialect: SQLiteDialect()), configuration: Configuration())
+        #expect(standIn.catalog is StandInCatalog)
+        #expect(!standIn.catalog.tablesHaveRowID(standIn))
+        #expect(standIn.catalog.insertedRowIDReturning(standIn, rowIDColumn: "id") == #""id""#)
+        let postgres = try Database(server: StandInServer(), configuration: Configuration())
+        #expect(postgres.catalog is PostgreSQLCatalog)
+        #expect(postgres.catalog.matchesReturnedRowsByPosition(postgres))
     }
 
     @Test func globOnBothDialects() throws {

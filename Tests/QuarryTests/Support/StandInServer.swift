@@ -12,6 +12,7 @@ import QuarryPostgres
 /// to a private in-memory database or to a file that several stand-ins share.
 final class StandInServer: DatabaseServerConnection {
     let dialect: any SQLDialect
+    let catalog: any DatabaseCatalog
     let serverDescription = "stand-in://server"
     let databaseName = "stand-in"
     var isUsable: Bool { !isClosed }
@@ -29,6 +30,8 @@ final class StandInServer: DatabaseServerConnection {
 
     init(path: String = ":memory:", dialect: any SQLDialect = PostgreSQLDialect()) {
         self.dialect = dialect
+        // Speaking SQLite's SQL, it answers as a server would about rowids.
+        catalog = dialect is SQLiteDialect ? StandInCatalog() : PostgreSQLCatalog()
         sqlite3_open(path, &handle)
         sqlite3_busy_timeout(handle, 5_000)
     }
@@ -101,4 +104,27 @@ final class StandInServer: DatabaseServerConnection {
     }
 
     func close() { isClosed = true }
+}
+
+/// The catalog of a stand-in that speaks SQLite's SQL: SQLite's pragmas
+/// answer its introspection, but, as a server, it keeps rowids to itself
+/// (RETURNING gives the key, multi-row inserts are matched by position) and
+/// binds as many values as SQLite's default limit.
+struct StandInCatalog: DatabaseCatalog {
+    private let sqlite = SQLiteCatalog()
+    func tablesHaveRowID(_ db: Database) -> Bool { false }
+    func insertedRowIDReturning(_ db: Database, rowIDColumn: String?) -> String? { rowIDColumn?.quotedDatabaseIdentifier }
+    func matchesReturnedRowsByPosition(_ db: Database) -> Bool { true }
+    func schemaObjectExists(_ db: Database, kind: SchemaObjectKind, name: String) throws -> Bool {
+        try sqlite.schemaObjectExists(db, kind: kind, name: name)
+    }
+    func hasTriggers(_ db: Database, on table: String) throws -> Bool { try sqlite.hasTriggers(db, on: table) }
+    func columns(_ db: Database, in table: String) throws -> [ColumnInfo] { try sqlite.columns(db, in: table) }
+    func primaryKey(_ db: Database, table: String) throws -> PrimaryKeyInfo { try sqlite.primaryKey(db, table: table) }
+    func foreignKeys(_ db: Database, on table: String) throws -> [ForeignKeyInfo] { try sqlite.foreignKeys(db, on: table) }
+    func indexes(_ db: Database, on table: String) throws -> [IndexInfo] { try sqlite.indexes(db, on: table) }
+    func isWriteLockHeldElsewhere(_ db: Database) throws -> Bool { try sqlite.isWriteLockHeldElsewhere(db) }
+    func lockMigrations(_ db: Database, table: String, timeout: Duration?, willWait: (_ holder: Int?) -> Void) throws {}
+    func foreignKeysCanBeSuspended(_ db: Database) throws -> Bool { try sqlite.foreignKeysCanBeSuspended(db) }
+    func boundValueLimit(_ db: Database) -> Int { 32_766 }
 }

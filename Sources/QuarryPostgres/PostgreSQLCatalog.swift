@@ -1,4 +1,6 @@
-// PostgreSQLDialect's introspection catalog queries: the answers of Quarry's
+// PostgreSQLCatalog: PostgreSQL's answers to Quarry's DatabaseCatalog, read
+// from the server: no rowids, the migrator's advisory lock, the protocol's
+// bound value limit, and the introspection catalog queries, the answers of
 // Schema/Database+Introspection.swift (tableExists, columns(in:), primaryKey,
 // foreignKeys(on:), indexes(on:)…), read from PostgreSQL's system catalogs
 // (<https://www.postgresql.org/docs/15/catalogs.html>) instead of SQLite's
@@ -7,7 +9,25 @@
 
 import Quarry
 
-extension PostgreSQLDialect {
+/// PostgreSQL's catalog, the catalog of every PostgreSQL connection.
+package struct PostgreSQLCatalog: DatabaseCatalog {
+    package init() {}
+
+    // MARK: - Inserted rows
+
+    /// A PostgreSQL table has no rowid.
+    package func tablesHaveRowID(_ db: Database) -> Bool { false }
+
+    /// The server fills the integer key (identity or serial), and has no
+    /// last inserted rowid: RETURNING gives it.
+    package func insertedRowIDReturning(_ db: Database, rowIDColumn: String?) -> String? {
+        rowIDColumn?.quotedDatabaseIdentifier
+    }
+
+    package func matchesReturnedRowsByPosition(_ db: Database) -> Bool { true }
+
+    // MARK: - Introspection catalog queries
+
     package func schemaObjectExists(_ db: Database, kind: SchemaObjectKind, name: String) throws -> Bool {
         switch kind {
         case .table: return try relationExists(db, name, kinds: "'r', 'p', 'f'")
@@ -15,13 +35,6 @@ extension PostgreSQLDialect {
         case .index: return try relationExists(db, name, kinds: "'i'")
         case .trigger: return try triggerExists(db, name)
         }
-    }
-
-    /// The error for a table the server does not have: it carries
-    /// PostgreSQL's SQLSTATE for an undefined table, 42P01, and does not
-    /// call itself an SQLite error.
-    package func noSuchTable(_ table: String) -> DatabaseError {
-        DatabaseError(sqlState: "42P01", message: "no such table: \(table)")
     }
 
     /// The catalog condition on `pg_class c` / `pg_namespace n` that finds a
@@ -81,7 +94,7 @@ extension PostgreSQLDialect {
                 ORDER BY a.attnum
                 """,
             arguments: [table])
-        guard !rows.isEmpty else { throw noSuchTable(table) }
+        guard !rows.isEmpty else { throw PostgreSQLDialect().noSuchTable(table) }
         return try rows.map { row in
             ColumnInfo(
                 name: try row["name"], type: try row["type"] ?? "", isNotNull: try row["notnull"],
@@ -107,7 +120,7 @@ extension PostgreSQLDialect {
     }
 
     package func foreignKeys(_ db: Database, on table: String) throws -> [ForeignKeyInfo] {
-        guard try relationExists(db, table, kinds: "'r', 'p', 'f'") else { throw noSuchTable(table) }
+        guard try relationExists(db, table, kinds: "'r', 'p', 'f'") else { throw PostgreSQLDialect().noSuchTable(table) }
         let rows = try Row.fetchAll(
             db,
             sql: """
@@ -154,7 +167,7 @@ extension PostgreSQLDialect {
     }
 
     package func indexes(_ db: Database, on table: String) throws -> [IndexInfo] {
-        guard try relationExists(db, table, kinds: "'r', 'p', 'm'") else { throw noSuchTable(table) }
+        guard try relationExists(db, table, kinds: "'r', 'p', 'm'") else { throw PostgreSQLDialect().noSuchTable(table) }
         let list = try Row.fetchAll(
             db,
             sql: """
@@ -188,4 +201,60 @@ extension PostgreSQLDialect {
                 origin: IndexInfo.Origin(rawValue: origin) ?? .createIndex, isPartial: try row["partial"])
         }
     }
+
+    // MARK: - The migrator's lock
+
+    /// ``lockMigrations(_:table:timeout:willWait:)`` says whom it waits for.
+    package func isWriteLockHeldElsewhere(_ db: Database) throws -> Bool { false }
+
+    /// A transaction-level advisory lock keyed by the migrations table of the
+    /// current schema. Before waiting for it, `willWait` gets the process id
+    /// of the server session that holds it; the wait ends after `timeout`
+    /// (the transaction's `lock_timeout`, which bounds advisory locks too:
+    /// SQLSTATE `55P03`, rethrown with the holder's process id).
+    package func lockMigrations(_ db: Database, table: String, timeout: Duration?, willWait: (_ holder: Int?) -> Void) throws {
+        let key = "hashtext(current_schema() || '.' || ?)"
+        let arguments: StatementArguments = [table]
+        if try Bool.fetchOne(db, sql: "SELECT pg_try_advisory_xact_lock(\(key))", arguments: arguments) == true { return }
+        // A lock on one bigint key is listed with its high and low 32 bits
+        // in classid and objid, and objsubid 1
+        // (https://www.postgresql.org/docs/current/view-pg-locks.html).
+        let holder = try Int.fetchOne(db, sql: """
+            SELECT l.pid FROM pg_locks l, (SELECT CAST(\(key) AS BIGINT) AS k) AS wanted
+            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+              AND CAST(l.classid AS BIGINT) = ((wanted.k >> 32) & 4294967295)
+              AND CAST(l.objid AS BIGINT) = (wanted.k & 4294967295)
+            LIMIT 1
+            """, arguments: arguments)
+        willWait(holder)
+        // The timeout bounds this wait only: the migration's own statements
+        // keep the session's lock_timeout.
+        var sessionLockTimeout: String?
+        if let timeout {
+            let (seconds, attoseconds) = timeout.components
+            let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            sessionLockTimeout = try String.fetchOne(db, sql: "SELECT current_setting('lock_timeout')")
+            try db.execute(sql: "SELECT set_config('lock_timeout', ?, true)", arguments: ["\(milliseconds)ms"])
+        }
+        do {
+            try db.execute(sql: "SELECT pg_advisory_xact_lock(\(key))", arguments: arguments)
+            if let sessionLockTimeout {
+                try db.execute(sql: "SELECT set_config('lock_timeout', ?, true)", arguments: [sessionLockTimeout])
+            }
+        } catch let error as DatabaseError where error.sqlState == "55P03" {
+            throw DatabaseError(
+                sqlState: "55P03",
+                message: "the migration lock is still held by another migrator (server process \(holder.map(String.init) ?? "unknown")) after \(timeout.map { "\($0)" } ?? "the lock timeout") (DatabaseMigrator.lockTimeout)",
+                sql: error.sql)
+        }
+    }
+
+    /// A server checks foreign keys in each statement (or at commit, for
+    /// DEFERRABLE constraints): there is no pragma to turn off.
+    package func foreignKeysCanBeSuspended(_ db: Database) throws -> Bool { false }
+
+    // MARK: - Limits
+
+    /// PostgreSQL's protocol counts the parameters of a statement in 16 bits.
+    package func boundValueLimit(_ db: Database) -> Int { 65_535 }
 }
