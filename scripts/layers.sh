@@ -4,13 +4,22 @@
 # documented exceptions. A use is a type name declared in a later layer that
 # appears in the code of an earlier one (comments and string literals aside).
 #
+# SQLite's room (Sources/Quarry/SQLite/, issue 47) has Core's rank: it is
+# Core's SQLite half, behind the execution seam (Core/DatabaseConnection.swift),
+# so Core and the room may use each other's types. A later layer that uses a
+# type of the room reaches past the seam: a violation, unless listed below.
+#
 # Documented exceptions (README, "How the code is organized"):
 # - the dialect (SQL/SQLDialect.swift, SQLiteDialect.swift) and the catalog
 #   (SQL/DatabaseCatalog.swift, SQLiteCatalog.swift) are the backend seam's
 #   other half: Core's connections bring them, Schema's DDL and introspection
 #   ask them;
 # - Core's Database keeps the record layer's per-connection cache
-#   (RecordCache), so that it lives and closes with the connection.
+#   (RecordCache), so that it lives and closes with the connection;
+# - Observation's broker reads what SQLite's authorizer learned of each
+#   statement at compile time (StatementFacts, SavepointAction, in
+#   SQLite/StatementAuthorizer.swift): on SQLite the broker follows the
+#   connection through SQLite's C hooks, which are not in the room yet.
 #
 #   bash scripts/layers.sh
 set -euo pipefail
@@ -18,9 +27,12 @@ cd "$(dirname "$0")/.."
 exec python3 - <<'PYTHON'
 import collections, pathlib, re, sys
 
-order = ["Core", "Schema", "SQL", "Records", "QueryInterface", "FullTextSearch",
+order = ["Core", "SQLite", "Schema", "SQL", "Records", "QueryInterface", "FullTextSearch",
          "Migration", "Functions", "Operations", "Observation"]
+rank = {layer: max(0, index - 1) for index, layer in enumerate(order)}  # SQLite: Core's rank
 allowed = {"SQLDialect", "SQLiteDialect", "DatabaseCatalog", "SQLiteCatalog", "SQLLexicalRules", "SchemaObjectKind", "RecordCache"}
+# Later layers' uses of the room's types, each with why (issue 47 moves them in).
+room_allowed = {("Observation", "StatementFacts"), ("Observation", "SavepointAction")}
 declaration = re.compile(
     r"^(?:@\w+\s+)*(?:public |package |private |fileprivate |internal )?(?:final )?(?:indirect )?"
     r"(?:class|struct|enum|protocol|typealias|actor)\s+([A-Z]\w*)", re.M)
@@ -35,8 +47,10 @@ for layer in order:
 violations, exceptions = collections.defaultdict(set), collections.defaultdict(set)
 for path, (layer, code) in code_of.items():
     for name, owner in layer_of.items():
-        if order.index(owner) > order.index(layer) and re.search(r"(?<![\w.])" + name + r"\b", code):
-            (exceptions if name in allowed else violations)[f"{layer} -> {owner}"].add(f"{path}: {name}")
+        past_seam = owner == "SQLite" and rank[layer] > rank[owner]
+        if (rank[owner] > rank[layer] or past_seam) and re.search(r"(?<![\w.])" + name + r"\b", code):
+            allowed_here = (layer, name) in room_allowed if past_seam else name in allowed
+            (exceptions if allowed_here else violations)[f"{layer} -> {owner}"].add(f"{path}: {name}")
 for title, found in (("documented exceptions", exceptions), ("layer violations", violations)):
     print(f"{title}: {sum(len(v) for v in found.values())}")
     for pair in sorted(found):

@@ -91,21 +91,11 @@ final class ProgressMonitor {
 }
 
 extension Database {
-    /// Installs or removes the progress handler, as the monitor requires.
+    /// Installs or removes the progress handler, as the monitor requires
+    /// (``DatabaseConnection/watchProgress(_:)``).
     func updateProgressHandler() {
         updateStatementHooks()
-        // Backend conditional: SQLite's hook needs its handle. A server's
-        // statements are stopped by ServerConnection.run and a cancel request.
-        guard let sqliteConnection else { return }
-        guard progressMonitor.isActive else {
-            sqlite3_progress_handler(sqliteConnection, 0, nil, nil)
-            return
-        }
-        let context = Unmanaged.passUnretained(progressMonitor).toOpaque()
-        sqlite3_progress_handler(sqliteConnection, ProgressMonitor.instructionsPerCheck, { context in
-            guard let context else { return 0 }
-            return Unmanaged<ProgressMonitor>.fromOpaque(context).takeUnretainedValue().shouldStop() ? 1 : 0
-        }, context)
+        connection.watchProgress(progressMonitor.isActive ? progressMonitor : nil)
     }
 
     /// Called before a statement's first step when the monitor is active:

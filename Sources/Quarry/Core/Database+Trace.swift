@@ -1,8 +1,9 @@
 // Tracing executed SQL: a closure per connection, and swift-log through Configuration.logger.
 //
-// Both are fed by one sqlite3_trace_v2 callback (https://www.sqlite.org/c3ref/trace_v2.html).
+// Both are fed by the connection: on SQLite by one sqlite3_trace_v2 callback
+// (SQLite/SQLiteConnection+Hooks.swift); on a server by ServerConnection.run,
+// through `observingServerStatement` below.
 
-import CSQLite
 import Logging
 import Tracing
 
@@ -30,9 +31,11 @@ public struct TraceOptions: OptionSet, Sendable {
     /// Creates options from a bit mask.
     public init(rawValue: Int32) { self.rawValue = rawValue }
     /// Statements as they start.
-    public static let statements = TraceOptions(rawValue: Int32(SQLITE_TRACE_STMT))
+    /// (The bits are SQLite's `SQLITE_TRACE_STMT` and `SQLITE_TRACE_PROFILE`,
+    /// which its trace callback takes as they are.)
+    public static let statements = TraceOptions(rawValue: 1)
     /// Statements as they end, with their duration.
-    public static let profile = TraceOptions(rawValue: Int32(SQLITE_TRACE_PROFILE))
+    public static let profile = TraceOptions(rawValue: 2)
 }
 
 extension Database {
@@ -52,69 +55,10 @@ extension Database {
         installTrace()
     }
 
-    /// Registers (or removes) the SQLite trace callback for the handler and the logger.
-    func installTrace() {
-        // Backend conditional: SQLite's trace callback needs its handle. A
-        // server's statements are traced by ServerConnection.run.
-        guard let sqliteConnection else { return }
-        var mask = traceOptions.rawValue
-        if configuration.logger != nil { mask |= Int32(SQLITE_TRACE_STMT) }
-        if let instrumentation, instrumentation.observesStatements {
-            mask |= Int32(SQLITE_TRACE_PROFILE)
-            if instrumentation.tracer != nil { mask |= Int32(SQLITE_TRACE_STMT | SQLITE_TRACE_ROW) }
-        }
-        guard mask != 0 else {
-            sqlite3_trace_v2(sqliteConnection, 0, nil, nil)
-            return
-        }
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_trace_v2(sqliteConnection, UInt32(mask), { mask, context, statement, detail in
-            guard let context, let statement else { return 0 }
-            let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
-            database.report(mask: mask, statement: OpaquePointer(statement), detail: detail)
-            return 0
-        }, context)
-    }
-
-    private func report(mask: UInt32, statement: OpaquePointer, detail: UnsafeMutableRawPointer?) {
-        // Rows only count for the statement's span: no SQL text to build.
-        if mask == UInt32(SQLITE_TRACE_ROW) {
-            statementSpans[statement]?.rowCount += 1
-            return
-        }
-        // Quarry's check of the schema version runs before most fetches: not
-        // the application's SQL (see Database+SchemaVersion.swift).
-        if sqliteSchemaVersionCheck.isCheckStatement(statement) { return }
-        if mask == UInt32(SQLITE_TRACE_PROFILE), let instrumentation {
-            let nanoseconds = detail?.load(as: Int64.self) ?? 0
-            instrumentation.statementDuration?.recordNanoseconds(nanoseconds)
-            if instrumentation.tracer != nil { statementSpanEnds(statement) }
-            if !traceOptions.contains(.profile) { return }
-        }
-        let sql: String
-        if configuration.publicStatementArguments, let expanded = sqlite3_expanded_sql(statement) {
-            sql = String(cString: expanded)
-            sqlite3_free(expanded)
-        } else if let text = sqlite3_sql(statement) {
-            sql = String(cString: text)
-        } else {
-            return
-        }
-        if mask == UInt32(SQLITE_TRACE_STMT) {
-            // A trigger's statements are reported as "-- TRIGGER name": part of the statement's span.
-            if instrumentation?.tracer != nil, !sql.hasPrefix("--") {
-                statementSpanStarts(statement, sql: sql)
-            }
-            if configuration.logger == nil && !traceOptions.contains(.statements) { return }
-            if let logger = configuration.logger {
-                logger.log(level: configuration.sqlLogLevel, "\(sql)", metadata: configuration.label.map { ["db": "\($0)"] })
-            }
-            if traceOptions.contains(.statements) { traceHandler?(.statement(sql: sql)) }
-        } else if mask == UInt32(SQLITE_TRACE_PROFILE), traceOptions.contains(.profile) {
-            let nanoseconds = detail?.load(as: Int64.self) ?? 0
-            traceHandler?(.profile(sql: sql, duration: .nanoseconds(nanoseconds)))
-        }
-    }
+    /// Registers (or removes) the connection's trace of statements for the
+    /// handler, the logger, spans and metrics
+    /// (``DatabaseConnection/updateTrace(_:)``).
+    func installTrace() { connection.updateTrace(self) }
 }
 
 extension Database {

@@ -107,14 +107,11 @@ public final class Database {
     /// async access and the statement time limit (`Database+Interrupt.swift`).
     let progressMonitor = ProgressMonitor()
 
-    /// The context of the busy handler when it counts its sleeps (metrics).
-    var countedBusyWait: CountedBusyWait?
-
     /// The busy timeout of the configuration, in milliseconds (0: none).
     var configuredBusyMilliseconds: Int32 = 0
 
     /// When the checkpoint policy last ran (`DispatchTime` nanoseconds; see
-    /// `Database+Checkpoint.swift`).
+    /// `SQLite/Database+Checkpoint.swift`).
     var lastPolicyCheckpoint: UInt64 = DispatchTime.now().uptimeNanoseconds
 
     /// The spans and metrics of the pool this connection belongs to, if its

@@ -3,9 +3,9 @@
 // Everything Quarry runs goes through two small protocols. A connection
 // (`DatabaseConnection`) prepares statements, runs scripts and reports the
 // connection's state; a prepared statement (`PreparedStatement`) binds values
-// and steps through rows. SQLite's connection (SQLiteConnection.swift, whose
-// statements are `Statement`) and a database server's (ServerConnection.swift)
-// conform. The fetch entry points, the record plans (RecordCache.swift) and
+// and steps through rows. SQLite's connection (SQLite/SQLiteConnection.swift,
+// whose statements are `Statement`) and a database server's
+// (ServerConnection.swift) conform. The fetch entry points, the record plans (RecordCache.swift) and
 // transactions are written once, over these protocols.
 //
 // The backend is chosen per statement, never per row: on SQLite, a fetch
@@ -92,6 +92,24 @@ protocol DatabaseConnection: AnyObject {
     /// connection was cancelled: SQLite's progress handler sees the
     /// cancellation on its own; a server needs a cancel request.
     func accessWasCancelled()
+
+    /// Waits up to `milliseconds` in all for a lock that another connection
+    /// holds, counting each wait in the metrics of `db`; 0 fails at once
+    /// (Database+BusyHandler.swift). A server does nothing: it waits for its
+    /// locks itself (PostgreSQL's `lock_timeout`).
+    func setBusyWait(_ db: Database, milliseconds: Int32)
+
+    /// Lets `monitor` stop the running statement (cancellation, time limit:
+    /// Database+Interrupt.swift); nil stops watching. A server does nothing:
+    /// a cancellation sends it a cancel request (`accessWasCancelled()`),
+    /// and the time limit is its own (`statement_timeout`).
+    func watchProgress(_ monitor: ProgressMonitor?)
+
+    /// Reports the statements `db` runs as its trace options, logger and
+    /// instrumentation now ask (Database+Trace.swift). A server does
+    /// nothing: `ServerConnection.run` reports each statement it sends,
+    /// whatever the options (`Database.observingServerStatement`).
+    func updateTrace(_ db: Database)
 
     /// Closes the connection; it runs nothing afterwards.
     func close()

@@ -10,7 +10,7 @@
 // Spans: one per access ("quarry.read", "quarry.write",
 // "quarry.writeWithoutTransaction"), child of the caller's ServiceContext,
 // and one per statement, child of its access, fed by sqlite3_trace_v2
-// (statement start, rows, end: see Database+Trace.swift). Attribute names
+// (statement start, rows, end: see SQLite/SQLiteConnection+Hooks.swift). Attribute names
 // follow OpenTelemetry's database conventions.
 
 import CoreMetrics

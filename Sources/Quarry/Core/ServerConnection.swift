@@ -114,6 +114,15 @@ final class ServerConnection: DatabaseConnection {
 
     func accessWasCancelled() { driver.cancelRunningStatement() }
 
+    /// The server waits for its locks itself.
+    func setBusyWait(_ db: Database, milliseconds: Int32) {}
+
+    /// `run` stops on a cancel request; the time limit is the server's.
+    func watchProgress(_ monitor: ProgressMonitor?) {}
+
+    /// `run` reports each statement (`Database.observingServerStatement`).
+    func updateTrace(_ db: Database) {}
+
     func close() { driver.close() }
 
     /// Runs one statement written for the server (`$1…$n`) and follows the

@@ -4,7 +4,7 @@
 //
 // It applies for the duration of one closure only (withAuthorizer), so that
 // it never outlives that closure on a pooled connection. SQLite calls Quarry's
-// own authorizer (Core/StatementAuthorizer.swift), which asks this closure
+// own authorizer (SQLite/StatementAuthorizer.swift), which asks this closure
 // after it. Statements compiled earlier (Quarry's statement caches) are
 // expired on entry and exit, so they are compiled, and authorized, again
 // before they run.

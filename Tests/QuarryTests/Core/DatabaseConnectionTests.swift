@@ -138,6 +138,26 @@ struct DatabaseConnectionTests {
         try dbPool.read { db throws in #expect(try db.connection.schemaChanged(db) == true) }
     }
 
+    @Test func aServerReportsItsStatementsToTheTraceItself() throws {
+        // Installing the trace does nothing on a server
+        // (DatabaseConnection.updateTrace): ServerConnection.run reports
+        // each statement it sends, as SQLite's trace callback does.
+        let (db, _) = try makeServerDatabase()
+        var statements: [String] = []
+        var profiled: [String] = []
+        db.trace(options: [.statements, .profile]) { event in
+            switch event {
+            case .statement(let sql): statements.append(sql)
+            case .profile(let sql, _): profiled.append(sql)
+            }
+        }
+        _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM player")
+        db.trace(nil)
+        _ = try Int.fetchOne(db, sql: "SELECT 1")
+        #expect(statements == ["SELECT count(*) FROM player"])
+        #expect(profiled == ["SELECT count(*) FROM player"])
+    }
+
     @Test func aCancelledAccessSendsACancelRequestOnlyToAServer() throws {
         let (db, server) = try makeServerDatabase()
         db.connection.accessWasCancelled()

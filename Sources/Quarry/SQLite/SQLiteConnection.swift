@@ -2,16 +2,23 @@
 //
 // An SQLite connection is Quarry's own, through the C API: `Database` keeps
 // its machinery (the statement cache, the authorizer, hooks, spans), and this
-// type answers the seam's questions with it. Its prepared statements are
+// type answers the seam's questions with it. Its hooks (busy, progress,
+// trace) are in SQLiteConnection+Hooks.swift. Its prepared statements are
 // `Statement`, stepped directly: the hot path of every fetch.
 
 import CSQLite
+import CoreMetrics
 
 /// SQLite's connection, as the execution seam sees it.
 final class SQLiteConnection: DatabaseConnection {
     /// The connection handle; valid until `close()`.
     let handle: OpaquePointer
     let connectionDescription: String
+
+    /// What the busy handler reads, from SQLite's call on this connection's
+    /// thread: its timeout, and the metric counting its sleeps, if any
+    /// (SQLiteConnection+Hooks.swift).
+    var busyWait: (milliseconds: Int32, sleeps: Counter?) = (0, nil)
 
     init(handle: OpaquePointer, path: String) {
         self.handle = handle
@@ -65,7 +72,11 @@ final class SQLiteConnection: DatabaseConnection {
 
     /// Finalizes nothing: statements still referenced elsewhere keep the
     /// connection as a zombie until they are released (sqlite3_close_v2).
-    func close() { sqlite3_close_v2(handle) }
+    /// The busy handler, which reads this object, is removed first.
+    func close() {
+        sqlite3_busy_handler(handle, nil, nil)
+        sqlite3_close_v2(handle)
+    }
 }
 
 /// SQLite's prepared statement is `Statement` itself.
