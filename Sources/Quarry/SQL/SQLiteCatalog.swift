@@ -2,8 +2,6 @@
 // read from the connection: its pragmas (Schema/Database+Introspection.swift),
 // its write lock, its rowids and its bound value limit.
 
-import CSQLite
-
 /// SQLite's catalog, the catalog of every SQLite connection.
 package struct SQLiteCatalog: DatabaseCatalog {
     package init() {}
@@ -56,10 +54,8 @@ package struct SQLiteCatalog: DatabaseCatalog {
 
     // MARK: - Limits
 
-    /// The connection's limit (`SQLITE_LIMIT_VARIABLE_NUMBER`); SQLite's
-    /// default limit should the connection have no handle.
+    /// The connection's limit; SQLite's default should `db` be another's.
     package func boundValueLimit(_ db: Database) -> Int {
-        guard let handle = db.sqliteConnection else { return 32_766 }
-        return Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        (db.connection as? SQLiteConnection)?.boundValueLimit ?? 32_766
     }
 }

@@ -70,6 +70,9 @@ final class SQLiteConnection: DatabaseConnection {
     /// The progress handler stops the statement (Database+Interrupt.swift).
     func accessWasCancelled() {}
 
+    /// The most values one statement binds (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+    var boundValueLimit: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+
     /// Finalizes nothing: statements still referenced elsewhere keep the
     /// connection as a zombie until they are released (sqlite3_close_v2).
     /// The busy handler, which reads this object, is removed first.
