@@ -1,6 +1,6 @@
 // PostgreSQLCatalog: PostgreSQL's answers to Quarry's DatabaseCatalog, read
 // from the server: no rowids, the migrator's advisory lock, the protocol's
-// bound value limit, and the introspection catalog queries, the answers of
+// and the introspection catalog queries, the answers of
 // Schema/Database+Introspection.swift (tableExists, columns(in:), primaryKey,
 // foreignKeys(on:), indexes(on:)…), read from PostgreSQL's system catalogs
 // (<https://www.postgresql.org/docs/15/catalogs.html>) instead of SQLite's
@@ -252,9 +252,4 @@ package struct PostgreSQLCatalog: DatabaseCatalog {
     /// A server checks foreign keys in each statement (or at commit, for
     /// DEFERRABLE constraints): there is no pragma to turn off.
     package func foreignKeysCanBeSuspended(_ db: Database) throws -> Bool { false }
-
-    // MARK: - Limits
-
-    /// PostgreSQL's protocol counts the parameters of a statement in 16 bits.
-    package func boundValueLimit(_ db: Database) -> Int { 65_535 }
 }

@@ -29,6 +29,8 @@ final class PostgresServerConnection: DatabaseServerConnection {
     private let running = RunningStatement()
     var dialect: any SQLDialect { PostgreSQLDialect() }
     var catalog: any DatabaseCatalog { PostgreSQLCatalog() }
+    /// PostgreSQL's protocol counts the parameters of a statement in 16 bits.
+    var boundValueLimit: Int { 65_535 }
     var serverDescription: String { session.configuration.description }
 
     func error(_ category: DatabaseError.Category, message: String, sql: String?) -> DatabaseError {

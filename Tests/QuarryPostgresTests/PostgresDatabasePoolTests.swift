@@ -3,7 +3,7 @@
 // Tables get names of their own per test, dropped at the end.
 
 import Foundation
-import Quarry
+@testable import Quarry
 import QuarryPostgres
 import Testing
 
@@ -33,6 +33,18 @@ struct PostgresDatabasePoolTests {
             try await pool.writeWithoutTransaction { db in try db.execute(sql: "DROP TABLE IF EXISTS \(name.quotedDatabaseIdentifier) CASCADE") }
         }
         pool.close()
+    }
+
+    /// A PostgreSQL connection brings PostgreSQL's catalog and its
+    /// protocol's limit of bound values (16 bits).
+    @Test func aConnectionBringsPostgreSQLsCatalogAndLimit() async throws {
+        try await withPool(tables: []) { pool, _ in
+            let (isPostgreSQLCatalog, limit) = try await pool.read { db in
+                (db.catalog is PostgreSQLCatalog, db.connection.boundValueLimit)
+            }
+            #expect(isPostgreSQLCatalog)
+            #expect(limit == 65_535)
+        }
     }
 
     @Test func rawSQLValuesRowsAndRecordsRoundTrip() async throws {

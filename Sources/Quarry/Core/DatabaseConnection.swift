@@ -66,6 +66,9 @@ protocol DatabaseConnection: AnyObject {
     /// as far as the backend can tell (Database+SchemaVersion.swift).
     func schemaChanged(_ db: Database) throws -> Bool
 
+    /// The most values one statement binds.
+    var boundValueLimit: Int { get }
+
     /// The rowid of the last `INSERT`; 0 on a backend without rowids.
     var lastInsertedRowID: Int64 { get }
 

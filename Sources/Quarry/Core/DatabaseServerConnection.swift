@@ -21,6 +21,9 @@ package protocol DatabaseServerConnection: AnyObject {
     /// migrator's lock, its rowids and limits.
     var catalog: any DatabaseCatalog { get }
 
+    /// The most values one statement binds.
+    var boundValueLimit: Int { get }
+
     /// How the server is named in errors and logs (a URL without password).
     var serverDescription: String { get }
 

@@ -52,6 +52,7 @@ final class ServerConnection: DatabaseConnection {
 
     var dialect: any SQLDialect { driver.dialect }
     var catalog: any DatabaseCatalog { driver.catalog }
+    var boundValueLimit: Int { driver.boundValueLimit }
     var connectionDescription: String { driver.serverDescription }
 
     /// A server has none of SQLite's own features: each throws there.

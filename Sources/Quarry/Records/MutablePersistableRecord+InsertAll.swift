@@ -225,9 +225,9 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     }
 
     /// The most values one statement of `db` binds, as its dialect says
-    /// (``SQLDialect/boundValueLimit(_:)``).
+    /// (`DatabaseConnection.boundValueLimit`).
     static func boundValueLimit(_ db: Database) -> Int {
-        db.catalog.boundValueLimit(db)
+        db.connection.boundValueLimit
     }
 
     /// Runs the pending records' INSERT, then their didInsert and didSave,

@@ -1,6 +1,6 @@
 // DatabaseCatalog: what a backend answers about a connection's database by
 // asking it (introspection queries, the migrator's lock, foreign-key
-// suspension, rowids and limits), as opposed to SQLDialect.swift, which only
+// suspension, rowids), as opposed to SQLDialect.swift, which only
 // spells SQL. Each connection has one (`DatabaseConnection.catalog`):
 // SQLite's (SQLiteCatalog.swift) reads its pragmas and C API, PostgreSQL's
 // (in QuarryPostgres) its system catalogs.
@@ -59,9 +59,4 @@ package protocol DatabaseCatalog: Sendable {
     /// Whether foreign keys are enforced on `db`, and can be turned off for
     /// the length of a migration (`PRAGMA foreign_keys`).
     func foreignKeysCanBeSuspended(_ db: Database) throws -> Bool
-
-    // MARK: - Limits
-
-    /// The most values one statement binds on `db`.
-    func boundValueLimit(_ db: Database) -> Int
 }

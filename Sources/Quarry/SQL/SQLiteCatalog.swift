@@ -1,6 +1,6 @@
 // SQLiteCatalog: SQLite's answers to DatabaseCatalog (DatabaseCatalog.swift),
 // read from the connection: its pragmas (Schema/Database+Introspection.swift),
-// its write lock, its rowids and its bound value limit.
+// its write lock and its rowids.
 
 /// SQLite's catalog, the catalog of every SQLite connection.
 package struct SQLiteCatalog: DatabaseCatalog {
@@ -50,12 +50,5 @@ package struct SQLiteCatalog: DatabaseCatalog {
 
     package func foreignKeysCanBeSuspended(_ db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
-    }
-
-    // MARK: - Limits
-
-    /// The connection's limit; SQLite's default should `db` be another's.
-    package func boundValueLimit(_ db: Database) -> Int {
-        (db.connection as? SQLiteConnection)?.boundValueLimit ?? 32_766
     }
 }

@@ -38,7 +38,7 @@ enum UntrustedFileLimits {
         Cap(category: SQLITE_LIMIT_ATTACHED, name: "SQLITE_LIMIT_ATTACHED", value: 0),
         Cap(category: SQLITE_LIMIT_LIKE_PATTERN_LENGTH, name: "SQLITE_LIMIT_LIKE_PATTERN_LENGTH", value: 50),
         // security.html suggests 10; Quarry splits its batch statements by
-        // the connection's limit (SQLiteDialect.boundValueLimit), so fewer
+        // the connection's limit (SQLiteConnection.boundValueLimit), so fewer
         // only means more statements.
         Cap(category: SQLITE_LIMIT_VARIABLE_NUMBER, name: "SQLITE_LIMIT_VARIABLE_NUMBER", value: 999),
         Cap(category: SQLITE_LIMIT_TRIGGER_DEPTH, name: "SQLITE_LIMIT_TRIGGER_DEPTH", value: 10),

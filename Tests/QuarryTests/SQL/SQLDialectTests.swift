@@ -81,7 +81,7 @@ import QuarryPostgres
         #expect(sqlite.migrationsOrderColumn == "rowid")
         #expect(postgreSQL.migrationsOrderColumn == "seq")
         let db = try Database(server: StandInServer(), configuration: Configuration())
-        #expect(PostgreSQLCatalog().boundValueLimit(db) == 65_535)
+        #expect(db.connection.boundValueLimit == 32_766)
     }
 
     /// Each connection brings its backend's catalog: SQLite's reports
@@ -96,7 +96,7 @@ import QuarryPostgres
             #expect(!db.catalog.matchesReturnedRowsByPosition(db))
             // The connection's own limit, as set through the C API.
             sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, 500)
-            #expect(db.catalog.boundValueLimit(db) == 500)
+            #expect(db.connection.boundValueLimit == 500)
         }
         let standIn = try Database(server: StandInServer(dialect: SQLiteDialect()), configuration: Configuration())
         #expect(standIn.catalog is StandInCatalog)

@@ -15,6 +15,8 @@ final class StandInServer: DatabaseServerConnection {
     let catalog: any DatabaseCatalog
     let serverDescription = "stand-in://server"
     let databaseName = "stand-in"
+    /// SQLite's default limit.
+    let boundValueLimit = 32_766
     var isUsable: Bool { !isClosed }
     /// When set, the first statement whose SQL starts with it fails as a
     /// lost connection would (SQLSTATE 08006), and the stand-in closes.
@@ -108,8 +110,7 @@ final class StandInServer: DatabaseServerConnection {
 
 /// The catalog of a stand-in that speaks SQLite's SQL: SQLite's pragmas
 /// answer its introspection, but, as a server, it keeps rowids to itself
-/// (RETURNING gives the key, multi-row inserts are matched by position) and
-/// binds as many values as SQLite's default limit.
+/// (RETURNING gives the key, multi-row inserts are matched by position).
 struct StandInCatalog: DatabaseCatalog {
     private let sqlite = SQLiteCatalog()
     func tablesHaveRowID(_ db: Database) -> Bool { false }
@@ -126,5 +127,4 @@ struct StandInCatalog: DatabaseCatalog {
     func isWriteLockHeldElsewhere(_ db: Database) throws -> Bool { try sqlite.isWriteLockHeldElsewhere(db) }
     func lockMigrations(_ db: Database, table: String, timeout: Duration?, willWait: (_ holder: Int?) -> Void) throws {}
     func foreignKeysCanBeSuspended(_ db: Database) throws -> Bool { try sqlite.foreignKeysCanBeSuspended(db) }
-    func boundValueLimit(_ db: Database) -> Int { 32_766 }
 }
