@@ -33,8 +33,10 @@ import Testing
         var raw = ""
         /// Whether `raw`, in the user information, may make a valid URL
         /// that says another password: it has an unencoded `%` (which may
-        /// form an escape of its own), or an unencoded `@` and then `/`
-        /// (`app:X@/@?host=%2Ftmp` is the password `X` and the database `@`).
+        /// form an escape of its own), or an unencoded `@`, which ends the
+        /// user information as in libpq (`app:X@/@?host=%2Ftmp` is the
+        /// password `X` and the database `@`; `app:X@%2F@[zz]` the password
+        /// `X` and the host `/@[zz]`).
         var ambiguousInUserInfo = false
         /// Whether `raw`, as the value of the parameter password, may make
         /// a valid URL that says another password: it has an unencoded `%`,
@@ -56,7 +58,6 @@ import Testing
         let others = Gen.int(in: 0...2)
         let encodes = Gen.bool(0.5)
         var password = Password()
-        var rawAt = false
         for _ in 0..<chunks.run(using: &rng) {
             var characters = [marker.run(using: &rng)]
             for _ in 0..<others.run(using: &rng) { characters.append(special.run(using: &rng)) }
@@ -71,8 +72,7 @@ import Testing
                         password.ambiguousInUserInfo = true
                         password.ambiguousInQuery = true
                     case "&": password.ambiguousInQuery = true
-                    case "@": rawAt = true
-                    case "/" where rawAt: password.ambiguousInUserInfo = true
+                    case "@": password.ambiguousInUserInfo = true
                     default: break
                     }
                 }

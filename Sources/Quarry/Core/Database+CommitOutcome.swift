@@ -46,7 +46,7 @@ extension Database {
     /// error is counted too when the transaction was not Quarry's: SQLite
     /// leaves nothing that tells the two apart.
     private func mayCommit(_ statement: Statement) -> Bool {
-        switch Self.firstKeyword(of: statement.sql) {
+        switch SQLScanner.leadingKeywords(statement.sql, count: 1, nestedComments: false).first {
         case "COMMIT", "END": return true
         case "RELEASE": return !isInsideTransactionBlock
         default:
@@ -71,21 +71,5 @@ extension Database {
         let code = withUnsafeMutableBytes(of: &versions) { buffer in read(file, buffer.baseAddress, 2, 18) }
         guard code == SQLITE_OK else { return nil }
         return versions.0 == 2 || versions.1 == 2
-    }
-
-    /// The first keyword of `sql`, upper-cased, after white space and comments.
-    static func firstKeyword(of sql: String) -> String {
-        var rest = Substring(sql)
-        while true {
-            rest = rest.drop(while: { $0.isWhitespace })
-            if rest.hasPrefix("--") {
-                rest = rest.drop(while: { $0 != "\n" })
-            } else if rest.hasPrefix("/*") {
-                guard let end = rest.dropFirst(2).range(of: "*/") else { return "" }
-                rest = rest[end.upperBound...]
-            } else {
-                return rest.prefix(while: { $0.isLetter }).uppercased()
-            }
-        }
     }
 }

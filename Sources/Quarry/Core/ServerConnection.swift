@@ -303,7 +303,7 @@ final class ServerConnection: DatabaseConnection {
             guard !readOnly else { return nil }
             what = "during COMMIT, so the transaction may or may not have been committed"
         case .none where !insideTransaction:
-            let first = ServerTransactionChange.leadingKeywords(sql, count: 1).first
+            let first = SQLScanner.leadingKeywords(sql, count: 1).first
             guard !["SELECT", "VALUES", "TABLE", "SHOW", "EXPLAIN"].contains(first) else { return nil }
             what = "while a statement ran outside of any transaction, which the server commits on its own, "
                 + "so it may or may not have been committed"
