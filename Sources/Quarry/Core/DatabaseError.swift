@@ -93,17 +93,10 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     public init(
         resultCode: ResultCode = .SQLITE_ERROR, message: String? = nil, sql: String? = nil, arguments: StatementArguments? = nil
     ) {
-        self.extendedResultCode = resultCode
-        self.message = message ?? String(cString: sqlite3_errstr(resultCode.rawValue))
-        self.sql = sql
-        self.arguments = arguments
-        self.sqlState = nil
-        self.categories = DatabaseError.categories(forResultCode: resultCode)
-        backendName = "SQLite"
-        constraintName = nil
-        tableName = nil
-        columnName = nil
-        detail = nil
+        self.init(
+            sqlState: nil, resultCode: resultCode, categories: DatabaseError.categories(forResultCode: resultCode),
+            backendName: "SQLite", message: message ?? String(cString: sqlite3_errstr(resultCode.rawValue)),
+            sql: sql, arguments: arguments)
     }
 
     /// Creates an error reported by a database server, classified by its
