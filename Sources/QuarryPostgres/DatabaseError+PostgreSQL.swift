@@ -11,7 +11,7 @@ extension DatabaseError {
     /// the fields the server sent. QuarryPostgres makes them; tests of code
     /// that handles them can too.
     ///
-    /// The error's ``DatabaseError/extendedResultCode`` is the closest SQLite
+    /// The error's `DatabaseError.extendedResultCode` is the closest SQLite
     /// code: `23505` gives `SQLITE_CONSTRAINT_UNIQUE`, `23503`
     /// `SQLITE_CONSTRAINT_FOREIGNKEY`, `23502` `SQLITE_CONSTRAINT_NOTNULL`,
     /// `23514` `SQLITE_CONSTRAINT_CHECK`, the other codes of class 23
@@ -26,16 +26,16 @@ extension DatabaseError {
     /// of arguments) `SQLITE_MISUSE`; the other codes of class 08 (connection
     /// exception) `SQLITE_IOERR`; any other code `SQLITE_ERROR`.
     ///
-    /// Its ``DatabaseError/categories`` follow: class 08 and `57P01` to
+    /// Its `DatabaseError.categories` follow: class 08 and `57P01` to
     /// `57P03` (the server ended the session, is shutting down or starting)
-    /// are ``DatabaseError/Category/connectionLost``, `08003` (connection
+    /// are `.connectionLost`, `08003` (connection
     /// does not exist: the statement was not sent) also
-    /// ``DatabaseError/Category/notSent``, `08007` (transaction resolution
-    /// unknown) also ``DatabaseError/Category/commitOutcomeUnknown``, and
+    /// `.notSent`, `08007` (transaction resolution
+    /// unknown) also `.commitOutcomeUnknown`, and
     /// `25P02` (in failed transaction) answering a `COMMIT` is
-    /// ``DatabaseError/Category/commitAnsweredWithRollback``. A server's I/O
-    /// errors are its own: none is ``DatabaseError/Category/ioError`` or
-    /// ``DatabaseError/Category/corrupt``.
+    /// `.commitAnsweredWithRollback`. A server's I/O
+    /// errors are its own: none is `.ioError` or
+    /// `.corrupt`.
     ///
     /// - parameters:
     ///   - sqlState: the five-character SQLSTATE, such as `"23505"`.
@@ -114,7 +114,7 @@ extension DatabaseError {
     }
 
     /// PostgreSQL's error for a failure that Quarry's server connection
-    /// detected (``DatabaseServerConnection/error(_:message:sql:)``).
+    /// detected (`DatabaseServerConnection.error(_:message:sql:)`).
     static func postgresError(_ category: Category, message: String, sql: String?) -> DatabaseError {
         switch category {
         case .commitAnsweredWithRollback: return DatabaseError(sqlState: "25P02", message: message, sql: sql)

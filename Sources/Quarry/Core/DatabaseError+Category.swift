@@ -23,6 +23,7 @@ extension DatabaseError {
         /// A category named `name`.
         public init(_ name: String) { self.name = name }
 
+        /// The category's name.
         public var description: String { name }
 
         /// Any constraint violation (``DatabaseError/isConstraintViolation``).
