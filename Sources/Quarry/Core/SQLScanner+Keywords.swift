@@ -1,7 +1,7 @@
 // SQLScanner+Keywords: the leading keywords of a statement, after white
 // space and comments, for the code that classifies statements without
 // tokenizing them whole: ServerTransactionChange.swift (a server's
-// transaction control) and Database+CommitOutcome.swift (SQLite's commits).
+// transaction control) and SQLite/Database+CommitOutcome.swift (SQLite's commits).
 
 extension SQLScanner {
     /// Up to `count` leading keywords of `sql`, uppercased: runs of ASCII
