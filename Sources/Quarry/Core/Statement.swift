@@ -46,7 +46,7 @@ public final class Statement {
 
     /// Record readers (decoder and column layout), keyed by record type, so
     /// that a cached statement resolves coding keys to column indexes only
-    /// once (see `Records/FetchableRecord.swift` and `Records/RecordDecoder.swift`).
+    /// once (see `Records/Fetching/FetchableRecord.swift` and `Records/Coding/RecordDecoder.swift`).
     var recordReaders: [ObjectIdentifier: AnyObject] = [:]
 
     /// The last record reader handed out, in front of `recordReaders`: a
