@@ -72,29 +72,22 @@ extension DatabaseError {
         public static let cannotOpen = Category("cannot open")
     }
 
+    /// SQLite's classification of its extended result codes, then of their
+    /// primary code.
+    private static let sqliteExtendedCategories: [ResultCode: Category] = [
+        .SQLITE_CONSTRAINT_UNIQUE: .uniqueConstraintViolation, .SQLITE_CONSTRAINT_PRIMARYKEY: .uniqueConstraintViolation,
+        .SQLITE_CONSTRAINT_FOREIGNKEY: .foreignKeyViolation, .SQLITE_CONSTRAINT_NOTNULL: .notNullConstraintViolation,
+        .SQLITE_CONSTRAINT_CHECK: .checkConstraintViolation,
+    ]
+    private static let sqlitePrimaryCategories: [ResultCode: Category] = [
+        .SQLITE_CONSTRAINT: .constraintViolation, .SQLITE_BUSY: .busy, .SQLITE_READONLY: .readOnly,
+        .SQLITE_FULL: .diskFull, .SQLITE_CORRUPT: .corrupt, .SQLITE_NOTADB: .corrupt, .SQLITE_IOERR: .ioError,
+        .SQLITE_MISUSE: .misuse, .SQLITE_INTERRUPT: .interrupted, .SQLITE_MISMATCH: .typeMismatch,
+        .SQLITE_CANTOPEN: .cannotOpen,
+    ]
+
     /// SQLite's classification of its result codes.
     static func categories(forResultCode code: ResultCode) -> Set<Category> {
-        var categories: Set<Category> = []
-        switch code {
-        case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY: categories.insert(.uniqueConstraintViolation)
-        case .SQLITE_CONSTRAINT_FOREIGNKEY: categories.insert(.foreignKeyViolation)
-        case .SQLITE_CONSTRAINT_NOTNULL: categories.insert(.notNullConstraintViolation)
-        case .SQLITE_CONSTRAINT_CHECK: categories.insert(.checkConstraintViolation)
-        default: break
-        }
-        switch code.primaryResultCode {
-        case .SQLITE_CONSTRAINT: categories.insert(.constraintViolation)
-        case .SQLITE_BUSY: categories.insert(.busy)
-        case .SQLITE_READONLY: categories.insert(.readOnly)
-        case .SQLITE_FULL: categories.insert(.diskFull)
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB: categories.insert(.corrupt)
-        case .SQLITE_IOERR: categories.insert(.ioError)
-        case .SQLITE_MISUSE: categories.insert(.misuse)
-        case .SQLITE_INTERRUPT: categories.insert(.interrupted)
-        case .SQLITE_MISMATCH: categories.insert(.typeMismatch)
-        case .SQLITE_CANTOPEN: categories.insert(.cannotOpen)
-        default: break
-        }
-        return categories
+        Set([sqliteExtendedCategories[code], sqlitePrimaryCategories[code.primaryResultCode]].compactMap { $0 })
     }
 }
