@@ -132,7 +132,6 @@ package struct PostgreSQLDialect: SQLDialect {
 
     package var allowsNullsOrderingInIndexes: Bool { true }
     package var parenthesizesIndexExpressions: Bool { true }
-    package var hasFullTextTables: Bool { false }
 
     // MARK: - Upsert & conflict spelling
 

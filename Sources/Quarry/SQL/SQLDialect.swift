@@ -134,10 +134,6 @@ package protocol SQLDialect: Sendable {
     /// Whether an index term that is not a plain column is parenthesized.
     var parenthesizesIndexExpressions: Bool { get }
 
-    /// Whether the dialect has SQLite's FTS5 full-text tables, whose
-    /// synchronization triggers are dropped with them.
-    var hasFullTextTables: Bool { get }
-
     // MARK: - Upsert & conflict spelling
 
     /// `OR IGNORE ` (with its trailing space) after `INSERT` or `UPDATE`, or

@@ -79,7 +79,6 @@ package struct SQLiteDialect: SQLDialect {
     package func checkTableOptions(_ table: String, _ options: TableOptions) throws {}
     package var allowsNullsOrderingInIndexes: Bool { false }
     package var parenthesizesIndexExpressions: Bool { false }
-    package var hasFullTextTables: Bool { true }
 
     // MARK: - Upsert & conflict spelling
 

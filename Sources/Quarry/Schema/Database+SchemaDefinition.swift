@@ -66,7 +66,9 @@ extension Database {
     ///   - ifExists: when true, a missing table is not an error (the
     ///     default, false, throws as GRDB does).
     public func drop(table name: String, ifExists: Bool = false) throws {
-        let triggers = sqlDialect.hasFullTextTables ? try synchronizationTriggers(ofVirtualTable: name) : []
+        // Backend conditional: only a backend with FTS5 tables has their
+        // synchronization triggers to drop (a capability, not a spelling).
+        let triggers = connection.supports(.fullTextSearch5) ? try synchronizationTriggers(ofVirtualTable: name) : []
         var statements = triggers.map { "DROP TRIGGER \($0.quotedDatabaseIdentifier)" }
         statements.append("DROP TABLE \(ifExists ? "IF EXISTS " : "")\(name.quotedDatabaseIdentifier)")
         try executeAtomically(statements)
