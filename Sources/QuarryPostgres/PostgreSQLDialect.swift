@@ -48,6 +48,18 @@ package struct PostgreSQLDialect: SQLDialect {
         return rules
     }
 
+    /// Bytes are kept only in bytea columns (another column refuses them,
+    /// or keeps their hex text, read back as other bytes); key lists are
+    /// bound in `IN` lists; no GRDB migrations table (GRDB writes SQLite
+    /// files only).
+    package var features: SQLDialectFeatures {
+        [
+            .groupsBySelectionPosition, .requiresDerivedTableAlias, .allowsNullsOrderingInIndexes,
+            .parenthesizesIndexExpressions, .upsertRequiresConflictTarget, .qualifiesUpsertColumns,
+            .keepsBytesOnlyInBlobColumns,
+        ]
+    }
+
     // MARK: - Quoting & literals
 
     /// A blob is `'\x…'::bytea`, the 0 or 1 of a `Bool` in a `BOOLEAN`
@@ -77,13 +89,9 @@ package struct PostgreSQLDialect: SQLDialect {
 
     // MARK: - Query clauses
 
-    /// No `json_each`: the keys go in `IN` lists.
-    package var bindsKeyListAsJSONArray: Bool { false }
 
     /// PostgreSQL refuses a negative LIMIT, and needs none before OFFSET.
     package var offsetWithoutLimit: String { " OFFSET " }
-    package var groupsBySelectionPosition: Bool { true }
-    package var requiresDerivedTableAlias: Bool { true }
 
     /// PostgreSQL has no empty list: nothing is in it.
     package func emptyInList(negated: Bool) -> String? { negated ? "TRUE" : "FALSE" }
@@ -130,8 +138,6 @@ package struct PostgreSQLDialect: SQLDialect {
             "table \(table): WITHOUT ROWID and STRICT are SQLite-only (a PostgreSQL table has no rowid, and its types are strict)")
     }
 
-    package var allowsNullsOrderingInIndexes: Bool { true }
-    package var parenthesizesIndexExpressions: Bool { true }
 
     // MARK: - Upsert & conflict spelling
 
@@ -153,8 +159,6 @@ package struct PostgreSQLDialect: SQLDialect {
                 + (insert ? "; use an upsert, or onConflict: .ignore (ON CONFLICT DO NOTHING)" : ""))
     }
 
-    package var upsertRequiresConflictTarget: Bool { true }
-    package var qualifiesUpsertColumns: Bool { true }
 
     /// The error for a table the server does not have: it carries
     /// PostgreSQL's SQLSTATE for an undefined table, 42P01, and does not
@@ -188,8 +192,6 @@ package struct PostgreSQLDialect: SQLDialect {
         }
     }
 
-    /// Another column refuses bytes, or keeps their hex text, read back as other bytes.
-    package var keepsBytesOnlyInBlobColumns: Bool { true }
 
     // MARK: - The migrator's own tables & lock
 
@@ -205,8 +207,6 @@ package struct PostgreSQLDialect: SQLDialect {
 
     package var migrationsOrderColumn: String { "seq" }
 
-    /// GRDB writes SQLite files only.
-    package var mayHoldGRDBMigrations: Bool { false }
 
     // MARK: - Read-only transactions & statement timeout
 

@@ -215,7 +215,7 @@ public struct DatabaseMigrator: Sendable {
     /// The identifiers in GRDB's migrations table, in the order GRDB applied them.
     func grdbMigrations(_ db: Database) throws -> [String] {
         // GRDB writes SQLite files only.
-        guard db.sqlDialect.mayHoldGRDBMigrations, try db.tableExists(Self.grdbMigrationsTableName) else { return [] }
+        guard db.sqlDialect.features.contains(.mayHoldGRDBMigrations), try db.tableExists(Self.grdbMigrationsTableName) else { return [] }
         return try String.fetchAll(
             db, sql: "SELECT identifier FROM \(Self.grdbMigrationsTableName.quotedDatabaseIdentifier) ORDER BY rowid")
     }

@@ -164,7 +164,7 @@ extension QueryRequest {
     ) throws -> [DatabaseValue: [ScopedRow]] {
         guard !keys.isEmpty else { return [:] }
         let parent = TableAlias()
-        guard db.sqlDialect.bindsKeyListAsJSONArray, !keys.contains(where: { if case .blob = $0 { true } else { false } }) else {
+        guard db.sqlDialect.features.contains(.bindsKeyListAsJSONArray), !keys.contains(where: { if case .blob = $0 { true } else { false } }) else {
             // JSON cannot carry blob keys (a UUID stored as 16 bytes, say),
             // and json_each is SQLite's: bind the keys in IN lists, in chunks
             // well under SQLite's limit on parameters. Each parent key is in

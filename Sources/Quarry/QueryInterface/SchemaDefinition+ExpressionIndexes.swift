@@ -108,12 +108,12 @@ extension Database {
         let dialect = sqlDialect
         let terms = try expressions.map { term in
             let ordering = term.sqlIndexOrdering
-            if ordering.nulls != nil, !dialect.allowsNullsOrderingInIndexes {
+            if ordering.nulls != nil, !dialect.features.contains(.allowsNullsOrderingInIndexes) {
                 throw DatabaseError.misuse(
                     "index \(name) on \(table): NULLS FIRST and NULLS LAST are PostgreSQL-only in an index; SQLite refuses them")
             }
             var sql = try context.sql(ordering.expression)
-            if dialect.parenthesizesIndexExpressions, !ordering.expression.isPlainColumn { sql = "(" + sql + ")" }
+            if dialect.features.contains(.parenthesizesIndexExpressions), !ordering.expression.isPlainColumn { sql = "(" + sql + ")" }
             if ordering.isDescending { sql += " DESC" }
             if let nulls = ordering.nulls { sql += " " + nulls.rawValue }
             return sql

@@ -137,7 +137,7 @@ extension Database {
             {
                 check.report(.incompatibleType, column: info.name, expected: SchemaStorageClass.describe(readable),
                              found: info.type, detail: "the \(typeName) property cannot read its values")
-            } else if sqlDialect.keepsBytesOnlyInBlobColumns, isWritten, !info.isGenerated, !columnClasses.contains(.blob),
+            } else if sqlDialect.features.contains(.keepsBytesOnlyInBlobColumns), isWritten, !info.isGenerated, !columnClasses.contains(.blob),
                 SchemaStorageClass.writesBlob(property.type, uuidStrategy: format.uuidEncoding)
             {
                 check.report(.incompatibleType, column: info.name, expected: "bytea", found: info.type,

@@ -36,6 +36,9 @@ package protocol SQLDialect: Sendable {
     /// `"…"`, comments, `?`, `:name`).
     var lexicalRules: SQLLexicalRules { get }
 
+    /// The dialect's yes-or-no answers, grouped (``SQLDialectFeatures``).
+    var features: SQLDialectFeatures { get }
+
     /// How the parameter `number` (from 1) of a statement sent to a server
     /// is written: `$1` on PostgreSQL. (SQLite binds raw SQL as written.)
     func parameter(_ number: Int) -> String
@@ -60,20 +63,6 @@ package protocol SQLDialect: Sendable {
     /// LIMIT, with spaces around it: SQLite needs a LIMIT before OFFSET
     /// (` LIMIT -1 OFFSET `), other databases do not.
     var offsetWithoutLimit: String { get }
-
-    /// Whether the GROUP BY terms of a query that are also selected are
-    /// written as their position in the selection (`GROUP BY 1`), so that
-    /// the server sees the same expression (its bound values included).
-    var groupsBySelectionPosition: Bool { get }
-
-    /// Whether the keys of the parents whose children `including(all:)`
-    /// prefetches are bound as one JSON array, read by the table-valued
-    /// `json_each` (SQLite); otherwise they are bound in `IN` lists of at
-    /// most 500.
-    var bindsKeyListAsJSONArray: Bool { get }
-
-    /// Whether a subquery in FROM must be named (`(SELECT …) "subquery"`).
-    var requiresDerivedTableAlias: Bool { get }
 
     /// The SQL of `x IN ()` (or `NOT IN`, when `negated`), for a dialect
     /// that has no empty list; nil to write the empty list as is.
@@ -128,12 +117,6 @@ package protocol SQLDialect: Sendable {
     /// `WITHOUT ROWID`, `STRICT`).
     func checkTableOptions(_ table: String, _ options: TableOptions) throws
 
-    /// Whether an index term may say `NULLS FIRST` or `NULLS LAST`.
-    var allowsNullsOrderingInIndexes: Bool { get }
-
-    /// Whether an index term that is not a plain column is parenthesized.
-    var parenthesizesIndexExpressions: Bool { get }
-
     // MARK: - Upsert & conflict spelling
 
     /// `OR IGNORE ` (with its trailing space) after `INSERT` or `UPDATE`, or
@@ -149,14 +132,6 @@ package protocol SQLDialect: Sendable {
     /// statement runs.
     func checkConflictResolution(_ conflict: ConflictResolution, insert: Bool) throws
 
-    /// Whether `ON CONFLICT … DO UPDATE` needs a conflict target (then the
-    /// primary key is used when none is given).
-    var upsertRequiresConflictTarget: Bool { get }
-
-    /// Whether the existing row's columns in `DO UPDATE` are qualified by
-    /// the table name (unqualified, they would be ambiguous with `excluded`'s).
-    var qualifiesUpsertColumns: Bool { get }
-
     // MARK: - Introspection spelling
 
     /// The error for a table the database does not have.
@@ -166,10 +141,6 @@ package protocol SQLDialect: Sendable {
     /// as the start-up schema check judges them, or nil when it may hold any.
     func storageClasses(ofDeclaredType declaredType: String) -> Set<SchemaStorageClass>?
 
-    /// Whether bytes are kept only in a column whose type holds blobs (then
-    /// the schema check flags a property that writes bytes elsewhere).
-    var keepsBytesOnlyInBlobColumns: Bool { get }
-
     // MARK: - The migrator's own tables & lock
 
     /// The statement that creates the migrator's table named `table`
@@ -178,9 +149,6 @@ package protocol SQLDialect: Sendable {
 
     /// The column that orders the migrator's table by application.
     var migrationsOrderColumn: String { get }
-
-    /// Whether a database may hold GRDB's migrations table.
-    var mayHoldGRDBMigrations: Bool { get }
 
     // MARK: - Read-only transactions & statement timeout
 
@@ -196,6 +164,48 @@ package protocol SQLDialect: Sendable {
 
     /// The statement that starts a read-only transaction that sees one snapshot.
     var beginReadOnlyTransactionSQL: String { get }
+}
+
+/// The yes-or-no answers of a dialect, one set: what its SQL allows or
+/// requires besides spelling. A dialect lists those it has.
+package struct SQLDialectFeatures: OptionSet, Sendable {
+    package let rawValue: Int
+    package init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// The GROUP BY terms of a query that are also selected are
+    /// written as their position in the selection (`GROUP BY 1`), so that
+    /// the server sees the same expression (its bound values included).
+    package static let groupsBySelectionPosition = SQLDialectFeatures(rawValue: 1 << 0)
+
+    /// The keys of the parents whose children `including(all:)`
+    /// prefetches are bound as one JSON array, read by the table-valued
+    /// `json_each` (SQLite); otherwise they are bound in `IN` lists of at
+    /// most 500.
+    package static let bindsKeyListAsJSONArray = SQLDialectFeatures(rawValue: 1 << 1)
+
+    /// A subquery in FROM must be named (`(SELECT …) "subquery"`).
+    package static let requiresDerivedTableAlias = SQLDialectFeatures(rawValue: 1 << 2)
+
+    /// An index term may say `NULLS FIRST` or `NULLS LAST`.
+    package static let allowsNullsOrderingInIndexes = SQLDialectFeatures(rawValue: 1 << 3)
+
+    /// An index term that is not a plain column is parenthesized.
+    package static let parenthesizesIndexExpressions = SQLDialectFeatures(rawValue: 1 << 4)
+
+    /// `ON CONFLICT … DO UPDATE` needs a conflict target (then the
+    /// primary key is used when none is given).
+    package static let upsertRequiresConflictTarget = SQLDialectFeatures(rawValue: 1 << 5)
+
+    /// The existing row's columns in `DO UPDATE` are qualified by
+    /// the table name (unqualified, they would be ambiguous with `excluded`'s).
+    package static let qualifiesUpsertColumns = SQLDialectFeatures(rawValue: 1 << 6)
+
+    /// Bytes are kept only in a column whose type holds blobs (then
+    /// the schema check flags a property that writes bytes elsewhere).
+    package static let keepsBytesOnlyInBlobColumns = SQLDialectFeatures(rawValue: 1 << 7)
+
+    /// A database may hold GRDB's migrations table.
+    package static let mayHoldGRDBMigrations = SQLDialectFeatures(rawValue: 1 << 8)
 }
 
 /// What the raw SQL scanner reads, besides what every dialect shares; each

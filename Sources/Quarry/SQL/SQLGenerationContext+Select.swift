@@ -52,7 +52,7 @@ extension SQLGenerationContext {
         // On PostgreSQL, the selected expressions of a grouped query, for
         // `positionalSQL(_:selection:)`.
         var groupedSelection: [SelectedExpression] = []
-        let positionsGroupedExpressions = !query.groupBy.isEmpty && dialect.groupsBySelectionPosition
+        let positionsGroupedExpressions = !query.groupBy.isEmpty && dialect.features.contains(.groupsBySelectionPosition)
         if let selection = query.selection {
             for item in selection {
                 let start = arguments.count
@@ -122,7 +122,7 @@ extension SQLGenerationContext {
     /// On PostgreSQL, ` "name"`: a subquery in FROM must have a name there
     /// (SQLite needs none, and gets none, so that its SQL stays as written).
     private func derivedTableAlias() -> String {
-        guard dialect.requiresDerivedTableAlias else { return "" }
+        guard dialect.features.contains(.requiresDerivedTableAlias) else { return "" }
         return " " + register(TableAlias(), preferred: "subquery").quotedDatabaseIdentifier
     }
 

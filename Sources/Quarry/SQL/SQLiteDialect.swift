@@ -16,6 +16,7 @@ package struct SQLiteDialect: SQLDialect {
     // MARK: - Parameters & scanning
 
     package var lexicalRules: SQLLexicalRules { .sqlite }
+    package var features: SQLDialectFeatures { [.bindsKeyListAsJSONArray, .mayHoldGRDBMigrations] }
 
     /// `?NNN`, SQLite's numbered parameter.
     package func parameter(_ number: Int) -> String { "?\(number)" }
@@ -32,10 +33,7 @@ package struct SQLiteDialect: SQLDialect {
 
     // MARK: - Query clauses
 
-    package var bindsKeyListAsJSONArray: Bool { true }
     package var offsetWithoutLimit: String { " LIMIT -1 OFFSET " }
-    package var groupsBySelectionPosition: Bool { false }
-    package var requiresDerivedTableAlias: Bool { false }
     package func emptyInList(negated: Bool) -> String? { nil }
     package func likePattern(forGlob pattern: SQLExpression) throws -> String? { nil }
 
@@ -77,16 +75,12 @@ package struct SQLiteDialect: SQLDialect {
 
     package func checkColumnDefinition(_ column: String, hasConstraintConflictClauses: Bool, isVirtualGenerated: Bool) throws {}
     package func checkTableOptions(_ table: String, _ options: TableOptions) throws {}
-    package var allowsNullsOrderingInIndexes: Bool { false }
-    package var parenthesizesIndexExpressions: Bool { false }
 
     // MARK: - Upsert & conflict spelling
 
     package func conflictResolutionPrefix(_ conflict: ConflictResolution) -> String { conflict.sqlPrefix }
     package func insertConflictClause(_ conflict: ConflictResolution) -> String { "" }
     package func checkConflictResolution(_ conflict: ConflictResolution, insert: Bool) throws {}
-    package var upsertRequiresConflictTarget: Bool { false }
-    package var qualifiesUpsertColumns: Bool { false }
 
     // MARK: - Introspection spelling
 
@@ -104,7 +98,6 @@ package struct SQLiteDialect: SQLDialect {
         return nil
     }
 
-    package var keepsBytesOnlyInBlobColumns: Bool { false }
 
     // MARK: - The migrator's own tables & lock
 
@@ -117,7 +110,6 @@ package struct SQLiteDialect: SQLDialect {
     }
 
     package var migrationsOrderColumn: String { "rowid" }
-    package var mayHoldGRDBMigrations: Bool { true }
 
     // MARK: - Read-only transactions & statement timeout
 

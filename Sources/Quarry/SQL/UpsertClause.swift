@@ -30,7 +30,7 @@ extension SQLGenerationContext {
     func upsertClauseSQL(
         _ clause: UpsertClause, table: String, insertedColumns: [String], primaryKey: [String]
     ) throws -> String {
-        guard dialect.qualifiesUpsertColumns else {
+        guard dialect.features.contains(.qualifiesUpsertColumns) else {
             return try upsertClauseText(clause, insertedColumns: insertedColumns, primaryKey: primaryKey)
         }
         return try qualifyingCurrentColumns(with: table) {
@@ -43,7 +43,7 @@ extension SQLGenerationContext {
         // SQLite's DO UPDATE without a target catches a conflict on any unique
         // key; PostgreSQL's needs one: the primary key then.
         var target = clause.conflictTarget
-        if target.isEmpty, !clause.doesNothing, dialect.upsertRequiresConflictTarget { target = primaryKey }
+        if target.isEmpty, !clause.doesNothing, dialect.features.contains(.upsertRequiresConflictTarget) { target = primaryKey }
         if !target.isEmpty {
             text += " (" + target.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
         }

@@ -27,8 +27,8 @@ import QuarryPostgres
         #expect(sqlite.emptyInList(negated: false) == nil)
         #expect(postgreSQL.emptyInList(negated: false) == "FALSE")
         #expect(postgreSQL.emptyInList(negated: true) == "TRUE")
-        #expect(!sqlite.groupsBySelectionPosition && postgreSQL.groupsBySelectionPosition)
-        #expect(!sqlite.requiresDerivedTableAlias && postgreSQL.requiresDerivedTableAlias)
+        #expect(!sqlite.features.contains(.groupsBySelectionPosition) && postgreSQL.features.contains(.groupsBySelectionPosition))
+        #expect(!sqlite.features.contains(.requiresDerivedTableAlias) && postgreSQL.features.contains(.requiresDerivedTableAlias))
     }
 
     @Test func columnTypesAndPrimaryKeys() {

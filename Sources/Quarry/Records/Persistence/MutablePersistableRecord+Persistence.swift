@@ -106,7 +106,7 @@ extension MutablePersistableRecord {
             let sql = RecordStatementSQL.insert(
                 into: Self.databaseTableName, columns: columns, conflict: conflict, upsertUpdating: upsertUpdating,
                 returning: returning.isEmpty ? nil : returning,
-                upsertTarget: db.sqlDialect.upsertRequiresConflictTarget ? schema.primaryKey : [], dialect: db.sqlDialect)
+                upsertTarget: db.sqlDialect.features.contains(.upsertRequiresConflictTarget) ? schema.primaryKey : [], dialect: db.sqlDialect)
             return PlanSource(sql: sql, bindings: indexes)
         }
     }

@@ -93,7 +93,7 @@ struct UpsertBatch<Record: MutablePersistableRecord> {
         self.schema = schema
         self.clause = clause
         var keyColumns = clause.conflictTarget
-        if keyColumns.isEmpty, db.sqlDialect.upsertRequiresConflictTarget { keyColumns = schema.primaryKey }
+        if keyColumns.isEmpty, db.sqlDialect.features.contains(.upsertRequiresConflictTarget) { keyColumns = schema.primaryKey }
         self.keyColumns = schema.hasTriggers ? [] : keyColumns
         idSQL = schema.hasRowID ? "rowid" : db.catalog.insertedRowIDReturning(db, rowIDColumn: schema.rowIDColumn)
     }
