@@ -18,8 +18,9 @@
 #   (RecordCache), so that it lives and closes with the connection;
 # - Observation's broker reads what SQLite's authorizer learned of each
 #   statement at compile time (StatementFacts, SavepointAction, in
-#   SQLite/StatementAuthorizer.swift): on SQLite the broker follows the
-#   connection through SQLite's C hooks, which are not in the room yet.
+#   SQLite/StatementAuthorizer.swift), to know which changes a statement
+#   may make before SQLite's hooks (SQLite/SQLiteConnection+ChangeHooks.swift)
+#   report them.
 #
 #   bash scripts/layers.sh
 set -euo pipefail

@@ -114,6 +114,16 @@ protocol DatabaseConnection: AnyObject {
     /// whatever the options (`Database.observingServerStatement`).
     func updateTrace(_ db: Database)
 
+    /// Calls `update` for each row changed in a table with rowids (SQLite's
+    /// operation code, `SQLITE_INSERT`, `SQLITE_UPDATE` or `SQLITE_DELETE`:
+    /// the raw values of `DatabaseEvent.Kind`; the database and table names;
+    /// the rowid), `commit` before each commit (false turns it into a
+    /// rollback) and `rollback` after each rollback, from now on
+    /// (Observation/ObservationBroker.swift). A server does nothing: it has
+    /// no such hooks, and observations follow its commits through their
+    /// reader's feed (`Database.attachCommitObserver`).
+    func observeChanges(update: @escaping (Int32, UnsafePointer<CChar>, UnsafePointer<CChar>, Int64) -> Void, commit: @escaping () -> Bool, rollback: @escaping () -> Void)
+
     /// Closes the connection; it runs nothing afterwards.
     func close()
 }

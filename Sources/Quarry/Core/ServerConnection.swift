@@ -124,6 +124,9 @@ final class ServerConnection: DatabaseConnection {
     /// `run` reports each statement (`Database.observingServerStatement`).
     func updateTrace(_ db: Database) {}
 
+    /// No hooks: observations follow the server's commits through their reader's feed.
+    func observeChanges(update: @escaping (Int32, UnsafePointer<CChar>, UnsafePointer<CChar>, Int64) -> Void, commit: @escaping () -> Bool, rollback: @escaping () -> Void) {}
+
     func close() { driver.close() }
 
     /// Runs one statement written for the server (`$1…$n`) and follows the

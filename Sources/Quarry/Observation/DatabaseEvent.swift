@@ -1,21 +1,20 @@
 // DatabaseEvent and DatabaseEventKind: what a transaction observer is told
 // about, and what it says it wants to hear about.
 
-import CSQLite
-
 /// One row inserted, updated or deleted, as SQLite's update hook reports it
 /// (<https://www.sqlite.org/c3ref/update_hook.html>).
 ///
 /// Events are plain values: an observer may keep them.
 public struct DatabaseEvent: Sendable, Hashable, CustomStringConvertible {
-    /// What happened to the row.
-    public enum Kind: Sendable, Hashable {
+    /// What happened to the row; the raw value is SQLite's operation code
+    /// (`SQLITE_INSERT`, `SQLITE_UPDATE`, `SQLITE_DELETE`), as in GRDB.
+    public enum Kind: Int32, Sendable, Hashable {
         /// The row was inserted.
-        case insert
+        case insert = 18
         /// The row was updated.
-        case update
+        case update = 23
         /// The row was deleted.
-        case delete
+        case delete = 9
     }
 
     /// What happened to the row.
@@ -83,8 +82,24 @@ public enum DatabaseEventKind: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension String {
-    /// Compares ASCII letters without regard to case, as SQLite compares identifiers.
+    /// Compares ASCII letters without regard to case, as SQLite compares
+    /// identifiers (`sqlite3_stricmp`: up to the first NUL).
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        sqlite3_stricmp(self, other) == 0
+        other.withCString { caseInsensitiveEquals($0) }
     }
+
+    /// The same comparison with a C string (the update hook's table name);
+    /// allocates nothing for a native string.
+    func caseInsensitiveEquals(_ other: UnsafePointer<CChar>) -> Bool {
+        withCString { this in
+            var index = 0
+            while Self.lowercasedASCII(this[index]) == Self.lowercasedASCII(other[index]) {
+                if this[index] == 0 { return true }
+                index += 1
+            }
+            return false
+        }
+    }
+
+    private static func lowercasedASCII(_ byte: CChar) -> CChar { (65...90).contains(byte) ? byte | 0x20 : byte }
 }

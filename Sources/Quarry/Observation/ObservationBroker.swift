@@ -19,9 +19,8 @@
 // 5. After the statement that committed or rolled back, outside of SQLite,
 //    `databaseDidCommit` or `databaseDidRollback` follows.
 //
-// All of this runs on the connection's thread: no locks.
-
-import CSQLite
+// All of this runs on the connection's thread: no locks. The C side of the
+// hooks is in SQLite/SQLiteConnection+ChangeHooks.swift.
 
 final class ObservationBroker: StatementExecutionObserver {
     /// The connection, which holds the broker.
@@ -31,7 +30,9 @@ final class ObservationBroker: StatementExecutionObserver {
     var recordedRegion: DatabaseRegion?
 
     private var entries: [ObserverEntry] = []
-    private var hooksInstalled = false
+    /// SQLite's hooks, installed when the first observer is attached (`add`):
+    /// the broker lives as long as the connection (Database.executionObserver).
+    private lazy var hooks: Void = database.connection.observeChanges(update: rowDidChange, commit: willCommit, rollback: didRollbackInSQLite)
 
     /// The statements running now, innermost last, with the events of their rows.
     private var runs: [StatementRun] = []
@@ -81,8 +82,8 @@ final class ObservationBroker: StatementExecutionObserver {
         if entries.contains(where: { $0.observer === observer }) { return }
         entries.append(ObserverEntry(observer, extent: extent))
         // Attached in the middle of a transaction that wrote: its end is told.
-        if isInsideWriteTransaction { transactionWrites = true }
-        if !hooksInstalled { installHooks() }
+        if database.hasWriteTransaction { transactionWrites = true }
+        _ = hooks
         if !database.preventsTruncateOptimization {
             // Statements compiled before may truncate without reporting rows.
             database.preventsTruncateOptimization = true
@@ -122,7 +123,7 @@ final class ObservationBroker: StatementExecutionObserver {
         guard !entries.isEmpty else { return }
         // Before the statement runs: a ROLLBACK or COMMIT still sees the
         // transaction it ends.
-        if !transactionWrites, isInsideWriteTransaction { transactionWrites = true }
+        if !transactionWrites, database.hasWriteTransaction { transactionWrites = true }
         guard !facts.kinds.isEmpty else { return }
         var interests: [Interest] = []
         for kind in facts.kinds {
@@ -145,7 +146,7 @@ final class ObservationBroker: StatementExecutionObserver {
             let run = runs.remove(at: index)
             if succeeded {
                 var events = run.events
-                if sqlite3_changes64(database.sqliteConnection) > 0 {
+                if database.changesCount > 0 {
                     // Tables without row events (WITHOUT ROWID): "something changed".
                     events += Self.unspecifiedChanges(for: run.interests.filter { !$0.hasRowEvents }.flatMap(\.entries))
                 }
@@ -176,21 +177,13 @@ final class ObservationBroker: StatementExecutionObserver {
     /// Tells `events` now, or keeps them with the current savepoint.
     private func keep(_ events: [PendingEvent]) {
         if events.isEmpty { return }
-        if savepoints.isEmpty {
-            tell(events)
-        } else {
-            savepointEvents.append(contentsOf: events)
-        }
+        if savepoints.isEmpty { tell(events) } else { savepointEvents.append(contentsOf: events) }
     }
 
     private func tell(_ events: [PendingEvent]) {
         for pending in events {
             guard let observer = pending.entry.observer else { continue }
-            if let event = pending.event {
-                observer.databaseDidChange(with: event)
-            } else {
-                observer.databaseDidChange()
-            }
+            if let event = pending.event { observer.databaseDidChange(with: event) } else { observer.databaseDidChange() }
         }
     }
 
@@ -215,37 +208,11 @@ final class ObservationBroker: StatementExecutionObserver {
 
     // MARK: - Hooks
 
-    private func installHooks() {
-        hooksInstalled = true
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        // The broker lives as long as the connection (Database.executionObserver).
-        sqlite3_update_hook(database.sqliteConnection, { context, operation, databaseName, tableName, rowID in
-            guard let context, let databaseName, let tableName else { return }
-            Unmanaged<ObservationBroker>.fromOpaque(context).takeUnretainedValue()
-                .rowDidChange(operation, databaseName, tableName, rowID)
-        }, context)
-        sqlite3_commit_hook(database.sqliteConnection, { context in
-            guard let context else { return 0 }
-            return Unmanaged<ObservationBroker>.fromOpaque(context).takeUnretainedValue().willCommit() ? 0 : 1
-        }, context)
-        sqlite3_rollback_hook(database.sqliteConnection, { context in
-            guard let context else { return }
-            Unmanaged<ObservationBroker>.fromOpaque(context).takeUnretainedValue().didRollbackInSQLite()
-        }, context)
-    }
-
     private func rowDidChange(
         _ operation: Int32, _ databaseName: UnsafePointer<CChar>, _ tableName: UnsafePointer<CChar>, _ rowID: Int64
     ) {
         transactionChangedRows = true
-        guard !runs.isEmpty else { return }
-        let kind: DatabaseEvent.Kind
-        switch operation {
-        case SQLITE_INSERT: kind = .insert
-        case SQLITE_UPDATE: kind = .update
-        case SQLITE_DELETE: kind = .delete
-        default: return
-        }
+        guard !runs.isEmpty, let kind = DatabaseEvent.Kind(rawValue: operation) else { return }
         var event: DatabaseEvent?
         let top = runs.count - 1
         for interest in runs[top].interests where interest.matches(kind, tableName) {
@@ -291,13 +258,6 @@ final class ObservationBroker: StatementExecutionObserver {
         didCommit = false
         transactionChangedRows = false
         transactionWrites = false
-    }
-
-    /// Whether SQLite holds the write lock for the connection's transaction
-    /// (<https://www.sqlite.org/c3ref/txn_state.html>).
-    private var isInsideWriteTransaction: Bool {
-        guard let connection = database.sqliteConnection else { return false }
-        return sqlite3_txn_state(connection, nil) == SQLITE_TXN_WRITE
     }
 
     /// Tells observers that the transaction committed or rolled back, once
@@ -375,7 +335,7 @@ struct Interest {
     func matches(_ eventKind: DatabaseEvent.Kind, _ tableName: UnsafePointer<CChar>) -> Bool {
         switch (kind, eventKind) {
         case (.insert, .insert), (.update, .update), (.delete, .delete):
-            return sqlite3_stricmp(kind.tableName, tableName) == 0
+            return kind.tableName.caseInsensitiveEquals(tableName)
         default:
             return false
         }
@@ -402,10 +362,10 @@ final class ObservationFacts {
         var kinds: [DatabaseEventKind] = []
         var updated: [(table: String, columns: Set<String>)] = []
         for write in facts.writes {
-            switch write.action {
-            case SQLITE_INSERT:
+            switch DatabaseEvent.Kind(rawValue: write.action) {
+            case .insert?:
                 if !kinds.contains(.insert(tableName: write.table)) { kinds.append(.insert(tableName: write.table)) }
-            case SQLITE_DELETE:
+            case .delete?:
                 if !kinds.contains(.delete(tableName: write.table)) { kinds.append(.delete(tableName: write.table)) }
             default:
                 if let index = updated.firstIndex(where: { $0.table == write.table }) {
@@ -430,13 +390,11 @@ final class ObservationFacts {
     }
 
     /// Whether the update hook reports the rows of `kind`'s table: false for
-    /// a WITHOUT ROWID table, which has no "rowid" column to look up
-    /// (<https://www.sqlite.org/c3ref/table_column_metadata.html>).
+    /// a WITHOUT ROWID table (SQLite/SQLiteConnection+ChangeHooks.swift).
     func hasRowEvents(_ kind: DatabaseEventKind, _ database: Database) -> Bool {
         let table = kind.tableName
         if let known = rowidTables[table] { return known }
-        let code = sqlite3_table_column_metadata(database.sqliteConnection, nil, table, "rowid", nil, nil, nil, nil, nil)
-        let hasRowid = code == SQLITE_OK
+        let hasRowid = database.tableHasRowID(table)
         rowidTables[table] = hasRowid
         return hasRowid
     }

@@ -1,13 +1,11 @@
 // Online backup: copying a live database, page by page, into another one with
-// SQLite's backup API (https://www.sqlite.org/backup.html,
-// https://www.sqlite.org/c3ref/backup_finish.html).
+// SQLite's backup API, whose C glue is in SQLite/Database+Backup.swift.
 //
 // The source side runs inside a read transaction that is open for the whole
 // copy, so that the copy is one consistent snapshot: the database as of the
 // start of the backup. From a DatabasePool, that transaction is on a reader
 // connection, in WAL mode, so the writer keeps committing while the copy runs.
 
-import CSQLite
 import Foundation
 
 /// How far a backup has come, reported after each step of
@@ -52,41 +50,9 @@ extension Database {
         if destination === self {
             throw DatabaseError.misuse("a database cannot be backed up into its own connection")
         }
-        guard let backup = sqlite3_backup_init(destination.sqliteConnection, "main", sqliteConnection, "main") else {
-            let error = destination.makeError(code: sqlite3_errcode(destination.sqliteConnection), sql: nil)
-            throw DatabaseError(
-                resultCode: error.extendedResultCode,
-                message: "could not start the backup of \(path) into \(destination.path): \(error.message)")
+        try copyMainDatabase(into: destination, pagesPerStep: pagesPerStep) {
+            try progress?(DatabaseBackupProgress(remainingPageCount: $0, totalPageCount: $1, isCompleted: $2))
         }
-        var isFinished = false
-        defer { if !isFinished { sqlite3_backup_finish(backup) } }
-        while true {
-            // An async backup whose task is cancelled stops between steps
-            // (see `observingCancellation`).
-            if progressMonitor.access?.isCancelled == true { throw CancellationError() }
-            let code = sqlite3_backup_step(backup, pagesPerStep)
-            guard code == SQLITE_OK || code == SQLITE_DONE else {
-                isFinished = true
-                sqlite3_backup_finish(backup)
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code),
-                    message: "the backup of \(path) into \(destination.path) failed: "
-                        + String(cString: sqlite3_errstr(code)))
-            }
-            let isCompleted = code == SQLITE_DONE
-            try progress?(DatabaseBackupProgress(
-                remainingPageCount: Int(sqlite3_backup_remaining(backup)),
-                totalPageCount: Int(sqlite3_backup_pagecount(backup)),
-                isCompleted: isCompleted))
-            if isCompleted { break }
-        }
-        isFinished = true
-        let code = sqlite3_backup_finish(backup)
-        guard code == SQLITE_OK else {
-            throw destination.makeError(code: code, sql: nil)
-        }
-        // The destination's schema changed under its cached statements.
-        destination.clearStatementCache()
     }
 
     /// Starts the read transaction of a backup's source now, rather than at

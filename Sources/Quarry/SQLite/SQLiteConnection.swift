@@ -20,6 +20,10 @@ final class SQLiteConnection: DatabaseConnection {
     /// (SQLiteConnection+Hooks.swift).
     var busyWait: (milliseconds: Int32, sleeps: Counter?) = (0, nil)
 
+    /// What the update, commit and rollback hooks call, from SQLite's calls
+    /// on this connection's thread (SQLiteConnection+ChangeHooks.swift).
+    var changeHooks: (update: (Int32, UnsafePointer<CChar>, UnsafePointer<CChar>, Int64) -> Void, commit: () -> Bool, rollback: () -> Void)?
+
     init(handle: OpaquePointer, path: String) {
         self.handle = handle
         connectionDescription = path
@@ -75,9 +79,13 @@ final class SQLiteConnection: DatabaseConnection {
 
     /// Finalizes nothing: statements still referenced elsewhere keep the
     /// connection as a zombie until they are released (sqlite3_close_v2).
-    /// The busy handler, which reads this object, is removed first.
+    /// The busy handler and the change hooks, which read this object, are
+    /// removed first.
     func close() {
         sqlite3_busy_handler(handle, nil, nil)
+        sqlite3_update_hook(handle, nil, nil)
+        sqlite3_commit_hook(handle, nil, nil)
+        sqlite3_rollback_hook(handle, nil, nil)
         sqlite3_close_v2(handle)
     }
 }
