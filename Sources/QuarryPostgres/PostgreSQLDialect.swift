@@ -52,7 +52,7 @@ package struct PostgreSQLDialect: SQLDialect {
     /// or keeps their hex text, read back as other bytes); key lists are
     /// bound in `IN` lists; no GRDB migrations table (GRDB writes SQLite
     /// files only).
-    package var features: SQLDialectFeatures {
+    package var features: Set<SQLDialectFeature> {
         [
             .groupsBySelectionPosition, .requiresDerivedTableAlias, .allowsNullsOrderingInIndexes,
             .parenthesizesIndexExpressions, .upsertRequiresConflictTarget, .qualifiesUpsertColumns,

@@ -36,8 +36,8 @@ package protocol SQLDialect: Sendable {
     /// `"…"`, comments, `?`, `:name`).
     var lexicalRules: SQLLexicalRules { get }
 
-    /// The dialect's yes-or-no answers, grouped (``SQLDialectFeatures``).
-    var features: SQLDialectFeatures { get }
+    /// The dialect's yes-or-no answers, grouped (``SQLDialectFeature``).
+    var features: Set<SQLDialectFeature> { get }
 
     /// How the parameter `number` (from 1) of a statement sent to a server
     /// is written: `$1` on PostgreSQL. (SQLite binds raw SQL as written.)
@@ -166,46 +166,43 @@ package protocol SQLDialect: Sendable {
     var beginReadOnlyTransactionSQL: String { get }
 }
 
-/// The yes-or-no answers of a dialect, one set: what its SQL allows or
-/// requires besides spelling. A dialect lists those it has.
-package struct SQLDialectFeatures: OptionSet, Sendable {
-    package let rawValue: Int
-    package init(rawValue: Int) { self.rawValue = rawValue }
-
+/// A yes-or-no answer of a dialect: what its SQL allows or requires besides
+/// spelling. A dialect lists those it has (`SQLDialect.features`).
+package enum SQLDialectFeature: Hashable, Sendable {
     /// The GROUP BY terms of a query that are also selected are
     /// written as their position in the selection (`GROUP BY 1`), so that
     /// the server sees the same expression (its bound values included).
-    package static let groupsBySelectionPosition = SQLDialectFeatures(rawValue: 1 << 0)
+    case groupsBySelectionPosition
 
     /// The keys of the parents whose children `including(all:)`
     /// prefetches are bound as one JSON array, read by the table-valued
     /// `json_each` (SQLite); otherwise they are bound in `IN` lists of at
     /// most 500.
-    package static let bindsKeyListAsJSONArray = SQLDialectFeatures(rawValue: 1 << 1)
+    case bindsKeyListAsJSONArray
 
     /// A subquery in FROM must be named (`(SELECT …) "subquery"`).
-    package static let requiresDerivedTableAlias = SQLDialectFeatures(rawValue: 1 << 2)
+    case requiresDerivedTableAlias
 
     /// An index term may say `NULLS FIRST` or `NULLS LAST`.
-    package static let allowsNullsOrderingInIndexes = SQLDialectFeatures(rawValue: 1 << 3)
+    case allowsNullsOrderingInIndexes
 
     /// An index term that is not a plain column is parenthesized.
-    package static let parenthesizesIndexExpressions = SQLDialectFeatures(rawValue: 1 << 4)
+    case parenthesizesIndexExpressions
 
     /// `ON CONFLICT … DO UPDATE` needs a conflict target (then the
     /// primary key is used when none is given).
-    package static let upsertRequiresConflictTarget = SQLDialectFeatures(rawValue: 1 << 5)
+    case upsertRequiresConflictTarget
 
     /// The existing row's columns in `DO UPDATE` are qualified by
     /// the table name (unqualified, they would be ambiguous with `excluded`'s).
-    package static let qualifiesUpsertColumns = SQLDialectFeatures(rawValue: 1 << 6)
+    case qualifiesUpsertColumns
 
     /// Bytes are kept only in a column whose type holds blobs (then
     /// the schema check flags a property that writes bytes elsewhere).
-    package static let keepsBytesOnlyInBlobColumns = SQLDialectFeatures(rawValue: 1 << 7)
+    case keepsBytesOnlyInBlobColumns
 
     /// A database may hold GRDB's migrations table.
-    package static let mayHoldGRDBMigrations = SQLDialectFeatures(rawValue: 1 << 8)
+    case mayHoldGRDBMigrations
 }
 
 /// What the raw SQL scanner reads, besides what every dialect shares; each

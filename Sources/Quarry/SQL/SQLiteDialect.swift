@@ -16,7 +16,7 @@ package struct SQLiteDialect: SQLDialect {
     // MARK: - Parameters & scanning
 
     package var lexicalRules: SQLLexicalRules { .sqlite }
-    package var features: SQLDialectFeatures { [.bindsKeyListAsJSONArray, .mayHoldGRDBMigrations] }
+    package var features: Set<SQLDialectFeature> { [.bindsKeyListAsJSONArray, .mayHoldGRDBMigrations] }
 
     /// `?NNN`, SQLite's numbered parameter.
     package func parameter(_ number: Int) -> String { "?\(number)" }
