@@ -6,9 +6,9 @@
 //
 // The Swift code lives in a box retained for SQLite: the box is passed as the
 // user data with one retain, and SQLite's destructor callback releases it when
-// the collation or function is replaced, removed, or the connection closes.
-// So the code lives exactly as long as SQLite may call it: no leak, no use
-// after free.
+// the collation or function is replaced, removed, or the connection closes,
+// and when a function's registration fails. So the code lives exactly as long
+// as SQLite may call it: no leak, no use after free.
 
 import CSQLite
 import Foundation
@@ -35,6 +35,93 @@ extension Database {
     func removeSQLiteCollation(_ name: String) throws {
         try checkRegistration(
             sqlite3_create_collation_v2(sqliteConnection, name, SQLITE_UTF8, nil, nil, nil), "remove collation \(name)")
+    }
+
+    /// Makes `call` the scalar function `name` of this connection (any
+    /// number of arguments when `argumentCount` is nil), replacing a function
+    /// of the same name and argument count.
+    func createSQLiteFunction(
+        _ name: String, argumentCount: Int32?, pure: Bool,
+        call: @escaping @Sendable ([DatabaseValue]) throws -> (any DatabaseValueConvertible)?
+    ) throws {
+        let box = FunctionBox()
+        box.call = { context, count, values in
+            do {
+                setResult(context, try call(arguments(count, values))?.databaseValue ?? .null)
+            } catch {
+                setError(context, error)
+            }
+        }
+        try createSQLiteFunction(name, argumentCount, pure, box)
+    }
+
+    /// Makes the aggregate function `name` of this connection: `make` starts
+    /// each group of rows, `step` adds a row to it, `finalize` gives its result.
+    func createSQLiteAggregate<Accumulator>(
+        _ name: String, argumentCount: Int32?, pure: Bool, make: @escaping () -> Accumulator,
+        step: @escaping (inout Accumulator, [DatabaseValue]) throws -> Void,
+        finalize: @escaping (Accumulator) throws -> (any DatabaseValueConvertible)?
+    ) throws {
+        let box = FunctionBox()
+        box.step = { context, count, values in
+            guard let slot = groupSlot(context, create: true) else {
+                sqlite3_result_error_nomem(context)
+                return
+            }
+            let group: AggregateGroup<Accumulator>
+            if let pointer = slot.pointee {
+                group = Unmanaged.fromOpaque(pointer).takeUnretainedValue()
+            } else {
+                group = AggregateGroup(make())  // the group's first row
+                slot.pointee = Unmanaged.passRetained(group).toOpaque()
+            }
+            guard group.error == nil else { return }
+            do {
+                try step(&group.accumulator, arguments(count, values))
+            } catch {
+                group.error = error  // reported by finalize, which SQLite always calls
+            }
+        }
+        box.finalize = { context in
+            let slot = groupSlot(context, create: false)
+            // No row in the group: finalize a fresh aggregate.
+            let group = slot?.pointee.map { Unmanaged<AggregateGroup<Accumulator>>.fromOpaque($0).takeRetainedValue() }
+                ?? AggregateGroup(make())
+            slot?.pointee = nil
+            do {
+                if let error = group.error { throw error }
+                setResult(context, try finalize(group.accumulator)?.databaseValue ?? .null)
+            } catch {
+                setError(context, error)
+            }
+        }
+        try createSQLiteFunction(name, argumentCount, pure, box)
+    }
+
+    /// Registers `box` with the callbacks it has: `call`, or `step` and `finalize`.
+    private func createSQLiteFunction(_ name: String, _ argumentCount: Int32?, _ pure: Bool, _ box: FunctionBox) throws {
+        var flags = SQLITE_UTF8 | (pure ? SQLITE_DETERMINISTIC : 0)
+        if configuration.acceptsUntrustedFiles { flags |= SQLITE_DIRECTONLY }
+        let code = sqlite3_create_function_v2(
+            sqliteConnection, name, argumentCount ?? -1, flags, Unmanaged.passRetained(box).toOpaque(),
+            box.call == nil ? nil : { context, count, values in
+                if let context { FunctionBox.of(context)?.call?(context, count, values) }
+            },
+            box.step == nil ? nil : { context, count, values in
+                if let context { FunctionBox.of(context)?.step?(context, count, values) }
+            },
+            box.finalize == nil ? nil : { context in if let context { FunctionBox.of(context)?.finalize?(context) } },
+            { context in if let context { Unmanaged<FunctionBox>.fromOpaque(context).release() } })
+        // On failure SQLite has called the destructor already.
+        try checkRegistration(code, "add function \(name)")
+    }
+
+    /// Removes the function `name` with `argumentCount` arguments (nil: any
+    /// number) of this connection.
+    func removeSQLiteFunction(_ name: String, argumentCount: Int32?) throws {
+        let code = sqlite3_create_function_v2(
+            sqliteConnection, name, argumentCount ?? -1, SQLITE_UTF8, nil, nil, nil, nil, nil)
+        try checkRegistration(code, "remove function \(name)")
     }
 
     /// Throws SQLite's error when a registration (`code`) failed; `action`
@@ -69,5 +156,100 @@ private final class CollationBox {
     private static func text(_ bytes: UnsafeRawPointer?, _ count: Int32) -> String {
         guard let bytes, count > 0 else { return "" }
         return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)), as: UTF8.self)
+    }
+}
+
+/// One function's callbacks, retained for SQLite (see the top of this
+/// file): `call` for a scalar function, `step` and `finalize` for an aggregate.
+private final class FunctionBox {
+    var call, step: ((OpaquePointer, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void)?
+    var finalize: ((OpaquePointer) -> Void)?
+
+    /// The box of the function SQLite is calling: its user data.
+    static func of(_ context: OpaquePointer) -> FunctionBox? {
+        sqlite3_user_data(context).map { Unmanaged<FunctionBox>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// The accumulator of one group of rows of an aggregate, retained by the
+/// slot of SQLite's aggregate context from the group's first step to its
+/// finalize.
+private final class AggregateGroup<Accumulator> {
+    var accumulator: Accumulator
+    var error: (any Error)?
+    init(_ accumulator: Accumulator) { self.accumulator = accumulator }
+}
+
+/// The slot of SQLite's aggregate context that holds the current group;
+/// `create` allocates it (zeroed) on the group's first step.
+private func groupSlot(_ context: OpaquePointer, create: Bool) -> UnsafeMutablePointer<UnsafeMutableRawPointer?>? {
+    let size = create ? Int32(MemoryLayout<UnsafeMutableRawPointer?>.size) : 0
+    return sqlite3_aggregate_context(context, size)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+}
+
+// MARK: Arguments and results
+
+private func arguments(_ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) -> [DatabaseValue] {
+    guard let values, count > 0 else { return [] }
+    return (0..<Int(count)).map { DatabaseValue(sqliteValue: values[$0]) }
+}
+
+private func setResult(_ context: OpaquePointer, _ value: DatabaseValue) {
+    switch value {
+    case .null: sqlite3_result_null(context)
+    case .integer(let integer): sqlite3_result_int64(context, integer)
+    case .real(let real): sqlite3_result_double(context, real)
+    case .text(let text):
+        sqlite3_result_text64(context, text, sqlite3_uint64(text.utf8.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
+    case .blob(let data):
+        data.withUnsafeBytes { buffer in
+            if let base = buffer.baseAddress, buffer.count > 0 {
+                sqlite3_result_blob64(context, base, sqlite3_uint64(buffer.count), SQLITE_TRANSIENT)
+            } else {
+                sqlite3_result_zeroblob(context, 0)
+            }
+        }
+    }
+}
+
+/// Makes the calling statement fail with `error`: a ``DatabaseError``
+/// keeps its code and message (a function can fail with
+/// `SQLITE_CONSTRAINT`, and callers match on it), any other error
+/// fails with `SQLITE_ERROR` and its description.
+private func setError(_ context: OpaquePointer, _ error: any Error) {
+    if let error = error as? DatabaseError {
+        sqlite3_result_error(context, error.message, -1)
+        sqlite3_result_error_code(context, error.extendedResultCode.rawValue)
+    } else {
+        sqlite3_result_error(context, "\(error)", -1)
+    }
+}
+
+extension DatabaseValue {
+    /// Reads an SQL function argument.
+    fileprivate init(sqliteValue: OpaquePointer?) {
+        switch sqlite3_value_type(sqliteValue) {
+        case SQLITE_INTEGER:
+            self = .integer(sqlite3_value_int64(sqliteValue))
+        case SQLITE_FLOAT:
+            self = .real(sqlite3_value_double(sqliteValue))
+        case SQLITE_TEXT:
+            // sqlite3_value_text before sqlite3_value_bytes (https://www.sqlite.org/c3ref/value_blob.html).
+            guard let text = sqlite3_value_text(sqliteValue) else {
+                self = .text("")
+                return
+            }
+            let count = Int(sqlite3_value_bytes(sqliteValue))
+            self = .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(sqliteValue))
+            if count > 0, let bytes = sqlite3_value_blob(sqliteValue) {
+                self = .blob(Data(bytes: bytes, count: count))
+            } else {
+                self = .blob(Data())
+            }
+        default:
+            self = .null
+        }
     }
 }
