@@ -44,14 +44,13 @@ extension Database {
         _ name: String, argumentCount: Int32?, pure: Bool,
         call: @escaping @Sendable ([DatabaseValue]) throws -> (any DatabaseValueConvertible)?
     ) throws {
-        let box = FunctionBox()
-        box.call = { context, count, values in
+        let box = FunctionBox(call: { context, count, values in
             do {
                 setResult(context, try call(arguments(count, values))?.databaseValue ?? .null)
             } catch {
                 setError(context, error)
             }
-        }
+        })
         try createSQLiteFunction(name, argumentCount, pure, box)
     }
 
@@ -62,8 +61,7 @@ extension Database {
         step: @escaping (inout Accumulator, [DatabaseValue]) throws -> Void,
         finalize: @escaping (Accumulator) throws -> (any DatabaseValueConvertible)?
     ) throws {
-        let box = FunctionBox()
-        box.step = { context, count, values in
+        let box = FunctionBox(step: { context, count, values in
             guard let slot = groupSlot(context, create: true) else {
                 sqlite3_result_error_nomem(context)
                 return
@@ -81,8 +79,7 @@ extension Database {
             } catch {
                 group.error = error  // reported by finalize, which SQLite always calls
             }
-        }
-        box.finalize = { context in
+        }, finalize: { context in
             let slot = groupSlot(context, create: false)
             // No row in the group: finalize a fresh aggregate.
             let group = slot?.pointee.map { Unmanaged<AggregateGroup<Accumulator>>.fromOpaque($0).takeRetainedValue() }
@@ -94,7 +91,7 @@ extension Database {
             } catch {
                 setError(context, error)
             }
-        }
+        })
         try createSQLiteFunction(name, argumentCount, pure, box)
     }
 
@@ -162,8 +159,13 @@ private final class CollationBox {
 /// One function's callbacks, retained for SQLite (see the top of this
 /// file): `call` for a scalar function, `step` and `finalize` for an aggregate.
 private final class FunctionBox {
-    var call, step: ((OpaquePointer, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void)?
-    var finalize: ((OpaquePointer) -> Void)?
+    typealias Callback = (OpaquePointer, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+    let call, step: Callback?
+    let finalize: ((OpaquePointer) -> Void)?
+
+    init(call: Callback? = nil, step: Callback? = nil, finalize: ((OpaquePointer) -> Void)? = nil) {
+        (self.call, self.step, self.finalize) = (call, step, finalize)
+    }
 
     /// The box of the function SQLite is calling: its user data.
     static func of(_ context: OpaquePointer) -> FunctionBox? {
