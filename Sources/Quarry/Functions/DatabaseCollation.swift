@@ -1,9 +1,7 @@
 // DatabaseCollation: a Swift comparison of text, usable in SQL as a
 // collating sequence (https://www.sqlite.org/c3ref/create_collation.html).
-// Its closure is retained for SQLite the way DatabaseFunction's is: one
-// retain handed to SQLite, released by SQLite's destructor callback.
+// SQLite's room registers it (SQLite/Database+SwiftFunctions.swift).
 
-import CSQLite
 import Foundation
 
 /// A text ordering written in Swift, used by SQL through `COLLATE name`.
@@ -68,55 +66,11 @@ extension Database {
     /// collation of the same name.
     public func add(collation: DatabaseCollation) throws {
         try require(.swiftFunctions, "custom collations (add(collation:))")
-        let box = CollationBox(collation.compare)
-        let context = Unmanaged.passRetained(box).toOpaque()
-        let code = sqlite3_create_collation_v2(
-            sqliteConnection, collation.name, SQLITE_UTF8, context,
-            { context, count1, bytes1, count2, bytes2 in CollationBox.compare(context, count1, bytes1, count2, bytes2) },
-            { context in
-                guard let context else { return }
-                Unmanaged<CollationBox>.fromOpaque(context).release()
-            })
-        guard code == SQLITE_OK else {
-            // Unlike sqlite3_create_function_v2, a failed registration does
-            // not call the destructor: release the box here.
-            Unmanaged<CollationBox>.fromOpaque(context).release()
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: sqlite3_extended_errcode(sqliteConnection)),
-                message: "could not add collation \(collation.name): \(String(cString: sqlite3_errmsg(sqliteConnection)))")
-        }
+        try createSQLiteCollation(collation.name, compare: collation.compare)
     }
 
     /// Removes a collation added with ``add(collation:)``.
     public func remove(collation: DatabaseCollation) throws {
-        let code = sqlite3_create_collation_v2(sqliteConnection, collation.name, SQLITE_UTF8, nil, nil, nil)
-        guard code == SQLITE_OK else {
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: sqlite3_extended_errcode(sqliteConnection)),
-                message: "could not remove collation \(collation.name): \(String(cString: sqlite3_errmsg(sqliteConnection)))")
-        }
-    }
-}
-
-private final class CollationBox {
-    let compare: @Sendable (String, String) -> ComparisonResult
-    init(_ compare: @escaping @Sendable (String, String) -> ComparisonResult) { self.compare = compare }
-
-    static func compare(
-        _ context: UnsafeMutableRawPointer?, _ count1: Int32, _ bytes1: UnsafeRawPointer?, _ count2: Int32,
-        _ bytes2: UnsafeRawPointer?
-    ) -> Int32 {
-        guard let context else { return 0 }
-        let box = Unmanaged<CollationBox>.fromOpaque(context).takeUnretainedValue()
-        switch box.compare(text(bytes1, count1), text(bytes2, count2)) {
-        case .orderedAscending: return -1
-        case .orderedSame: return 0
-        case .orderedDescending: return 1
-        }
-    }
-
-    private static func text(_ bytes: UnsafeRawPointer?, _ count: Int32) -> String {
-        guard let bytes, count > 0 else { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)), as: UTF8.self)
+        try removeSQLiteCollation(collation.name)
     }
 }

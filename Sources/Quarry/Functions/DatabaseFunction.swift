@@ -1,14 +1,6 @@
 // DatabaseFunction: a Swift function or aggregate callable from SQL
-// (https://www.sqlite.org/c3ref/create_function.html).
-//
-// The Swift closure lives in a box retained for SQLite: the box is passed as
-// the function's user data with one retain, and SQLite's destructor callback
-// releases it when the function is replaced, removed, or the connection
-// closes, and also when registration fails. So the closure lives exactly as
-// long as SQLite may call it: no leak, no use after free.
-
-import CSQLite
-import Foundation
+// (https://www.sqlite.org/c3ref/create_function.html). SQLite's room
+// registers it and calls it (SQLite/Database+SwiftFunctions.swift).
 
 /// A function written in Swift and called from SQL: a scalar function, or an
 /// aggregate (``DatabaseAggregate``).
@@ -128,209 +120,19 @@ extension Database {
     /// calls it.)
     public func add(function: DatabaseFunction) throws {
         try require(.swiftFunctions, "custom SQL functions (add(function:))")
-        let box = FunctionBox(function)
-        let context = Unmanaged.passRetained(box).toOpaque()
-        var flags = SQLITE_UTF8 | (function.isPure ? SQLITE_DETERMINISTIC : 0)
-        if configuration.acceptsUntrustedFiles { flags |= SQLITE_DIRECTONLY }
-        let code: Int32
         switch function.kind {
-        case .scalar:
-            code = sqlite3_create_function_v2(
-                sqliteConnection, function.name, function.argumentCount ?? -1, flags, context,
-                { context, count, values in FunctionBox.call(context, count, values) }, nil, nil,
-                { context in FunctionBox.release(context) })
-        case .aggregate:
-            code = sqlite3_create_function_v2(
-                sqliteConnection, function.name, function.argumentCount ?? -1, flags, context, nil,
-                { context, count, values in FunctionBox.step(context, count, values) },
-                { context in FunctionBox.finalize(context) },
-                { context in FunctionBox.release(context) })
-        }
-        // On failure SQLite has called the destructor already.
-        guard code == SQLITE_OK else {
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: sqlite3_extended_errcode(sqliteConnection)),
-                message: "could not add function \(function.name): \(String(cString: sqlite3_errmsg(sqliteConnection)))")
+        case .scalar(let call):
+            try createSQLiteFunction(function.name, argumentCount: function.argumentCount, pure: function.isPure, call: call)
+        case .aggregate(let make):
+            try createSQLiteAggregate(
+                function.name, argumentCount: function.argumentCount, pure: function.isPure, make: make,
+                step: { aggregate, arguments in try aggregate.step(arguments) }, finalize: { try $0.finalize() })
         }
     }
 
     /// Removes a function added with ``add(function:)`` (same name and
     /// argument count).
     public func remove(function: DatabaseFunction) throws {
-        let code = sqlite3_create_function_v2(
-            sqliteConnection, function.name, function.argumentCount ?? -1, SQLITE_UTF8, nil, nil, nil, nil, nil)
-        guard code == SQLITE_OK else {
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: sqlite3_extended_errcode(sqliteConnection)),
-                message: "could not remove function \(function.name): \(String(cString: sqlite3_errmsg(sqliteConnection)))")
-        }
-    }
-}
-
-/// The function of one registration, retained for SQLite (see the top of this file).
-private final class FunctionBox {
-    let function: DatabaseFunction
-    init(_ function: DatabaseFunction) { self.function = function }
-
-    static func box(_ context: OpaquePointer?) -> FunctionBox? {
-        guard let context, let pointer = sqlite3_user_data(context) else { return nil }
-        return Unmanaged<FunctionBox>.fromOpaque(pointer).takeUnretainedValue()
-    }
-
-    static func release(_ pointer: UnsafeMutableRawPointer?) {
-        guard let pointer else { return }
-        Unmanaged<FunctionBox>.fromOpaque(pointer).release()
-    }
-
-    static func arguments(_ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) -> [DatabaseValue] {
-        guard let values, count > 0 else { return [] }
-        return (0..<Int(count)).map { DatabaseValue(sqliteValue: values[$0]) }
-    }
-
-    // MARK: Scalar functions
-
-    static func call(_ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
-        guard let context, let box = box(context), case .scalar(let function) = box.function.kind else { return }
-        do {
-            setResult(context, try function(arguments(count, values)))
-        } catch {
-            setError(context, error)
-        }
-    }
-
-    // MARK: Aggregates
-
-    /// The accumulator of one group, kept in SQLite's aggregate context.
-    final class Group {
-        var aggregate: any DatabaseAggregate
-        var error: (any Error)?
-        init(_ aggregate: any DatabaseAggregate) { self.aggregate = aggregate }
-    }
-
-    /// The group of the current row; made on the first step of a group.
-    static func group(_ context: OpaquePointer, create: Bool) -> Group? {
-        let size = Int32(create ? MemoryLayout<UnsafeMutableRawPointer?>.size : 0)
-        guard let slot = sqlite3_aggregate_context(context, size)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-        else { return nil }
-        if let existing = slot.pointee { return Unmanaged<Group>.fromOpaque(existing).takeUnretainedValue() }
-        guard create, let box = box(context), case .aggregate(let make) = box.function.kind else { return nil }
-        let group = Group(make())
-        slot.pointee = Unmanaged.passRetained(group).toOpaque()
-        return group
-    }
-
-    static func step(_ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
-        guard let context else { return }
-        guard let group = group(context, create: true) else {
-            sqlite3_result_error_nomem(context)
-            return
-        }
-        guard group.error == nil else { return }
-        do {
-            try group.aggregate.step(arguments(count, values))
-        } catch {
-            group.error = error  // reported by finalize, which SQLite always calls
-        }
-    }
-
-    static func finalize(_ context: OpaquePointer?) {
-        guard let context else { return }
-        let slot = sqlite3_aggregate_context(context, 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-        let group: Group
-        if let pointer = slot?.pointee {
-            group = Unmanaged<Group>.fromOpaque(pointer).takeRetainedValue()
-            slot?.pointee = nil
-        } else {
-            // No row in the group: finalize a fresh aggregate.
-            guard let box = box(context), case .aggregate(let make) = box.function.kind else { return }
-            group = Group(make())
-        }
-        if let error = group.error {
-            setError(context, error)
-            return
-        }
-        do {
-            setResult(context, try group.aggregate.finalize())
-        } catch {
-            setError(context, error)
-        }
-    }
-
-    // MARK: Results
-
-    static func setResult(_ context: OpaquePointer, _ result: (any DatabaseValueConvertible)?) {
-        let value: DatabaseValue
-        do {
-            value = try result?.databaseValue ?? .null
-        } catch {
-            setError(context, error)
-            return
-        }
-        switch value {
-        case .null: sqlite3_result_null(context)
-        case .integer(let integer): sqlite3_result_int64(context, integer)
-        case .real(let real): sqlite3_result_double(context, real)
-        case .text(let text):
-            var text = text
-            text.withUTF8 { buffer in
-                guard let base = buffer.baseAddress, buffer.count > 0 else {
-                    sqlite3_result_text(context, "", 0, SQLITE_TRANSIENT)
-                    return
-                }
-                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { characters in
-                    sqlite3_result_text64(context, characters, sqlite3_uint64(buffer.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
-                }
-            }
-        case .blob(let data):
-            data.withUnsafeBytes { buffer in
-                if let base = buffer.baseAddress, buffer.count > 0 {
-                    sqlite3_result_blob64(context, base, sqlite3_uint64(buffer.count), SQLITE_TRANSIENT)
-                } else {
-                    sqlite3_result_zeroblob(context, 0)
-                }
-            }
-        }
-    }
-
-    /// Makes the calling statement fail with `error`: a ``DatabaseError``
-    /// keeps its code and message (a function can fail with
-    /// `SQLITE_CONSTRAINT`, and callers match on it), any other error
-    /// fails with `SQLITE_ERROR` and its description.
-    static func setError(_ context: OpaquePointer, _ error: any Error) {
-        if let error = error as? DatabaseError {
-            sqlite3_result_error(context, error.message, -1)
-            sqlite3_result_error_code(context, error.extendedResultCode.rawValue)
-        } else {
-            sqlite3_result_error(context, "\(error)", -1)
-        }
-    }
-}
-
-extension DatabaseValue {
-    /// Reads an SQL function argument.
-    init(sqliteValue: OpaquePointer?) {
-        switch sqlite3_value_type(sqliteValue) {
-        case SQLITE_INTEGER:
-            self = .integer(sqlite3_value_int64(sqliteValue))
-        case SQLITE_FLOAT:
-            self = .real(sqlite3_value_double(sqliteValue))
-        case SQLITE_TEXT:
-            // sqlite3_value_text before sqlite3_value_bytes (https://www.sqlite.org/c3ref/value_blob.html).
-            guard let text = sqlite3_value_text(sqliteValue) else {
-                self = .text("")
-                return
-            }
-            let count = Int(sqlite3_value_bytes(sqliteValue))
-            self = .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_value_bytes(sqliteValue))
-            if count > 0, let bytes = sqlite3_value_blob(sqliteValue) {
-                self = .blob(Data(bytes: bytes, count: count))
-            } else {
-                self = .blob(Data())
-            }
-        default:
-            self = .null
-        }
+        try removeSQLiteFunction(function.name, argumentCount: function.argumentCount)
     }
 }
