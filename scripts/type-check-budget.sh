@@ -27,7 +27,9 @@ cd "$(dirname "$0")/.."
 BUDGET_MS=${BUDGET_MS:-150}
 # The inline cases documented as over the budget (TypeCheckBudgetTests.swift's
 # header): each `let` name of `cases`.
-KNOWN_OVER_BUDGET="r6 r19 r26 r29"
+# r3 and r17 joined on 2026-12-06: 172 to 232 ms on 2 cores, already at
+# 10291d7 (issue 48 looks at the query interface's compile time).
+KNOWN_OVER_BUDGET="r3 r6 r17 r19 r26 r29"
 FILE=Tests/QuarryTests/QueryInterface/TypeCheckBudgetTests.swift
 SCRATCH_PATH=${SCRATCH_PATH:-.build}
 
