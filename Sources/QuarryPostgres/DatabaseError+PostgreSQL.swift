@@ -115,7 +115,7 @@ extension DatabaseError {
 
     /// PostgreSQL's error for a failure that Quarry's server connection
     /// detected (`DatabaseServerConnection.error(_:message:sql:)`).
-    static func postgresError(_ category: Category, message: String, sql: String?) -> DatabaseError {
+    package static func postgresError(_ category: Category, message: String, sql: String?) -> DatabaseError {
         switch category {
         case .commitAnsweredWithRollback: return DatabaseError(sqlState: "25P02", message: message, sql: sql)
         case .commitOutcomeUnknown: return DatabaseError(sqlState: "08007", message: message, sql: sql)

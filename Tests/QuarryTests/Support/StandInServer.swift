@@ -47,11 +47,7 @@ final class StandInServer: DatabaseServerConnection {
 
     /// PostgreSQL's errors: the stand-in speaks for a PostgreSQL server.
     func error(_ category: DatabaseError.Category, message: String, sql: String?) -> DatabaseError {
-        switch category {
-        case .commitAnsweredWithRollback: DatabaseError(sqlState: "25P02", message: message, sql: sql)
-        case .commitOutcomeUnknown: DatabaseError(sqlState: "08007", message: message, sql: sql)
-        default: DatabaseError(sqlState: "XX000", message: "\(category): \(message)", sql: sql)
-        }
+        DatabaseError.postgresError(category, message: message, sql: sql)
     }
 
     /// The stand-in cannot tell what a statement read: the whole database.
