@@ -162,24 +162,14 @@ protocol PreparedStatement: AnyObject {
     func reader<Result>(_ reading: RowReading<Result>) throws -> () throws -> Result
 }
 
-/// How to read each row of a statement as `Result`, in the two forms a
-/// backend may need; each is made once per statement, and the function it
-/// returns runs once per row.
+/// How to read each row of a statement as `Result`: `make` runs once per run
+/// of the statement, given its rows as a ``RowSource`` (Core/RowSource.swift),
+/// and the function it returns reads the source's current row.
 struct RowReading<Result> {
-    /// Reads from SQLite's statement, with readers cached on it: the hot
-    /// path of decoding.
-    let statement: (Statement) throws -> (Statement) throws -> Result
+    let make: (any RowSource) throws -> (any RowSource) throws -> Result
 
-    /// Reads a copied row, given the column names of the result: the rows of
-    /// a database server.
-    let row: ([String]) throws -> (Row) throws -> Result
-
-    init(
-        statement: @escaping (Statement) throws -> (Statement) throws -> Result,
-        row: @escaping ([String]) throws -> (Row) throws -> Result
-    ) {
-        self.statement = statement
-        self.row = row
+    init(_ make: @escaping (any RowSource) throws -> (any RowSource) throws -> Result) {
+        self.make = make
     }
 }
 
@@ -276,28 +266,25 @@ extension PreparedStatement {
 }
 
 extension RowReading where Result == Row {
-    /// Rows: copied from SQLite's statement, or the server's rows as they are.
+    /// Rows, copied.
     static var rows: RowReading<Row> {
-        RowReading(
-            statement: { statement in
-                let layout = RowLayout(columnNames: statement.columnNames)
-                return { Row(statement: $0, layout: layout) }
-            },
-            row: { _ in { $0 } })
+        RowReading { source in
+            let layout = RowLayout(columnNames: source.columnNames)
+            return { Row($0, layout: layout) }
+        }
     }
 }
 
 extension RowReading where Result: DatabaseValueConvertible {
     /// The value of the first column, which must not be `NULL`.
     static var firstColumn: RowReading<Result> {
-        RowReading(statement: { _ in { try $0.decode(Result.self, at: 0) } }, row: { _ in { try $0[0] as Result } })
+        RowReading { _ in { try $0.decode(Result.self, at: 0) } }
     }
 }
 
 extension RowReading {
     /// The value of the first column, nil for `NULL`.
     static func optionalFirstColumn<Wrapped: DatabaseValueConvertible>() -> RowReading<Wrapped?> where Result == Wrapped? {
-        RowReading(
-            statement: { _ in { try $0.decodeIfPresent(Wrapped.self, at: 0) } }, row: { _ in { try $0[0] as Wrapped? } })
+        RowReading<Wrapped?> { _ in { try $0.decodeIfPresent(Wrapped.self, at: 0) } }
     }
 }

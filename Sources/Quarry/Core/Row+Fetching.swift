@@ -21,7 +21,7 @@ extension Row {
     ) throws -> StatementCursor<Row> {
         let layout = RowLayout(columnNames: statement.columnNames)
         return try StatementCursor(statement: statement, arguments: arguments) { statement in
-            Row(statement: statement, layout: layout)
+            Row(statement, layout: layout)
         }
     }
 
@@ -39,7 +39,7 @@ extension Row {
         try statement.bindArguments(arguments)
         let layout = RowLayout(columnNames: statement.columnNames)
         var rows: [Row] = []
-        try statement.forEachRow { rows.append(Row(statement: statement, layout: layout)) }
+        try statement.forEachRow { rows.append(Row(statement, layout: layout)) }
         return rows
     }
 
@@ -62,7 +62,7 @@ extension Row {
         _ statement: Statement, arguments: StatementArguments = StatementArguments()
     ) throws -> Row? {
         try statement.bindArguments(arguments)
-        return try statement.firstRow { Row(statement: statement, layout: RowLayout(columnNames: statement.columnNames)) }
+        return try statement.firstRow { Row(statement, layout: RowLayout(columnNames: statement.columnNames)) }
     }
 }
 

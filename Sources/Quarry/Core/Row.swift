@@ -1,6 +1,5 @@
 // Row: a copied database row, with typed access by column name or index.
 
-import CSQLite
 import Foundation
 
 /// A database row: the values of one result row, with their column names.
@@ -50,23 +49,6 @@ public struct Row: Sendable, Hashable, CustomStringConvertible {
     init(layout: RowLayout, databaseValues: [DatabaseValue]) {
         self.layout = layout
         self.databaseValues = databaseValues
-    }
-
-    /// Copies the current row of `statement`.
-    init(statement: Statement, layout: RowLayout) {
-        self.init(statement: statement, columns: 0..<layout.columnNames.count, layout: layout)
-    }
-
-    /// Copies the columns `columns` of the current row of `statement`;
-    /// `layout` names them.
-    init(statement: Statement, columns: Range<Int>, layout: RowLayout) {
-        let sqliteStatement = statement.sqliteStatement
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(columns.count)
-        for index in columns {
-            values.append(DatabaseValue(sqliteStatement: sqliteStatement, index: Int32(index)))
-        }
-        self.init(layout: layout, databaseValues: values)
     }
 
     /// The column names, in order.

@@ -82,10 +82,10 @@ extension RowDecodingError {
     /// `decode`, whose decoding errors name `sql` when they do not name a
     /// statement yet: rows a database server returned are decoded apart
     /// from their statement.
-    static func naming<Value>(_ sql: String, _ decode: @escaping (Row) throws -> Value) -> (Row) throws -> Value {
-        { row in
+    static func naming<Input, Value>(_ sql: String, _ decode: @escaping (Input) throws -> Value) -> (Input) throws -> Value {
+        { input in
             do {
-                return try decode(row)
+                return try decode(input)
             } catch var error as RowDecodingError where error.sql == nil {
                 error.sql = sql
                 throw error

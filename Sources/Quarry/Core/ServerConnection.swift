@@ -351,7 +351,8 @@ extension ServerConnection {
 }
 
 /// A statement on a server: it runs when first stepped (or read), and its
-/// rows, returned whole, are read as copied Rows that share one layout.
+/// rows, returned whole, are read through one ``RowBuffer`` that holds the
+/// current row.
 final class ServerStatement: PreparedStatement {
     /// The connection it runs on (strong, as `Statement`'s is: a cursor may
     /// outlive the closure that made it; RecordCache drops its plans when
@@ -361,7 +362,8 @@ final class ServerStatement: PreparedStatement {
     let sql: String
     private var values: [DatabaseValue]
     private var result: DatabaseServerResult?
-    private var layout = RowLayout(columnNames: [])
+    /// The current row, as readers read it (Core/RowSource.swift).
+    private let buffer: RowBuffer
     /// The index of the current row in `result`.
     private var index = -1
 
@@ -370,6 +372,7 @@ final class ServerStatement: PreparedStatement {
         self.connection = connection
         self.sql = sql
         self.values = values
+        buffer = RowBuffer(columnNames: [], sql: sql)
     }
 
     var isBusy: Bool { result != nil }
@@ -385,7 +388,8 @@ final class ServerStatement: PreparedStatement {
         if let result { return result }
         let result = try connection.run(db, sql: sql, values: values)
         self.result = result
-        layout = RowLayout(columnNames: result.columnNames)
+        buffer.setColumnNames(result.columnNames)
+        buffer.values = []
         index = -1
         return result
     }
@@ -397,6 +401,7 @@ final class ServerStatement: PreparedStatement {
             return false
         }
         index += 1
+        buffer.values = rows[index]
         return true
     }
 
@@ -407,25 +412,28 @@ final class ServerStatement: PreparedStatement {
 
     func reset() {
         result = nil
+        buffer.values = []
         index = -1
     }
 
     /// A server statement holds nothing on the server between runs.
     func finalize() { reset() }
 
-    /// The current row.
-    private var currentRow: Row {
-        get throws {
-            guard let result, index >= 0, index < result.rows.count else {
-                throw DatabaseError.misuse("no current row to read", sql: sql)
-            }
-            return Row(layout: layout, databaseValues: result.rows[index])
-        }
-    }
-
-    /// Reads copied rows; a decoding error names the statement.
+    /// Reads the current row from the buffer; a decoding error names the
+    /// statement.
     func reader<Result>(_ reading: RowReading<Result>) throws -> () throws -> Result {
-        let read = RowDecodingError.naming(sql, try reading.row(try run().columnNames))
-        return { try read(try self.currentRow) }
+        // Without rows, the server may not name the columns: there is no
+        // row for a reader to read.
+        guard !(try run().rows.isEmpty) else {
+            return { throw DatabaseError.misuse("no current row to read", sql: self.sql) }
+        }
+        let buffer = buffer
+        let read = RowDecodingError.naming(sql, try reading.make(buffer))
+        return {
+            guard let rows = self.result?.rows, rows.indices.contains(self.index) else {
+                throw DatabaseError.misuse("no current row to read", sql: self.sql)
+            }
+            return try read(buffer)
+        }
     }
 }

@@ -266,33 +266,6 @@ public final class Statement {
     /// Whether the statement is in the middle of stepping through rows
     /// (<https://www.sqlite.org/c3ref/stmt_busy.html>).
     var isBusy: Bool { sqlite3_stmt_busy(sqliteStatement) != 0 }
-
-    /// Makes a ``RowDecodingError`` for the column at `index`.
-    func decodingError(_ reason: RowDecodingError.Reason, index: Int32, expectedType: Any.Type) -> RowDecodingError {
-        let name = index >= 0 && Int(index) < columnCount ? columnNames[Int(index)] : "#\(index)"
-        return RowDecodingError(reason: reason, column: name, expectedType: "\(expectedType)", sql: sql)
-    }
-
-    /// Reads column `index` of the current row as `Value` through its fast path,
-    /// throwing a ``RowDecodingError`` for NULL or a value that does not convert.
-    @inline(__always)
-    func decode<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) throws -> Value {
-        if sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL {
-            throw decodingError(.unexpectedNull, index: index, expectedType: Value.self)
-        }
-        guard let value = Value.fromStatement(sqliteStatement, index: index) else {
-            let found = DatabaseValue(sqliteStatement: sqliteStatement, index: index)
-            throw decodingError(.valueMismatch(found), index: index, expectedType: Value.self)
-        }
-        return value
-    }
-
-    /// Reads column `index` of the current row as `Value?`: nil for NULL.
-    @inline(__always)
-    func decodeIfPresent<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) throws -> Value? {
-        if sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return nil }
-        return try decode(type, at: index)
-    }
 }
 
 /// SQLite's `SQLITE_TRANSIENT` destructor: SQLite copies the bound bytes

@@ -8,7 +8,6 @@
 // record type, or whose key is the main table name, decodes from the main
 // columns. Any other property reads the main column of the same name.
 
-import CSQLite
 import Foundation
 
 private func cast<T>(_ value: Any, to type: T.Type) throws -> T {

@@ -1,7 +1,6 @@
 // PrefetchedRowsDecoder: decodes an array property from the rows that
 // `including(all:)` prefetched for a parent row (see AssociatedRowDecoder.swift).
 
-import CSQLite
 import Foundation
 
 /// Decodes an array (or any unkeyed collection) from prefetched rows.

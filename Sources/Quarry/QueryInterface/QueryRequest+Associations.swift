@@ -153,7 +153,7 @@ extension QueryRequest {
         let cache = ScopeCache()
         return try rows.enumerated().map { index, row in
             try decodeScoped(ScopedRow(
-                source: .row(row), range: 0..<mainCount, children: layout.scopes, prefetched: prefetched[index],
+                source: RowBuffer(row), range: 0..<mainCount, children: layout.scopes, prefetched: prefetched[index],
                 recordType: Root.self, tableName: table, cache: cache))
         }
     }
@@ -203,7 +203,7 @@ extension QueryRequest {
         var children: [DatabaseValue: [ScopedRow]] = [:]
         for row in rows {
             children[row.databaseValues[0], default: []].append(ScopedRow(
-                source: .row(row), range: scope.range, children: scope.children, prefetched: [:], recordType: nil,
+                source: RowBuffer(row), range: scope.range, children: scope.children, prefetched: [:], recordType: nil,
                 tableName: nil, cache: cache))
         }
         return children

@@ -114,6 +114,6 @@ extension QueryRequest {
         _ db: Database, _ sql: String, _ arguments: [DatabaseValue], _ decoder: ResultDecoder<Value>
     ) throws -> [Value] {
         try db.prepared(sql: sql, arguments: StatementArguments(databaseValues: arguments))
-            .fetchAll(decoder.reading(.plain, recordType: Root.self, tableName: query.tableName))
+            .fetchAll(decoder.reading(.plain))
     }
 }

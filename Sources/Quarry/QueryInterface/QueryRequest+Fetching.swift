@@ -46,7 +46,7 @@ extension QueryRequest {
 
     /// How to read each row of a statement laid out as `layout`.
     func reading(_ layout: SelectionLayout, query: SQLSelectQuery) -> RowReading<Result> {
-        decoder.reading(layout, recordType: Root.self, tableName: query.tableName)
+        decoder.reading(layout)
     }
 
     /// All the rows of the request.

@@ -59,7 +59,7 @@ public struct SQLRequest<Result>: Sendable, ExpressibleByStringInterpolation {
 
     /// How to read each row.
     private var reading: RowReading<Result> {
-        decoder.reading(.plain, recordType: Result.self, tableName: nil)
+        decoder.reading(.plain)
     }
 
     /// All the rows of the request.

@@ -2,7 +2,6 @@
 // share (column names of each scope, record readers, scope decoders), so
 // that no per-row work resolves column names. Used by ScopedRow.swift.
 
-import CSQLite
 import Foundation
 
 /// What the rows of one statement share: the column names of each scope, and
@@ -27,11 +26,12 @@ final class ScopeCache {
         return layout
     }
 
-    /// The reader of `T` records from the columns `range` of a statement.
-    func statementReader<T: FetchableRecord>(_ type: T.Type, _ statement: Statement, _ range: Range<Int>) -> (Statement) throws -> T {
+    /// The reader of `T` records from the columns `range` of the rows of
+    /// `source` (and of every source with the same columns).
+    func reader<T: FetchableRecord>(_ type: T.Type, _ source: any RowSource, _ range: Range<Int>) -> (any RowSource) throws -> T {
         let key = ReaderKey(type: ObjectIdentifier(T.self), range: range)
         if let box = readers[key] as? ReaderBox<T> { return box.read }
-        let box = ReaderBox(T.reader(for: statement, columns: range), columns: range, layout: nil)
+        let box = ReaderBox(T.reader(for: source, columns: range), columns: range, layout: nil)
         readers[key] = box
         return box.read
     }
@@ -57,14 +57,5 @@ final class ScopeCache {
         let read = try make()
         decoders[key] = ScopeDecoderBox(read)
         return read
-    }
-
-    /// The reader of `T` records from rows with the columns of `layout`.
-    func rowReader<T: FetchableRecord>(_ type: T.Type, _ range: Range<Int>, _ layout: RowLayout) -> (Row) throws -> T {
-        let key = ReaderKey(type: ObjectIdentifier(T.self), range: range)
-        if let box = readers[key] as? RowReaderBox<T> { return box.read }
-        let box = RowReaderBox(T.rowReader(columnNames: layout.columnNames))
-        readers[key] = box
-        return box.read
     }
 }

@@ -1,7 +1,6 @@
 // ScopeDecoderBox: a scope decoder kept in ScopeCache, boxed in a generic
 // class so that it casts back to its exact type, and what it decodes.
 
-import CSQLite
 import Foundation
 
 /// What a scope decoder decodes (see ``ScopeCache/decoder(_:_:_:make:)``).

@@ -2,24 +2,19 @@
 // one scope (the main record, or an association's columns), with the rows
 // `including(all:)` prefetched for it. The decoders below read from it.
 
-import CSQLite
 import Foundation
 
-/// A row — the current row of a statement, or a copied one — seen through
+/// A row — the current row of a source (Core/RowSource.swift) — seen through
 /// the scopes of its associations: a range of columns, the included
 /// associations within it, and the prefetched rows of `including(all:)`.
 ///
 /// A class, made once per statement for the rows of a statement (the same
 /// scopes serve every row, with their child scopes and decoders remembered),
-/// and once per copied row otherwise.
+/// and once per prefetched row.
 final class ScopedRow {
-    /// Where the values are read from.
-    enum Source {
-        case statement(Statement)
-        case row(Row)
-    }
-
-    let source: Source
+    /// Where the values are read from: a statement's current row, or a
+    /// prefetched row in a ``RowBuffer``.
+    let source: any RowSource
     /// The columns of this scope.
     let range: Range<Int>
     /// The included associations of this scope.
@@ -43,7 +38,7 @@ final class ScopedRow {
     private var decoders: [(type: ObjectIdentifier, role: ScopeDecoderRole, box: AnyObject)] = []
 
     init(
-        source: Source, range: Range<Int>, children: [SelectionScope], prefetched: [String: [ScopedRow]],
+        source: any RowSource, range: Range<Int>, children: [SelectionScope], prefetched: [String: [ScopedRow]],
         recordType: Any.Type?, tableName: String?, cache: ScopeCache, identityColumn: Int? = nil
     ) {
         self.source = source
@@ -58,12 +53,7 @@ final class ScopedRow {
     }
 
     /// The column names of this scope.
-    var layout: RowLayout {
-        switch source {
-        case .statement(let statement): return cache.layout(range, columnNames: statement.columnNames)
-        case .row(let row): return cache.layout(range, columnNames: row.columnNames)
-        }
-    }
+    var layout: RowLayout { cache.layout(range, columnNames: source.columnNames) }
 
     /// The statement index of the column named `name` in this scope.
     func columnIndex(_ name: String) -> Int? {
@@ -71,32 +61,13 @@ final class ScopedRow {
     }
 
     /// The value of the column at statement index `index`.
-    func value(at index: Int) -> DatabaseValue {
-        switch source {
-        case .statement(let statement): return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: Int32(index))
-        case .row(let row): return row.databaseValues[index]
-        }
-    }
+    func value(at index: Int) -> DatabaseValue { source.databaseValue(at: Int32(index)) }
 
     /// Whether every column of the scope is NULL: a LEFT JOIN that matched no row.
-    var isNull: Bool {
-        switch source {
-        case .statement(let statement):
-            return range.allSatisfy { sqlite3_column_type(statement.sqliteStatement, Int32($0)) == SQLITE_NULL }
-        case .row(let row):
-            return row.databaseValues[range].allSatisfy(\.isNull)
-        }
-    }
+    var isNull: Bool { range.allSatisfy { source.isNull(at: Int32($0)) } }
 
     /// The columns of this scope, copied into a row of their own.
-    var slice: Row {
-        switch source {
-        case .statement(let statement): return Row(statement: statement, columns: range, layout: layout)
-        case .row(let row):
-            if range.lowerBound == 0 && range.upperBound == row.count { return row }
-            return Row(layout: layout, databaseValues: Array(row.databaseValues[range]))
-        }
-    }
+    var slice: Row { Row(source, columns: range, layout: layout) }
 
     func child(_ key: String) -> ScopedRow? {
         guard let index = children.firstIndex(where: { $0.key == key }) else { return nil }

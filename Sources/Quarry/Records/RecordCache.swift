@@ -14,7 +14,6 @@
 // The caches live on the connection, used by one thread at a time, so they
 // need no lock.
 
-import CSQLite
 
 /// What a cached persistence statement does; part of its cache key.
 struct RecordStatementKey: Hashable {
@@ -183,7 +182,7 @@ final class StatementPlan {
     /// Binds the values and tells whether the statement returns a row.
     func returnsRow(_ values: [DatabaseValue], _ db: Database) throws -> Bool {
         try statement.bind(values, bindings: bindings)
-        return try statement.fetchOne(RowReading(statement: { _ in { _ in true } }, row: { _ in { _ in true } })) ?? false
+        return try statement.fetchOne(RowReading { _ in { _ in true } }) ?? false
     }
 
     /// Binds the values and reads the first row with `reading`, or returns nil.
@@ -203,21 +202,11 @@ final class StatementPlan {
             return try fetchOne(values, T.recordReading).map { ($0, 0) }
         }
         let sql = statement.sql
-        let reading = RowReading<(fetched: T, id: Int64)>(
-            statement: { statement in
-                let last = statement.columnCount - 1
-                let read = T.reader(for: statement, columnCount: last)
-                return { statement in (try read(statement), sqlite3_column_int64(statement.sqliteStatement, Int32(last))) }
-            },
-            row: { names in
-                let mainNames = Array(names.dropLast())
-                let layout = RowLayout(columnNames: mainNames)
-                let read = T.rowReader(columnNames: mainNames)
-                return { row in
-                    let values = row.databaseValues
-                    return (try read(Row(layout: layout, databaseValues: Array(values.dropLast()))), try Self.id(values.last ?? .null, sql))
-                }
-            })
+        let reading = RowReading<(fetched: T, id: Int64)> { source in
+            let last = source.columnCount - 1
+            let read = T.reader(for: source, columnCount: last)
+            return { source in (try read(source), try Self.id(source, at: Int32(last), sql)) }
+        }
         return try fetchOne(values, reading)
     }
 
@@ -227,12 +216,17 @@ final class StatementPlan {
     func returnedID(_ values: [DatabaseValue], _ db: Database) throws -> Int64? {
         try statement.bind(values, bindings: bindings)
         let sql = statement.sql
-        let read = try statement.reader(RowReading<Int64>(
-            statement: { _ in { sqlite3_column_int64($0.sqliteStatement, 0) } },
-            row: { _ in { try Self.id($0.databaseValues.first ?? .null, sql) } }))
+        let read = try statement.reader(RowReading<Int64> { _ in { try Self.id($0, at: 0, sql) } })
         var id: Int64?
         try statement.forEachRow { id = try read() }
         return id
+    }
+
+    /// The integer id in column `index` of the current row of `source`, or a
+    /// misuse error.
+    static func id(_ source: any RowSource, at index: Int32, _ sql: String) throws -> Int64 {
+        if let id = source.integer(at: index) { return id }
+        return try id(source.databaseValue(at: index), sql)
     }
 
     /// The integer id the statement `sql` returned, or a misuse error.

@@ -103,10 +103,10 @@ extension Statement: PreparedStatement {
         }
     }
 
-    /// Reads columns with the readers cached on this statement.
+    /// Reads the live statement (Statement+RowSource.swift).
     @inline(__always)
     func reader<Result>(_ reading: RowReading<Result>) throws -> () throws -> Result {
-        let read = try reading.statement(self)
+        let read = try reading.make(self)
         return { try read(self) }
     }
 }

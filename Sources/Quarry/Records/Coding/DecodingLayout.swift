@@ -2,7 +2,6 @@
 // statement, resolved once and shared by every row (see RecordDecoder.swift
 // for why decoding is written the way it is).
 
-import CSQLite
 import Foundation
 
 /// Coding key → column index for one record type and one set of columns,

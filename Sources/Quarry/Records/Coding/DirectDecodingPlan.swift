@@ -32,7 +32,6 @@
 // DirectDecodingPlanTests prove the two paths equal over generated rows.
 
 @_spi(Reflection) import Swift
-import CSQLite
 import Synchronization
 
 /// How rows decode into the stored properties of one record type (see the top of this file).
@@ -160,43 +159,43 @@ final class DirectRowWriter {
         case .int:
             target.initializeMemory(
                 as: Int.self,
-                to: try decoder.decodeFast(Int.self, at: index, key: key, storageClass: SQLITE_INTEGER) { Int(sqlite3_column_int64($0, $1)) })
+                to: try decoder.decodeFast(Int.self, at: index, key: key) { $0.integer(at: $1).map { Int($0) } })
         case .int64:
             target.initializeMemory(
                 as: Int64.self,
-                to: try decoder.decodeFast(Int64.self, at: index, key: key, storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) })
+                to: try decoder.decodeFast(Int64.self, at: index, key: key) { $0.integer(at: $1) })
         case .double:
             target.initializeMemory(
                 as: Double.self,
-                to: try decoder.decodeFast(Double.self, at: index, key: key, storageClass: SQLITE_FLOAT) { sqlite3_column_double($0, $1) })
+                to: try decoder.decodeFast(Double.self, at: index, key: key) { $0.real(at: $1) })
         case .bool:
             target.initializeMemory(
                 as: Bool.self,
-                to: try decoder.decodeFast(Bool.self, at: index, key: key, storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) != 0 })
+                to: try decoder.decodeFast(Bool.self, at: index, key: key) { $0.integer(at: $1).map { $0 != 0 } })
         case .string:
             target.initializeMemory(
                 as: String.self,
-                to: try decoder.decodeFast(String.self, at: index, key: key, storageClass: SQLITE_TEXT) { String.fromColumnText($0, $1) })
+                to: try decoder.decodeFast(String.self, at: index, key: key) { $0.text(at: $1) })
         case .optionalInt:
             target.initializeMemory(
                 as: Int?.self,
-                to: try decoder.decodeFastIfPresent(Int.self, at: index, storageClass: SQLITE_INTEGER) { Int(sqlite3_column_int64($0, $1)) })
+                to: try decoder.decodeFastIfPresent(Int.self, at: index) { $0.integer(at: $1).map { Int($0) } })
         case .optionalInt64:
             target.initializeMemory(
                 as: Int64?.self,
-                to: try decoder.decodeFastIfPresent(Int64.self, at: index, storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) })
+                to: try decoder.decodeFastIfPresent(Int64.self, at: index) { $0.integer(at: $1) })
         case .optionalDouble:
             target.initializeMemory(
                 as: Double?.self,
-                to: try decoder.decodeFastIfPresent(Double.self, at: index, storageClass: SQLITE_FLOAT) { sqlite3_column_double($0, $1) })
+                to: try decoder.decodeFastIfPresent(Double.self, at: index) { $0.real(at: $1) })
         case .optionalBool:
             target.initializeMemory(
                 as: Bool?.self,
-                to: try decoder.decodeFastIfPresent(Bool.self, at: index, storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) != 0 })
+                to: try decoder.decodeFastIfPresent(Bool.self, at: index) { $0.integer(at: $1).map { $0 != 0 } })
         case .optionalString:
             target.initializeMemory(
                 as: String?.self,
-                to: try decoder.decodeFastIfPresent(String.self, at: index, storageClass: SQLITE_TEXT) { String.fromColumnText($0, $1) })
+                to: try decoder.decodeFastIfPresent(String.self, at: index) { $0.text(at: $1) })
         }
     }
 

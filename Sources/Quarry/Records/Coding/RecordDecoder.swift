@@ -1,10 +1,11 @@
-// RecordDecoder: the Decodable path of records, reading straight from SQLite
+// RecordDecoder: the Decodable path of records, reading the current row of a
+// RowSource (Core/RowSource.swift): SQLite's live statement or a row of values
 // (the hot path of decoding; its keyed container is RecordKeyedDecodingContainer.swift).
 //
 // Performance choices (see shared design notes, "Codable decoding by name"):
-// - No dictionary and no DatabaseValue per cell. Each property is read with
-//   `sqlite3_column_*` through the type's `DatabaseValueConvertible.fromStatement`
-//   fast path, at a column index.
+// - No dictionary and no DatabaseValue per cell. Each property is read at a
+//   column index with one call to the source: a typed read for the standard
+//   types, else the type's fastest conversion on that source.
 // - Coding key → column index is resolved once per (record type, statement):
 //   the DecodingLayout, stored on the Statement, lists the keys in the order
 //   the record asks for them, with their column index. For every row after the
@@ -18,17 +19,14 @@
 // - The concrete `decode` overloads the synthesized `init(from:)` calls for
 //   standard types involve no dynamic cast; other types (Date, UUID, enums,
 //   nested JSON) take one cast per value, and JSON uses one JSONDecoder per layout.
-// - The same decoder reads a `Row` (for `init(row:)`), so both paths share one
-//   implementation and give the same results.
+// - Every backend and every copied `Row` (for `init(row:)`) goes through this
+//   one implementation, so all give the same results.
 
-import CSQLite
 import Foundation
 
 /// The Decoder of records. One instance decodes all rows of a fetch, reading
-/// either the current row of a statement (the fast path) or a Row.
+/// the current row of the source each row is decoded from.
 final class RecordDecoder: Decoder {
-    /// The statement to read from, or nil to read `rowValues`.
-    let sqliteStatement: OpaquePointer?
     let columnNames: [String]
     let sql: String?
     let layout: DecodingLayout
@@ -54,10 +52,12 @@ final class RecordDecoder: Decoder {
         /// The path of the container of that case's values, which its
         /// container does not retain.
         var enumCasePath: ColumnGroupPath?
-        /// The values of the row being read, when there is no statement.
-        var rowValues: [DatabaseValue]
-        /// Whether a row is being decoded (see `decodeRow`).
-        var isDecodingRow = false
+        /// The source of the row being read. Unowned: a statement keeps the
+        /// readers that keep this decoder, and every caller of
+        /// `decoding(_:_:)` keeps its source alive while it decodes.
+        unowned(unsafe) var source: any RowSource
+        /// Whether a row is being decoded (see `decoding(_:_:)`).
+        var isDecoding = false
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -68,36 +68,20 @@ final class RecordDecoder: Decoder {
     /// nil for other records.
     let discriminatorColumn: String?
 
-    /// A decoder of the rows of a statement.
-    convenience init(statement: Statement, columnNames: [String], layout: DecodingLayout, recordType: Any.Type,
-         dateStrategy: DatabaseDateDecodingStrategy) {
-        self.init(
-            source: (statement.sqliteStatement, [], statement.sql), columnNames: columnNames, layout: layout,
-            recordType: recordType, dateStrategy: dateStrategy)
-    }
-
-    /// A decoder of one row.
-    convenience init(row: Row, layout: DecodingLayout, recordType: Any.Type, dateStrategy: DatabaseDateDecodingStrategy) {
-        self.init(
-            source: (nil, row.databaseValues, nil), columnNames: row.columnNames, layout: layout, recordType: recordType,
-            dateStrategy: dateStrategy)
-    }
-
-    /// A decoder that reads `source`: SQLite's statement (with its SQL), or the values of one row.
-    private init(
-        source: (sqliteStatement: OpaquePointer?, rowValues: [DatabaseValue], sql: String?), columnNames: [String],
-        layout: DecodingLayout, recordType: Any.Type, dateStrategy: DatabaseDateDecodingStrategy
+    /// A decoder of the columns `columnNames` of the rows of `source`.
+    init(
+        source: any RowSource, columnNames: [String], layout: DecodingLayout, recordType: Any.Type,
+        dateStrategy: DatabaseDateDecodingStrategy
     ) {
-        sqliteStatement = source.sqliteStatement
         self.columnNames = columnNames
-        sql = source.sql
+        sql = source.sourceSQL
         self.layout = layout
         self.recordType = recordType
         self.dateStrategy = dateStrategy
         userInfo = (recordType as? any FetchableRecord.Type)?.databaseDecodingUserInfo ?? [:]
         discriminatorColumn = EnumRecordColumns.discriminatorColumn(of: recordType)
         state = .allocate(capacity: 1)
-        state.initialize(to: State(keys: layout.keys, indexes: layout.indexes, rowValues: source.rowValues))
+        state.initialize(to: State(keys: layout.keys, indexes: layout.indexes, source: source))
     }
 
     deinit {
@@ -105,23 +89,25 @@ final class RecordDecoder: Decoder {
         state.deallocate()
     }
 
-    /// The values of the row being read, when there is no statement.
-    var rowValues: [DatabaseValue] { state.pointee.rowValues }
+    /// The source of the row being read.
+    var source: any RowSource {
+        @inline(__always) get { state.pointee.source }
+    }
 
-    /// Runs `decode` on `row`, which has this decoder's columns, with this
-    /// decoder: one decoder serves all the rows of a reader (the rows of a
-    /// server, prefetched rows). A decoder already decoding a row (a record
-    /// read again inside its own `init(from:)`) hands `decode` a new one.
-    func decodeRow<T>(_ row: Row, _ decode: (RecordDecoder) throws -> T) throws -> T {
-        guard !state.pointee.isDecodingRow else {
-            return try decode(RecordDecoder(row: row, layout: layout, recordType: recordType, dateStrategy: dateStrategy))
+    /// Runs `decode` on the current row of `source`, which has this decoder's
+    /// columns, with this decoder: one decoder serves all the rows of a
+    /// reader. A decoder already decoding a row (a record read again inside
+    /// its own `init(from:)`) hands `decode` a new one. The caller keeps
+    /// `source` alive until this returns.
+    @inline(__always)
+    func decoding<T>(_ source: any RowSource, _ decode: (RecordDecoder) throws -> T) throws -> T {
+        guard !state.pointee.isDecoding else {
+            return try decode(RecordDecoder(
+                source: source, columnNames: columnNames, layout: layout, recordType: recordType, dateStrategy: dateStrategy))
         }
-        state.pointee.isDecodingRow = true
-        state.pointee.rowValues = row.databaseValues
-        defer {
-            state.pointee.rowValues = []
-            state.pointee.isDecodingRow = false
-        }
+        state.pointee.isDecoding = true
+        state.pointee.source = source
+        defer { state.pointee.isDecoding = false }
         return try decode(self)
     }
 
@@ -200,21 +186,14 @@ final class RecordDecoder: Decoder {
     // MARK: Reading cells
 
     @inline(__always)
-    func isNull(at index: Int32) -> Bool {
-        if let sqliteStatement { return sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL }
-        return rowValues[Int(index)].isNull
-    }
+    func isNull(at index: Int32) -> Bool { source.isNull(at: index) }
 
     @inline(__always)
     func value<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) -> Value? {
-        if let sqliteStatement { return Value.fromStatement(sqliteStatement, index: index) }
-        return Value.fromDatabaseValue(rowValues[Int(index)])
+        source.value(Value.self, at: index)
     }
 
-    func databaseValue(at index: Int32) -> DatabaseValue {
-        if let sqliteStatement { return DatabaseValue(sqliteStatement: sqliteStatement, index: index) }
-        return rowValues[Int(index)]
-    }
+    func databaseValue(at index: Int32) -> DatabaseValue { source.databaseValue(at: index) }
 
     // MARK: Errors
 
@@ -265,47 +244,40 @@ final class RecordDecoder: Decoder {
         return value
     }
 
-    /// The most common types read a statement cell with a single
-    /// `sqlite3_column_type` call when the storage class is the expected one
-    /// (INTEGER for integers and Bool, REAL for Double, TEXT for String);
-    /// anything else, NULL included, takes the general path above, so the
-    /// results are the same.
+    /// The most common types read a cell with one typed read of the source
+    /// (``RowSource/integer(at:)`` and its siblings), which answers when the
+    /// storage class is the expected one; anything else, NULL included,
+    /// takes the general path above, so the results are the same.
     @inline(__always)
     func decodeFast<Value: DatabaseValueConvertible>(
-        _ type: Value.Type, key: String, storageClass: Int32, _ read: (OpaquePointer, Int32) -> Value
+        _ type: Value.Type, key: String, _ read: (any RowSource, Int32) -> Value?
     ) throws -> Value {
-        try decodeFast(type, at: columnIndex(key), key: key, storageClass: storageClass, read)
+        try decodeFast(type, at: columnIndex(key), key: key, read)
     }
 
-    /// ``decodeFast(_:key:storageClass:_:)`` at a resolved column index
-    /// (-1: missing), for the keyed container and DirectDecodingPlan alike.
+    /// ``decodeFast(_:key:_:)`` at a resolved column index (-1: missing),
+    /// for the keyed container and DirectDecodingPlan alike.
     @inline(__always)
     func decodeFast<Value: DatabaseValueConvertible>(
-        _ type: Value.Type, at index: Int32, key: String, storageClass: Int32, _ read: (OpaquePointer, Int32) -> Value
+        _ type: Value.Type, at index: Int32, key: String, _ read: (any RowSource, Int32) -> Value?
     ) throws -> Value {
-        if index >= 0, let sqliteStatement, sqlite3_column_type(sqliteStatement, index) == storageClass {
-            return read(sqliteStatement, index)
-        }
+        if index >= 0, let value = read(source, index) { return value }
         return try decodeConvertible(type, at: index, key: key)
     }
 
     @inline(__always)
     func decodeFastIfPresent<Value: DatabaseValueConvertible>(
-        _ type: Value.Type, key: String, storageClass: Int32, _ read: (OpaquePointer, Int32) -> Value
+        _ type: Value.Type, key: String, _ read: (any RowSource, Int32) -> Value?
     ) throws -> Value? {
-        try decodeFastIfPresent(type, at: columnIndex(key), storageClass: storageClass, read)
+        try decodeFastIfPresent(type, at: columnIndex(key), read)
     }
 
-    /// ``decodeFastIfPresent(_:key:storageClass:_:)`` at a resolved column index (-1: missing).
+    /// ``decodeFastIfPresent(_:key:_:)`` at a resolved column index (-1: missing).
     @inline(__always)
     func decodeFastIfPresent<Value: DatabaseValueConvertible>(
-        _ type: Value.Type, at index: Int32, storageClass: Int32, _ read: (OpaquePointer, Int32) -> Value
+        _ type: Value.Type, at index: Int32, _ read: (any RowSource, Int32) -> Value?
     ) throws -> Value? {
-        if index >= 0, let sqliteStatement {
-            let storage = sqlite3_column_type(sqliteStatement, index)
-            if storage == storageClass { return read(sqliteStatement, index) }
-            if storage == SQLITE_NULL { return nil }
-        }
+        if index >= 0, let value = read(source, index) { return value }
         return try decodeConvertibleIfPresent(type, at: index)
     }
 

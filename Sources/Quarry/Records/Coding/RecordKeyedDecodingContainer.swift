@@ -2,7 +2,6 @@
 // for every row; each `decode` reads one column through the type's fast path
 // (see RecordDecoder.swift).
 
-import CSQLite
 import Foundation
 
 /// The keyed container of RecordDecoder.
@@ -60,23 +59,23 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try withDecoder { d in try d.decodeFast(type, key: name(key), storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) != 0 } }
+        try withDecoder { d in try d.decodeFast(type, key: name(key)) { $0.integer(at: $1).map { $0 != 0 } } }
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try withDecoder { d in try d.decodeFast(type, key: name(key), storageClass: SQLITE_TEXT) { String.fromColumnText($0, $1) } }
+        try withDecoder { d in try d.decodeFast(type, key: name(key)) { $0.text(at: $1) } }
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try withDecoder { d in try d.decodeFast(type, key: name(key), storageClass: SQLITE_FLOAT) { sqlite3_column_double($0, $1) } }
+        try withDecoder { d in try d.decodeFast(type, key: name(key)) { $0.real(at: $1) } }
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try withDecoder { d in try d.decodeConvertible(type, key: name(key)) } }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try withDecoder { d in try d.decodeFast(type, key: name(key), storageClass: SQLITE_INTEGER) { Int(sqlite3_column_int64($0, $1)) } }
+        try withDecoder { d in try d.decodeFast(type, key: name(key)) { $0.integer(at: $1).map { Int($0) } } }
     }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try withDecoder { d in try d.decodeConvertible(type, key: name(key)) } }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try withDecoder { d in try d.decodeConvertible(type, key: name(key)) } }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try withDecoder { d in try d.decodeConvertible(type, key: name(key)) } }
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try withDecoder { d in try d.decodeFast(type, key: name(key), storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) } }
+        try withDecoder { d in try d.decodeFast(type, key: name(key)) { $0.integer(at: $1) } }
     }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try withDecoder { d in try d.decodeConvertible(type, key: name(key)) } }
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try withDecoder { d in try d.decodeConvertible(type, key: name(key)) } }
@@ -103,23 +102,23 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try withDecoder { d in try d.decodeFastIfPresent(type, key: name(key), storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) != 0 } }
+        try withDecoder { d in try d.decodeFastIfPresent(type, key: name(key)) { $0.integer(at: $1).map { $0 != 0 } } }
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try withDecoder { d in try d.decodeFastIfPresent(type, key: name(key), storageClass: SQLITE_TEXT) { String.fromColumnText($0, $1) } }
+        try withDecoder { d in try d.decodeFastIfPresent(type, key: name(key)) { $0.text(at: $1) } }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try withDecoder { d in try d.decodeFastIfPresent(type, key: name(key), storageClass: SQLITE_FLOAT) { sqlite3_column_double($0, $1) } }
+        try withDecoder { d in try d.decodeFastIfPresent(type, key: name(key)) { $0.real(at: $1) } }
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try withDecoder { d in try d.decodeConvertibleIfPresent(type, key: name(key)) } }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try withDecoder { d in try d.decodeFastIfPresent(type, key: name(key), storageClass: SQLITE_INTEGER) { Int(sqlite3_column_int64($0, $1)) } }
+        try withDecoder { d in try d.decodeFastIfPresent(type, key: name(key)) { $0.integer(at: $1).map { Int($0) } } }
     }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try withDecoder { d in try d.decodeConvertibleIfPresent(type, key: name(key)) } }
     func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try withDecoder { d in try d.decodeConvertibleIfPresent(type, key: name(key)) } }
     func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try withDecoder { d in try d.decodeConvertibleIfPresent(type, key: name(key)) } }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try withDecoder { d in try d.decodeFastIfPresent(type, key: name(key), storageClass: SQLITE_INTEGER) { sqlite3_column_int64($0, $1) } }
+        try withDecoder { d in try d.decodeFastIfPresent(type, key: name(key)) { $0.integer(at: $1) } }
     }
     func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try withDecoder { d in try d.decodeConvertibleIfPresent(type, key: name(key)) } }
     func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try withDecoder { d in try d.decodeConvertibleIfPresent(type, key: name(key)) } }

@@ -61,10 +61,10 @@ extension FetchableRecord {
         try db.prepared(sql: sql, arguments: arguments).fetchOne(recordReading)
     }
 
-    /// Reads records: with the readers cached on SQLite's statement, or from
-    /// copied rows.
+    /// Reads records with the readers cached on the statement's rows
+    /// (Core/RowSource.swift).
     static var recordReading: RowReading<Self> {
-        RowReading(statement: { reader(for: $0) }, row: { rowReader(columnNames: $0) })
+        RowReading { reader(for: $0) }
     }
 }
 

@@ -1,59 +1,21 @@
-// Decoding many rows that share their columns (the slices of an included
-// association, prefetched rows) without resolving coding keys for each row.
+// Decoding many rows that share their columns (the rows of a RETURNING
+// clause, cached records) without resolving coding keys for each row.
 
 extension FetchableRecord {
     /// A function that decodes records from rows that all have `columnNames`.
     ///
-    /// For a Decodable record that uses Quarry's default `init(row:)`, the
-    /// coding key → column layout is resolved once and shared by all rows; a
-    /// hand-written `init(row:)` is always honored (it is detected on the
-    /// first row, as for statements).
+    /// The record reader (FetchableRecord.swift) is made once, so the coding
+    /// key → column layout is resolved once and shared by all rows; a
+    /// hand-written `init(row:)` is always honored.
     static func rowReader(columnNames: [String]) -> (Row) throws -> Self {
-        guard let decodable = Self.self as? any (FetchableRecord & Decodable).Type,
-            let box = openRowReader(decodable, columnNames) as? RowReaderBox<Self>
-        else { return { try Self(row: $0) } }
-        let fastReader = box.read
-        switch DefaultRowInitializerProbe.usesDefault(Self.self) {
-        case true?: return fastReader
-        case false?: return { try Self(row: $0) }
-        case nil:
-            var decided: ((Row) throws -> Self)?
-            return { row in
-                if let decided { return try decided(row) }
-                let (result, usedDefault) = DefaultRowInitializerProbe.probe(Self.self) { Result { try Self(row: row) } }
-                DefaultRowInitializerProbe.record(Self.self, usesDefault: usedDefault)
-                decided = usedDefault ? fastReader : { try Self(row: $0) }
-                return try result.get()
-            }
+        // Readers read whichever source each row comes from: this buffer
+        // only gives them the columns.
+        let read = reader(for: RowBuffer(columnNames: columnNames), columns: 0..<columnNames.count)
+        return { row in
+            let buffer = RowBuffer(columnNames: columnNames, values: row.databaseValues)
+            return try withExtendedLifetime(buffer) { try read(buffer) }
         }
     }
-}
-
-extension FetchableRecord where Self: Decodable {
-    /// The Decodable reader of rows with `columnNames`, with one shared layout.
-    static func decodableRowReader(columnNames: [String]) -> RowReaderBox<Self> {
-        let layout = DecodingLayout(
-            columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy, jsonDecoder: Self.databaseJSONDecoder(for:))
-        // One decoder for all rows, pointed at each row in turn.
-        let decoder = RecordDecoder(
-            row: Row(layout: RowLayout(columnNames: columnNames), databaseValues: []), layout: layout,
-            recordType: Self.self, dateStrategy: Self.databaseDateDecodingStrategy)
-        if let plan = DirectDecodingPlan.of(Self.self) {
-            let direct = DirectRecordReader<Self>(plan: plan, layout: layout)
-            return RowReaderBox { row in try decoder.decodeRow(row) { try direct.read($0) } }
-        }
-        return RowReaderBox { row in try decoder.decodeRow(row) { try Self(from: $0) } }
-    }
-}
-
-private func openRowReader<R: FetchableRecord & Decodable>(_ type: R.Type, _ columnNames: [String]) -> AnyObject {
-    R.decodableRowReader(columnNames: columnNames)
-}
-
-/// A row reader in a generic class, so that it casts back to its exact type.
-final class RowReaderBox<Record> {
-    let read: (Row) throws -> Record
-    init(_ read: @escaping (Row) throws -> Record) { self.read = read }
 }
 
 extension Row {

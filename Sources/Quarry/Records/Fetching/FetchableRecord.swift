@@ -1,6 +1,5 @@
 // FetchableRecord: a type built from database rows, by hand or through Decodable.
 
-import CSQLite
 import Foundation
 import Synchronization
 
@@ -130,49 +129,48 @@ extension FetchableRecord where Self: Decodable {
 
     /// The record decoded from `row` through `Decodable`, whatever its `init(row:)`.
     static func decodedFromRow(_ row: Row) throws -> Self {
-        let layout = DecodingLayout(
-            columnNames: row.columnNames, naming: Self.databaseColumnDecodingStrategy,
-            jsonDecoder: Self.databaseJSONDecoder(for:))
-        let decoder = RecordDecoder(
-            row: row, layout: layout, recordType: Self.self, dateStrategy: Self.databaseDateDecodingStrategy)
-        return try Self(from: decoder)
+        let buffer = RowBuffer(row)
+        return try withExtendedLifetime(buffer) {
+            try sourceReader(buffer, columns: 0..<buffer.columnCount).read(buffer)
+        }
     }
 
-    /// A function that decodes records from the current row of `statement`,
+    /// A function that decodes records from the current row of `source`,
     /// reading the columns `columns` (the first ones, or those of an included
-    /// association).
-    static func statementReader(_ statement: Statement, columns: Range<Int>) -> ReaderBox<Self> {
-        let allNames = statement.columnNames
+    /// association), through `Decodable`.
+    static func sourceReader(_ source: any RowSource, columns: Range<Int>) -> ReaderBox<Self> {
+        let allNames = source.columnNames
         let columnNames = Array(allNames[columns.clamped(to: allNames.indices)])
         let layout = DecodingLayout(
             columnNames: columnNames, naming: Self.databaseColumnDecodingStrategy, offset: Int32(columns.lowerBound),
             jsonDecoder: Self.databaseJSONDecoder(for:))
         let decoder = RecordDecoder(
-            statement: statement, columnNames: columnNames, layout: layout, recordType: Self.self,
+            source: source, columnNames: columnNames, layout: layout, recordType: Self.self,
             dateStrategy: Self.databaseDateDecodingStrategy)
         if let plan = DirectDecodingPlan.of(Self.self) {
             let direct = DirectRecordReader<Self>(plan: plan, layout: layout)
-            return ReaderBox({ _ in try direct.read(decoder) }, columns: columns, layout: layout)
+            return ReaderBox({ try decoder.decoding($0) { try direct.read($0) } }, columns: columns, layout: layout)
         }
-        return ReaderBox({ _ in try Self(from: decoder) }, columns: columns, layout: layout)
+        return ReaderBox({ try decoder.decoding($0) { try Self(from: $0) } }, columns: columns, layout: layout)
     }
 }
 
 extension FetchableRecord {
-    /// A function that decodes records from the current row of `statement`:
+    /// A function that decodes records from the current row of `source`:
     /// the Decodable fast path when the type uses the default `init(row:)`,
     /// else `init(row:)` on a copied row.
     ///
-    /// The reader is kept on the statement, so that a cached statement (a
+    /// The reader is kept on the source, so that a cached statement (a
     /// fetch by primary key, say) builds its decoder and resolves its column
     /// layout once, not at each call.
-    static func reader(for statement: Statement, columnCount: Int? = nil) -> (Statement) throws -> Self {
-        reader(for: statement, columns: 0..<min(columnCount ?? statement.columnCount, statement.columnCount))
+    static func reader(for source: any RowSource, columnCount: Int? = nil) -> (any RowSource) throws -> Self {
+        reader(for: source, columns: 0..<min(columnCount ?? source.columnCount, source.columnCount))
     }
 
     /// A function that decodes records from the columns `columns` of the
-    /// current row of `statement` (see ``reader(for:columnCount:)``).
-    static func reader(for statement: Statement, columns: Range<Int>) -> (Statement) throws -> Self {
+    /// current row of `source` (see ``reader(for:columnCount:)``).
+    static func reader(for source: any RowSource, columns: Range<Int>) -> (any RowSource) throws -> Self {
+        let statement = source
         let key = ObjectIdentifier(Self.self)
         // The column names change only when SQLite recompiles the statement
         // after a schema change, which drops the cached readers; otherwise the
@@ -187,22 +185,22 @@ extension FetchableRecord {
             statement.lastRecordReader = (key, cached)
             return cached.read
         }
-        func keep(_ read: @escaping (Statement) throws -> Self, layout: DecodingLayout? = nil) -> (Statement) throws -> Self {
+        func keep(_ read: @escaping (any RowSource) throws -> Self, layout: DecodingLayout? = nil) -> (any RowSource) throws -> Self {
             let box = ReaderBox(read, columns: columns, layout: layout)
             statement.recordReaders[key] = box
             statement.lastRecordReader = (key, box)
             return read
         }
-        func makeRowReader() -> (Statement) throws -> Self {
+        func makeRowReader() -> (any RowSource) throws -> Self {
             let allNames = statement.columnNames
             let readable = columns.clamped(to: allNames.indices)
             let rowLayout = RowLayout(columnNames: Array(allNames[readable]))
             return { statement in
                 do {
-                    return try Self(row: Row(statement: statement, columns: readable, layout: rowLayout))
+                    return try Self(row: Row(statement, columns: readable, layout: rowLayout))
                 } catch var error as RowDecodingError where error.sql == nil {
                     // init(row:) does not know the SQL: add it.
-                    error.sql = statement.sql
+                    error.sql = statement.sourceSQL
                     throw error
                 }
             }
@@ -219,7 +217,7 @@ extension FetchableRecord {
         case nil:
             // Probe on the first row: does init(row:) run Quarry's default?
             let rowReader = makeRowReader()
-            var decided: ((Statement) throws -> Self)?
+            var decided: ((any RowSource) throws -> Self)?
             return { statement in
                 if let decided { return try decided(statement) }
                 let (result, usedDefault) = DefaultRowInitializerProbe.probe(Self.self) {
@@ -234,19 +232,19 @@ extension FetchableRecord {
 }
 
 private func openStatementReader<R: FetchableRecord & Decodable>(
-    _ type: R.Type, _ statement: Statement, _ columns: Range<Int>
+    _ type: R.Type, _ source: any RowSource, _ columns: Range<Int>
 ) -> AnyObject {
-    R.statementReader(statement, columns: columns)
+    R.sourceReader(source, columns: columns)
 }
 
 /// A reader closure with the number of columns it reads, and the column
 /// layout of the Decodable path. It carries the closure out of an opened
-/// existential with its exact type, and is kept on the statement.
+/// existential with its exact type, and is kept on the source.
 final class ReaderBox<Record> {
-    let read: (Statement) throws -> Record
+    let read: (any RowSource) throws -> Record
     let columns: Range<Int>
     let layout: DecodingLayout?
-    init(_ read: @escaping (Statement) throws -> Record, columns: Range<Int>, layout: DecodingLayout?) {
+    init(_ read: @escaping (any RowSource) throws -> Record, columns: Range<Int>, layout: DecodingLayout?) {
         self.read = read
         self.columns = columns
         self.layout = layout

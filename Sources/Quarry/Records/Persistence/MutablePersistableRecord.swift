@@ -219,12 +219,15 @@ extension MutablePersistableRecord where Self: Decodable {
         guard let row = try? Row(columnNames: container.columns, databaseValues: container.databaseValues) else { return }
         let dateStrategy: DatabaseDateDecodingStrategy =
             Self.databaseDateEncodingStrategy == .millisecondsSince1970 ? .millisecondsSince1970 : .default
+        let buffer = RowBuffer(row)
         let decoder = RecordDecoder(
-            row: row,
+            source: buffer, columnNames: row.columnNames,
             layout: DecodingLayout(
                 columnNames: row.columnNames, naming: Self.databaseColumnEncodingStrategy,
                 jsonDecoder: RecordValueFormat.of(Self.self).jsonDecoder),
             recordType: Self.self, dateStrategy: dateStrategy)
-        if let record = try? Self(from: decoder) { self = record }
+        if let record = try? withExtendedLifetime(buffer, { try decoder.decoding(buffer) { try Self(from: $0) } }) {
+            self = record
+        }
     }
 }

@@ -1,0 +1,166 @@
+// RowSource: the current row of a result as every reader reads it, the one
+// row shape of the execution seam (DatabaseConnection.swift).
+//
+// Two types implement it: SQLite's `Statement`, over the live statement with
+// no copy (SQLite/Statement+RowSource.swift), and `RowBuffer`, over values
+// that came back whole (a server's rows, copied rows, prefetched rows).
+// Decoders, scopes and cursors are written once against it.
+//
+// Hot path: a decoder reads each cell with one call through this protocol.
+// The typed reads (`integer`, `real`, `text`) answer nil unless the cell has
+// that storage class, so a fast path costs one call per cell, and anything
+// else (NULL, a conversion) takes the general path with the same result.
+
+/// The current row of a result, read cell by cell at zero-based indexes.
+protocol RowSource: AnyObject {
+    /// The column names of the result.
+    var columnNames: [String] { get }
+    /// The number of columns.
+    var columnCount: Int { get }
+    /// The SQL of the result, named by decoding errors; nil for a row that
+    /// is not the result of a statement.
+    var sourceSQL: String? { get }
+
+    /// Whether the cell is `NULL`.
+    func isNull(at index: Int32) -> Bool
+    /// The cell if its storage class is INTEGER, else nil.
+    func integer(at index: Int32) -> Int64?
+    /// The cell if its storage class is REAL, else nil.
+    func real(at index: Int32) -> Double?
+    /// The cell if its storage class is TEXT, else nil.
+    func text(at index: Int32) -> String?
+    /// The cell, copied.
+    func databaseValue(at index: Int32) -> DatabaseValue
+    /// A cell that is not `NULL`, read as `Value` by the type's fastest way
+    /// on this source; nil if it does not convert.
+    func value<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) -> Value?
+
+    /// The record readers made for this source's columns, by record type
+    /// (FetchableRecord.swift), and the last one used.
+    var recordReaders: [ObjectIdentifier: AnyObject] { get set }
+    var lastRecordReader: (type: ObjectIdentifier, reader: AnyObject)? { get set }
+    /// Empties the caches that depend on the columns if they changed since
+    /// the caches were made.
+    func invalidateStaleLayouts()
+}
+
+extension RowSource {
+    /// A ``RowDecodingError`` for the column at `index`.
+    func decodingError(_ reason: RowDecodingError.Reason, index: Int32, expectedType: Any.Type) -> RowDecodingError {
+        let name = index >= 0 && Int(index) < columnCount ? columnNames[Int(index)] : "#\(index)"
+        return RowDecodingError(reason: reason, column: name, expectedType: "\(expectedType)", sql: sourceSQL)
+    }
+
+    /// Column `index` read as `Value`; throws a ``RowDecodingError`` for
+    /// `NULL`, a missing column, or a value that does not convert.
+    @inline(__always)
+    func decode<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) throws -> Value {
+        guard index >= 0 && Int(index) < columnCount else {
+            throw decodingError(.indexOutOfRange, index: index, expectedType: Value.self)
+        }
+        if isNull(at: index) { throw decodingError(.unexpectedNull, index: index, expectedType: Value.self) }
+        guard let value = value(Value.self, at: index) else {
+            throw decodingError(.valueMismatch(databaseValue(at: index)), index: index, expectedType: Value.self)
+        }
+        return value
+    }
+
+    /// Column `index` read as `Value?`: nil for `NULL`.
+    @inline(__always)
+    func decodeIfPresent<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) throws -> Value? {
+        if index >= 0 && Int(index) < columnCount && isNull(at: index) { return nil }
+        return try decode(type, at: index)
+    }
+
+    /// The name of column `index`, or `#index`.
+    func columnName(_ index: Int32) -> String {
+        index >= 0 && Int(index) < columnCount ? columnNames[Int(index)] : "#\(index)"
+    }
+}
+
+extension Row {
+    /// Copies the columns `columns` of the current row of `source`; `layout`
+    /// names them.
+    init(_ source: some RowSource, columns: Range<Int>, layout: RowLayout) {
+        if let buffer = source as? RowBuffer {
+            let values = buffer.values
+            self.init(layout: layout, databaseValues: Array(values[columns.clamped(to: values.indices)]))
+            return
+        }
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(columns.count)
+        for index in columns { values.append(source.databaseValue(at: Int32(index))) }
+        self.init(layout: layout, databaseValues: values)
+    }
+
+    /// Copies the current row of `source`.
+    init(_ source: some RowSource, layout: RowLayout) {
+        self.init(source, columns: 0..<layout.columnNames.count, layout: layout)
+    }
+}
+
+/// A row whose values came back whole, as a ``RowSource``: the current row of
+/// a server's statement, or a copied ``Row`` being decoded.
+final class RowBuffer: RowSource {
+    private(set) var columnNames: [String]
+    /// The values of the current row.
+    var values: [DatabaseValue]
+    let sourceSQL: String?
+    var recordReaders: [ObjectIdentifier: AnyObject] = [:]
+    var lastRecordReader: (type: ObjectIdentifier, reader: AnyObject)?
+
+    init(columnNames: [String], values: [DatabaseValue] = [], sql: String? = nil) {
+        self.columnNames = columnNames
+        self.values = values
+        sourceSQL = sql
+    }
+
+    /// A buffer holding `row`.
+    convenience init(_ row: Row) {
+        self.init(columnNames: row.columnNames, values: row.databaseValues)
+    }
+
+    var columnCount: Int { columnNames.count }
+
+    /// Sets the column names of the next rows; the readers made for other
+    /// columns are dropped.
+    func setColumnNames(_ names: [String]) {
+        guard names != columnNames else { return }
+        columnNames = names
+        recordReaders.removeAll()
+        lastRecordReader = nil
+    }
+
+    /// The buffer's columns change only through `setColumnNames(_:)`, which
+    /// drops the readers itself.
+    func invalidateStaleLayouts() {}
+
+    @inline(__always)
+    private func cell(_ index: Int32) -> DatabaseValue {
+        let index = Int(index)
+        return values.indices.contains(index) ? values[index] : .null
+    }
+
+    func isNull(at index: Int32) -> Bool { cell(index).isNull }
+
+    func integer(at index: Int32) -> Int64? {
+        if case .integer(let value) = cell(index) { return value }
+        return nil
+    }
+
+    func real(at index: Int32) -> Double? {
+        if case .real(let value) = cell(index) { return value }
+        return nil
+    }
+
+    func text(at index: Int32) -> String? {
+        if case .text(let value) = cell(index) { return value }
+        return nil
+    }
+
+    func databaseValue(at index: Int32) -> DatabaseValue { cell(index) }
+
+    func value<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) -> Value? {
+        Value.fromDatabaseValue(cell(index))
+    }
+}
