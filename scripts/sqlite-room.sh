@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 exec python3 - <<'PYTHON'
 import pathlib, re, sys
 
-max_calls, max_imports = 22, 18
+max_calls, max_imports = 22, 16
 strings = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 call = re.compile(r"\bsqlite3_\w+\s*\(")
 calls, imports = {}, []
