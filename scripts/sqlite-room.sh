@@ -4,10 +4,10 @@
 # per file: the sqlite3_* calls in code (comments and string literals aside)
 # and the files that `import CSQLite`.
 #
-# The goal is 0 calls, and no import but where public API needs SQLite's
-# result-code constants (issue 47). Until then this is a ratchet: it fails
-# when either count is above its ceiling below. Lower a ceiling when a
-# change lowers its count; never raise it.
+# Calls outside the room: 0, and the check fails on any. Imports: 2, where
+# public API is built from SQLite's constants: Core/ResultCode.swift (the
+# result codes) and Functions/Database+Authorizer.swift (the authorizer's
+# action codes). The check fails above that; never raise it.
 #
 #   bash scripts/sqlite-room.sh
 set -euo pipefail
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 exec python3 - <<'PYTHON'
 import pathlib, re, sys
 
-max_calls, max_imports = 60, 25
+max_calls, max_imports = 0, 2
 strings = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 call = re.compile(r"\bsqlite3_\w+\s*\(")
 calls, imports = {}, []

@@ -1,7 +1,5 @@
 // Cursor: iteration over the rows of a statement, one row at a time, in constant memory.
 
-import CSQLite
-
 /// A sequence of values read from the database one at a time.
 ///
 /// A cursor steps an SQLite statement lazily: fetching ten million rows with a

@@ -11,7 +11,6 @@
 // only while it has something to watch, so that accesses without a time limit
 // or a cancellable task pay nothing.
 
-import CSQLite
 import Foundation
 import Synchronization
 
@@ -147,8 +146,9 @@ extension Database {
 
     private func stepErrorWithoutSpan(code: Int32, statement: Statement, arguments: StatementArguments?) -> any Error {
         // A transaction observer refused the commit (Observation/): its error.
-        if code & 0xFF == SQLITE_CONSTRAINT, let veto = executionObserver?.takeCommitVeto() { return veto }
-        if code & 0xFF == SQLITE_INTERRUPT, let reason = progressMonitor.stopReason {
+        let primary = ResultCode(rawValue: code).primaryResultCode
+        if primary == .SQLITE_CONSTRAINT, let veto = executionObserver?.takeCommitVeto() { return veto }
+        if primary == .SQLITE_INTERRUPT, let reason = progressMonitor.stopReason {
             progressMonitor.stopReason = nil
             switch reason {
             case .cancelled:

@@ -14,8 +14,6 @@
 // the schema the transaction sees, and this connection's own schema changes
 // move `Database.schemaCheckGeneration`, which makes the next check run again.
 
-import CSQLite
-
 extension Database {
     /// Checks whether the schema changed since the last check; when it did,
     /// empties the statement cache and moves ``schemaChangeCount``.
@@ -39,10 +37,10 @@ final class SQLiteSchemaVersionCheck {
     /// Whether `PRAGMA schema_version` moved since the last check (false on
     /// the first).
     func schemaChanged(_ db: Database, handle: OpaquePointer) throws -> Bool {
-        let inTransaction = sqlite3_get_autocommit(handle) == 0
+        let inTransaction = !SQLiteConnection.isAutocommit(handle)
         if inTransaction, checkedInTransaction, checkedGeneration == db.schemaCheckGeneration { return false }
         let statement = try Self.statement(&versionStatement, sql: "PRAGMA schema_version", db)
-        let current = try statement.firstRow { sqlite3_column_int64(statement.sqliteStatement, 0) } ?? 0
+        let current = try statement.firstRow { statement.int64(at: 0) } ?? 0
         var changed = false
         if current != version {
             changed = version != -1

@@ -23,8 +23,6 @@ public enum TransactionCompletion: Sendable {
     case rollback
 }
 
-import CSQLite
-
 extension Database {
     /// Runs `block` in a transaction, committing or rolling back as it returns.
     ///
@@ -125,7 +123,7 @@ extension Database {
     func checkTransactionNotAborted(_ statement: Statement) throws {
         // SQLite's own flag, read directly: this runs at each step of a
         // statement, and `Statement` is SQLite's.
-        if isInsideTransactionBlock && sqlite3_get_autocommit(sqliteConnection) != 0 && !statement.isReadOnly {
+        if isInsideTransactionBlock && SQLiteConnection.isAutocommit(sqliteConnection) && !statement.isReadOnly {
             let sql = statement.sql
             throw DatabaseError(
                 resultCode: .SQLITE_ABORT,

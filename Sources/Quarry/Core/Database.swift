@@ -4,7 +4,6 @@
 // usable only inside them. It is not Sendable: SQLite connections are used by
 // one thread at a time, and the queue and pool types guarantee that.
 
-import CSQLite
 import Foundation
 import Logging
 import Tracing
@@ -154,35 +153,9 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         self.instrumentation = instrumentation
-        var flags = SQLITE_OPEN_NOMUTEX
-        if configuration.acceptsURIFilenames || builtURI {
-            flags |= SQLITE_OPEN_URI
-        } else if path.hasPrefix("file:") {
-            // Without SQLITE_OPEN_URI, SQLite would create a file named
-            // "file:…" in the working directory: say why instead.
-            throw DatabaseError(
-                resultCode: .SQLITE_CANTOPEN,
-                message: "could not open database at \(path): a path that begins with \"file:\" is a URI filename, "
-                    + "which Configuration.acceptsURIFilenames must allow")
-        }
-        if configuration.readonly || readerOnly {
-            flags |= SQLITE_OPEN_READONLY
-        } else {
-            flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        }
-        var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
-        guard let handle else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not open database at \(path)")
-        }
-        guard code == SQLITE_OK else {
-            let message = String(cString: sqlite3_errmsg(handle))
-            let extended = sqlite3_extended_errcode(handle)
-            sqlite3_close_v2(handle)
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: extended),
-                message: "could not open database at \(path): \(message)")
-        }
+        let handle = try SQLiteConnection.open(
+            path: path, readOnly: configuration.readonly || readerOnly,
+            acceptsURIFilenames: configuration.acceptsURIFilenames || builtURI)
         sqliteConnection = handle
         connection = SQLiteConnection(handle: handle, path: path)
         do {
@@ -234,48 +207,6 @@ public final class Database {
 
     deinit { close() }
 
-    private func setUp(_ handle: OpaquePointer, readerOnly: Bool) throws {
-        sqlite3_extended_result_codes(handle, 1)
-        installAuthorizer()
-        if let timeout = configuration.busyTimeout {
-            let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-            configuredBusyMilliseconds = Int32(clamping: milliseconds)
-            installBusyHandler(milliseconds: configuredBusyMilliseconds)
-        }
-        if configuration.logger != nil || instrumentation?.observesStatements == true {
-            installTrace()
-        }
-        if let limit = configuration.maximumStatementDuration {
-            maximumStatementDuration = limit
-        }
-        let quotesCode = quarry_set_double_quoted_string_literals(
-            handle, configuration.acceptsDoubleQuotedStringLiterals ? 1 : 0)
-        if quotesCode != SQLITE_OK { throw makeError(code: quotesCode, sql: nil) }
-        if configuration.acceptsUntrustedFiles {
-            // Before the schema is first read (Configuration.acceptsUntrustedFiles).
-            let code = quarry_set_untrusted_file_defenses(handle, 1)
-            if code != SQLITE_OK { throw makeError(code: code, sql: nil) }
-            // Also before the schema is read: its CREATE statements are parsed under the caps.
-            UntrustedFileLimits.apply(to: handle)
-            // Checks each b-tree cell's size as it is read, so that a damaged
-            // page is reported as corrupt sooner (https://www.sqlite.org/pragma.html#pragma_cell_size_check).
-            try execute(sql: "PRAGMA cell_size_check = ON")
-        }
-        // Fails with SQLITE_NOTADB for a file that is not a database.
-        try execute(sql: "SELECT count(*) FROM sqlite_master")
-        // Every connection, readers too: the last one to close a WAL file
-        // checkpoints it, with its own setting.
-        try execute(sql: "PRAGMA synchronous = \(configuration.synchronous.rawValue)")
-        if configuration.foreignKeysEnabled {
-            try execute(sql: "PRAGMA foreign_keys = ON")
-        }
-        if readerOnly {
-            try execute(sql: "PRAGMA query_only = 1")
-        }
-        for step in configuration.preparationSteps { try step(self) }
-        try configuration.prepareDatabase?(self)
-    }
-
     /// Closes the connection. Called when the owning queue or pool closes.
     func close() {
         guard !isClosed else { return }
@@ -306,107 +237,12 @@ public final class Database {
         try connection.execute(self, sql: sql, arguments: arguments)
     }
 
-    /// SQLite's ``execute(sql:arguments:)`` (SQLiteConnection.swift): each
-    /// statement is compiled, bound and run in turn.
-    func executeSQLiteScript(sql: String, arguments: StatementArguments) throws {
-        var used = 0
-        try sql.utf8CString.withUnsafeBufferPointer { buffer in
-            guard var start = buffer.baseAddress else { return }
-            let end = start + buffer.count - 1  // before the NUL terminator
-            while start < end {
-                var statementHandle: OpaquePointer?
-                var tail: UnsafePointer<CChar>?
-                let (code, facts) = compileGatheringFacts {
-                    sqlite3_prepare_v3(sqliteConnection, start, Int32(end - start), 0, &statementHandle, &tail)
-                }
-                guard code == SQLITE_OK else {
-                    // Name the statement that failed, not the whole script.
-                    throw makeError(code: code, sql: Database.firstStatementText(start))
-                }
-                guard let statementHandle else { break }  // only whitespace or comments left
-                // sqlite3_sql() keeps the white space before the statement and its `;`.
-                let statementSQL = Database.trimmedStatementText(String(cString: sqlite3_sql(statementHandle)))
-                let statement = Statement(database: self, sqliteStatement: statementHandle, sql: statementSQL, facts: facts)
-                try arguments.bind(to: statement, positionalIndex: &used)
-                if let tail, Database.isBlank(tail) {
-                    // The last statement: refuse extra arguments before executing it.
-                    try arguments.checkAllPositionalValuesUsed(used, sql: sql)
-                }
-                try statement.forEachRow {}
-                guard let tail else { break }
-                start = tail
-            }
-        }
-        try arguments.checkAllPositionalValuesUsed(used, sql: sql)
-    }
-
-    /// The text of one statement, without the white space around it and its
-    /// final semicolons: what errors report as the statement's SQL.
-    static func trimmedStatementText(_ text: String) -> String {
-        var scalars = Substring(text).unicodeScalars
-        while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.properties.isWhitespace || last == ";" { scalars.removeLast() }
-        return String(scalars)
-    }
-
-    /// The first statement of a script that did not compile: the shortest
-    /// prefix up to a `;` that SQLite calls a complete statement
-    /// (<https://www.sqlite.org/c3ref/complete.html>), or the whole rest.
-    private static func firstStatementText(_ text: UnsafePointer<CChar>) -> String {
-        let rest = String(cString: text)
-        var prefix = ""
-        for character in rest {
-            prefix.append(character)
-            if character == ";", sqlite3_complete(prefix) != 0 { return trimmedStatementText(prefix) }
-        }
-        return trimmedStatementText(rest)
-    }
-
-    /// Whether a C string holds only white space and semicolons.
-    private static func isBlank(_ text: UnsafePointer<CChar>) -> Bool {
-        var pointer = text
-        while pointer.pointee != 0 {
-            switch UInt8(bitPattern: pointer.pointee) {
-            case 0x20, 0x09, 0x0A, 0x0D, 0x3B: pointer += 1
-            default: return false
-            }
-        }
-        return true
-    }
-
     /// Compiles a single SQL statement.
     ///
     /// Throws if the SQL is invalid or holds more than one statement.
     public func makeStatement(sql: String) throws -> Statement {
         try require(.preparedStatements, "prepared statements (Statement)")
-        var statementHandle: OpaquePointer?
-        var remainder = ""
-        let (code, facts) = compileGatheringFacts {
-            sql.withCString { cString -> Int32 in
-                var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v3(sqliteConnection, cString, -1, 0, &statementHandle, &tail)
-                if let tail { remainder = String(cString: tail) }
-                return code
-            }
-        }
-        guard code == SQLITE_OK else {
-            throw makeError(code: code, sql: sql)
-        }
-        guard let statementHandle else {
-            throw DatabaseError.misuse("no SQL statement to compile", sql: sql)
-        }
-        let statement = Statement(database: self, sqliteStatement: statementHandle, sql: sql, facts: facts)
-        if !remainder.isEmpty {
-            // Anything but whitespace, semicolons and comments is a second statement.
-            var probe: OpaquePointer?
-            _ = compileGatheringFacts { sqlite3_prepare_v3(sqliteConnection, remainder, -1, 0, &probe, nil) }
-            if let probe {
-                sqlite3_finalize(probe)
-                throw DatabaseError.misuse(
-                    "makeStatement(sql:) takes a single statement; use execute(sql:) for several", sql: sql)
-            }
-        }
-        return statement
+        return try compileStatement(sql: sql)
     }
 
     /// Returns a compiled statement for `sql`, compiling it only the first time.
@@ -497,20 +333,10 @@ public final class Database {
     /// the file afresh (and rolls back a journal that the failure left).
     /// An in-memory database lives only in its connection and is kept.
     func makeError(code: Int32, sql: String?, arguments: StatementArguments? = nil) -> DatabaseError {
-        let extended = sqlite3_extended_errcode(sqliteConnection)
-        // The connection's error state may already have moved on: trust `code`
-        // for the primary code.
-        let resultCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
-        var message = String(cString: sqlite3_errmsg(sqliteConnection))
-        if (resultCode & 0xFF) == SQLITE_TOOBIG, configuration.acceptsUntrustedFiles {
-            // SQLite's "string or blob too big" does not say which cap.
-            message += " (" + UntrustedFileLimits.tooBigExplanation + ")"
-        }
-        let error = DatabaseError(
-            resultCode: ResultCode(rawValue: resultCode),
-            message: message,
-            sql: sql,
-            arguments: configuration.publicStatementArguments ? arguments : nil)
+        let error = SQLiteConnection.error(
+            on: sqliteConnection, code: code, sql: sql,
+            arguments: configuration.publicStatementArguments ? arguments : nil,
+            explainsUntrustedFileLimits: configuration.acceptsUntrustedFiles)
         if error.isCorrupt || error.isIOError, !Database.isInMemory(path) {
             discard(because: "\(error)")
         }

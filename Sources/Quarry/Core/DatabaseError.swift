@@ -1,8 +1,6 @@
 // DatabaseError: the error thrown when SQLite, PostgreSQL, or Quarry on their
 // behalf, refuses an operation.
 
-import CSQLite
-
 /// An error reported by SQLite (or PostgreSQL, through QuarryPostgres), with
 /// the SQL that caused it.
 ///
@@ -95,7 +93,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     ) {
         self.init(
             sqlState: nil, resultCode: resultCode, categories: DatabaseError.categories(forResultCode: resultCode),
-            backendName: "SQLite", message: message ?? String(cString: sqlite3_errstr(resultCode.rawValue)),
+            backendName: "SQLite", message: message ?? SQLiteConnection.resultCodeDescription(resultCode.rawValue),
             sql: sql, arguments: arguments)
     }
 

@@ -3,7 +3,6 @@
 // Every value that crosses the boundary between Swift and SQLite is, at some
 // point, one of these five cases. See <https://www.sqlite.org/datatype3.html>.
 
-import CSQLite
 import Foundation
 
 /// A value as SQLite stores it: `NULL`, an integer, a real number, text, or a blob.
@@ -43,42 +42,6 @@ public enum DatabaseValue: Hashable, Sendable {
         case .text: return "text"
         case .blob: return "blob"
         }
-    }
-}
-
-extension DatabaseValue {
-    /// Reads the value of column `index` of the current row of a statement.
-    ///
-    /// Text is read by its byte length, so strings with NUL characters survive.
-    init(sqliteStatement: OpaquePointer, index: Int32) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER:
-            self = .integer(sqlite3_column_int64(sqliteStatement, index))
-        case SQLITE_FLOAT:
-            self = .real(sqlite3_column_double(sqliteStatement, index))
-        case SQLITE_TEXT:
-            self = .text(String.fromColumnText(sqliteStatement, index))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(sqliteStatement, index))
-            if count > 0, let bytes = sqlite3_column_blob(sqliteStatement, index) {
-                self = .blob(Data(bytes: bytes, count: count))
-            } else {
-                self = .blob(Data())
-            }
-        default:
-            self = .null
-        }
-    }
-}
-
-extension String {
-    /// Reads a text column by its byte length (it may contain NUL characters).
-    static func fromColumnText(_ sqliteStatement: OpaquePointer, _ index: Int32) -> String {
-        // sqlite3_column_text must be called before sqlite3_column_bytes
-        // (https://www.sqlite.org/c3ref/column_blob.html).
-        guard let text = sqlite3_column_text(sqliteStatement, index) else { return "" }
-        let count = Int(sqlite3_column_bytes(sqliteStatement, index))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 }
 

@@ -3,9 +3,9 @@
 // The protocol has a slow, general path (through `DatabaseValue`) and a fast
 // path that reads a column straight from a statement without building a
 // `DatabaseValue` first. Row fetching and the record decoder use the fast path
-// for every cell, so the standard conformances override it.
+// for every cell, so the standard conformances override it. The fast paths
+// are SQLite's: they live in SQLite/StandardTypes+FromStatement.swift.
 
-import CSQLite
 import Foundation
 
 /// A type that can be stored in a single database column and read back.
@@ -49,13 +49,6 @@ public protocol DatabaseValueConvertible: Sendable {
     static func fromStatement(_ sqliteStatement: OpaquePointer, index: Int32) -> Self?
 }
 
-extension DatabaseValueConvertible {
-    /// The default fast path: builds a ``DatabaseValue`` and converts it.
-    public static func fromStatement(_ sqliteStatement: OpaquePointer, index: Int32) -> Self? {
-        fromDatabaseValue(DatabaseValue(sqliteStatement: sqliteStatement, index: index))
-    }
-}
-
 // MARK: - RawRepresentable
 
 extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: DatabaseValueConvertible {
@@ -67,11 +60,6 @@ extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: Datab
     /// The case whose raw value is stored in `dbValue`, if any.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
         RawValue.fromDatabaseValue(dbValue).flatMap(Self.init(rawValue:))
-    }
-
-    /// Reads the raw value with its own fast path, then makes the case.
-    public static func fromStatement(_ sqliteStatement: OpaquePointer, index: Int32) -> Self? {
-        RawValue.fromStatement(sqliteStatement, index: index).flatMap(Self.init(rawValue:))
     }
 }
 

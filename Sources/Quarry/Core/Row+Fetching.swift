@@ -1,6 +1,5 @@
 // Fetching rows with raw SQL: Row.fetchCursor / fetchAll / fetchOne.
 
-import CSQLite
 
 extension Row {
     /// A cursor over the rows of `sql`: rows are read one at a time, in constant memory.

@@ -2,9 +2,9 @@
 //
 // Integers and Bool are stored as INTEGER, Double and Float as REAL, String as
 // TEXT. Each type also overrides the fast path so that reading a cell calls the
-// matching sqlite3_column_* function directly.
+// matching sqlite3_column_* function directly: those overrides are SQLite's,
+// in SQLite/StandardTypes+FromStatement.swift.
 
-import CSQLite
 import Foundation
 
 // MARK: - Integers
@@ -30,15 +30,6 @@ extension DatabaseValueConvertible where Self: FixedWidthInteger {
         case .real(let value): return Self(exactly: value)
         default: return nil
         }
-    }
-
-    /// Reads an integer column with `sqlite3_column_int64`; other columns go
-    /// through ``DatabaseValue``.
-    public static func fromStatement(_ sqliteStatement: OpaquePointer, index: Int32) -> Self? {
-        if sqlite3_column_type(sqliteStatement, index) == SQLITE_INTEGER {
-            return Self(exactly: sqlite3_column_int64(sqliteStatement, index))
-        }
-        return fromDatabaseValue(DatabaseValue(sqliteStatement: sqliteStatement, index: index))
     }
 }
 
@@ -67,14 +58,6 @@ extension Bool: DatabaseValueConvertible {
         default: return nil
         }
     }
-
-    /// Reads an integer column with `sqlite3_column_int64`.
-    public static func fromStatement(_ sqliteStatement: OpaquePointer, index: Int32) -> Bool? {
-        if sqlite3_column_type(sqliteStatement, index) == SQLITE_INTEGER {
-            return sqlite3_column_int64(sqliteStatement, index) != 0
-        }
-        return fromDatabaseValue(DatabaseValue(sqliteStatement: sqliteStatement, index: index))
-    }
 }
 
 // MARK: - Floating point
@@ -92,14 +75,6 @@ extension Double: DatabaseValueConvertible {
         default: return nil
         }
     }
-
-    /// Reads a numeric column with `sqlite3_column_double`.
-    public static func fromStatement(_ sqliteStatement: OpaquePointer, index: Int32) -> Double? {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(sqliteStatement, index)
-        default: return nil
-        }
-    }
 }
 
 extension Float: DatabaseValueConvertible {
@@ -109,11 +84,6 @@ extension Float: DatabaseValueConvertible {
     /// Converts a real or an integer.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Float? {
         Double.fromDatabaseValue(dbValue).map(Float.init)
-    }
-
-    /// Reads a numeric column with `sqlite3_column_double`.
-    public static func fromStatement(_ sqliteStatement: OpaquePointer, index: Int32) -> Float? {
-        Double.fromStatement(sqliteStatement, index: index).map(Float.init)
     }
 }
 
@@ -127,12 +97,6 @@ extension String: DatabaseValueConvertible {
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> String? {
         if case .text(let value) = dbValue { return value }
         return nil
-    }
-
-    /// Reads a text column with `sqlite3_column_text`.
-    public static func fromStatement(_ sqliteStatement: OpaquePointer, index: Int32) -> String? {
-        guard sqlite3_column_type(sqliteStatement, index) == SQLITE_TEXT else { return nil }
-        return String.fromColumnText(sqliteStatement, index)
     }
 }
 

@@ -2,7 +2,6 @@
 //
 // Values are always bound through sqlite3_bind_*, never spliced into SQL text.
 
-import CSQLite
 import Foundation
 
 /// The values of the parameters of an SQL statement, positional, named, or both.
@@ -142,13 +141,11 @@ public struct StatementArguments: Sendable, Equatable, CustomStringConvertible,
         if let conversionError {
             throw DatabaseError(resultCode: conversionError.code, message: conversionError.message, sql: statement.sql)
         }
-        let sqliteStatement = statement.sqliteStatement
-        let parameterCount = sqlite3_bind_parameter_count(sqliteStatement)
+        let parameterCount = statement.parameterCount
         guard parameterCount > 0 else { return }
         for index in 1...parameterCount {
             var value: DatabaseValue?
-            if let cName = sqlite3_bind_parameter_name(sqliteStatement, index) {
-                let name = String(cString: cName)
+            if let name = statement.parameterName(at: index) {
                 // The prefix is one scalar (a combining mark after it would
                 // join it in a single Character).
                 let bareName = String(name.unicodeScalars.dropFirst())

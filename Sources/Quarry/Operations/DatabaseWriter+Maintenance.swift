@@ -3,7 +3,6 @@
 //
 // See https://www.sqlite.org/lang_vacuum.html.
 
-import CSQLite
 import Dispatch
 
 extension Database {
@@ -31,12 +30,11 @@ extension Database {
         if isInsideTransaction {
             throw DatabaseError.misuse("erase() cannot run inside a transaction: use writeWithoutTransaction")
         }
-        let code = quarry_set_reset_database(sqliteConnection, 1)
-        guard code == SQLITE_OK else { throw makeError(code: code, sql: nil) }
-        defer { _ = quarry_set_reset_database(sqliteConnection, 0) }
-        try execute(sql: "VACUUM")
-        clearStatementCache()
-        recordCache.finalizeStatements()
+        try withResetDatabaseFlag {
+            try execute(sql: "VACUUM")
+            clearStatementCache()
+            recordCache.finalizeStatements()
+        }
     }
 }
 

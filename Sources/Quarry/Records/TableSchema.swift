@@ -3,8 +3,6 @@
 // view, which statements its INSTEAD OF triggers accept — read from the
 // schema once and cached per connection by RecordCache.
 
-import CSQLite
-
 /// The schema facts of one table that persistence depends on.
 ///
 /// An immutable class: every record write reads the cached schema of its
@@ -117,14 +115,11 @@ final class TableSchema: Sendable {
         }
         self.uniqueKeys = uniqueKeys
         hasTriggers = try db.hasTriggers(on: table)
-        var autoIncrement: Int32 = 0
-        if let rowIDColumn, rowIDColumn.asciiLowercased != "rowid",
-            sqlite3_table_column_metadata(db.sqliteConnection, nil, table, rowIDColumn, nil, nil, nil, nil, &autoIncrement)
-                != SQLITE_OK
-        {
-            autoIncrement = 0
+        if let rowIDColumn, rowIDColumn.asciiLowercased != "rowid" {
+            isAutoIncrement = db.isAutoIncrement(column: rowIDColumn, table: table)
+        } else {
+            isAutoIncrement = false
         }
-        isAutoIncrement = autoIncrement != 0
         self.isView = isView
         viewWrites = isView ? Self.viewWrites(table, columns: columns, db) : []
     }

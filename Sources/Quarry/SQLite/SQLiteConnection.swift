@@ -29,6 +29,82 @@ final class SQLiteConnection: DatabaseConnection {
         connectionDescription = path
     }
 
+    /// Opens the connection handle of the file (or URI filename) at `path`,
+    /// read-only or read-write (created if missing), with extended result
+    /// codes on (<https://www.sqlite.org/c3ref/open.html>).
+    ///
+    /// Throws, without creating anything, for a path that begins with
+    /// `file:` when URI filenames are not accepted; and when SQLite cannot
+    /// open the file, with its message.
+    static func open(path: String, readOnly: Bool, acceptsURIFilenames: Bool) throws -> OpaquePointer {
+        var flags = SQLITE_OPEN_NOMUTEX
+        if acceptsURIFilenames {
+            flags |= SQLITE_OPEN_URI
+        } else if path.hasPrefix("file:") {
+            // Without SQLITE_OPEN_URI, SQLite would create a file named
+            // "file:…" in the working directory: say why instead.
+            throw DatabaseError(
+                resultCode: .SQLITE_CANTOPEN,
+                message: "could not open database at \(path): a path that begins with \"file:\" is a URI filename, "
+                    + "which Configuration.acceptsURIFilenames must allow")
+        }
+        if readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard let handle else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not open database at \(path)")
+        }
+        guard code == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(handle))
+            let extended = sqlite3_extended_errcode(handle)
+            sqlite3_close_v2(handle)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: extended),
+                message: "could not open database at \(path): \(message)")
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        return handle
+    }
+
+    /// The error of a failed call that returned `code`, from the error state
+    /// of the connection `handle`: its extended result code and message.
+    ///
+    /// - parameter explainsUntrustedFileLimits: whether SQLite's "string or
+    ///   blob too big" gets the caps of ``Configuration/acceptsUntrustedFiles``
+    ///   appended, since it does not say which one was hit.
+    static func error(
+        on handle: OpaquePointer?, code: Int32, sql: String?, arguments: StatementArguments?,
+        explainsUntrustedFileLimits: Bool
+    ) -> DatabaseError {
+        let extended = sqlite3_extended_errcode(handle)
+        // The connection's error state may already have moved on: trust `code`
+        // for the primary code.
+        let resultCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
+        var message = String(cString: sqlite3_errmsg(handle))
+        if (resultCode & 0xFF) == SQLITE_TOOBIG, explainsUntrustedFileLimits {
+            // SQLite's "string or blob too big" does not say which cap.
+            message += " (" + UntrustedFileLimits.tooBigExplanation + ")"
+        }
+        return DatabaseError(resultCode: ResultCode(rawValue: resultCode), message: message, sql: sql, arguments: arguments)
+    }
+
+    /// SQLite's English description of a result code, such as "constraint
+    /// failed" for `SQLITE_CONSTRAINT` (<https://www.sqlite.org/c3ref/errcode.html>).
+    static func resultCodeDescription(_ code: Int32) -> String {
+        String(cString: sqlite3_errstr(code))
+    }
+
+    /// Whether the connection `handle` is in autocommit mode: no transaction
+    /// is open (<https://www.sqlite.org/c3ref/get_autocommit.html>).
+    @inline(__always)
+    static func isAutocommit(_ handle: OpaquePointer?) -> Bool {
+        sqlite3_get_autocommit(handle) != 0
+    }
+
     var dialect: any SQLDialect { SQLiteDialect() }
     var catalog: any DatabaseCatalog { SQLiteCatalog() }
 

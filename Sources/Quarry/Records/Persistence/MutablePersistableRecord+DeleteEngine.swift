@@ -1,7 +1,6 @@
 // The delete engine: one record's DELETE by primary key, with its callbacks
 // (see MutablePersistableRecord+WriteEngine.swift).
 
-import CSQLite
 import Foundation
 
 extension MutablePersistableRecord {

@@ -43,8 +43,6 @@
 // it runs one statement per record, as do tables with triggers (a BEFORE
 // trigger may skip a row too, and RETURNING misses what AFTER triggers change).
 
-import CSQLite
-
 extension MutablePersistableRecord {
     /// At most this many rows go in one INSERT statement: beyond a few
     /// hundred rows, a longer statement saves nothing measurable.
@@ -364,12 +362,12 @@ struct InsertBatch<Record: MutablePersistableRecord> {
     private func largestRowID(_ db: Database, before rowIDs: [Int64]) throws -> Int64 {
         let table = schema.name.quotedDatabaseIdentifier
         let statement = try db.cachedStatement(sql: "SELECT max(rowid) FROM \(table)")
-        var largest = try statement.firstRow { sqlite3_column_int64(statement.sqliteStatement, 0) } ?? 0
+        var largest = try statement.firstRow { statement.int64(at: 0) } ?? 0
         if schema.isAutoIncrement {
             let sequence = try db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = ? COLLATE NOCASE")
-            sqlite3_reset(sequence.sqliteStatement)
+            sequence.resetForBinding()
             try sequence.bind(.text(schema.name), at: 1)
-            let used = try sequence.firstRow { sqlite3_column_int64(sequence.sqliteStatement, 0) } ?? 0
+            let used = try sequence.firstRow { sequence.int64(at: 0) } ?? 0
             largest = max(largest, used)
         }
         return rowIDs.reduce(largest, max)
@@ -401,7 +399,7 @@ struct InsertBatch<Record: MutablePersistableRecord> {
             throw DatabaseError.misuse("a multi-row insert of \(Record.self) matched by rowid runs on SQLite only")
         }
         // Hot path: bind every value of every record, in order.
-        sqlite3_reset(statement.sqliteStatement)
+        statement.resetForBinding()
         var parameter: Int32 = 1
         for index in range {
             let values = pending[index].databaseValues
@@ -422,7 +420,7 @@ struct InsertBatch<Record: MutablePersistableRecord> {
             let read = T.reader(for: statement, columnCount: statement.columnCount - 1)
             let rowIDColumn = Int32(statement.columnCount - 1)
             try statement.forEachRow {
-                byRowID[sqlite3_column_int64(statement.sqliteStatement, rowIDColumn)] = try read(statement)
+                byRowID[statement.int64(at: rowIDColumn)] = try read(statement)
             }
             let rowIDs = rowIDs ?? [db.lastInsertedRowID]
             let ordered = rowIDs.compactMap { byRowID[$0] }

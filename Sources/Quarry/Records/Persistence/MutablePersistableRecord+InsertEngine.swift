@@ -2,7 +2,6 @@
 // the id on a backend without rowids), its callbacks, and its id written back
 // (see MutablePersistableRecord+WriteEngine.swift).
 
-import CSQLite
 import Foundation
 
 extension MutablePersistableRecord {

@@ -4,7 +4,6 @@
 // statement plan cached per connection by (record type, operation, column
 // list): the SQL is built and compiled once, and values are bound by position.
 
-import CSQLite
 import Foundation
 
 extension MutablePersistableRecord {

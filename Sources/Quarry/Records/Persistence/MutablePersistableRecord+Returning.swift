@@ -4,7 +4,6 @@
 // engines as insert, update, save, upsert and delete
 // (MutablePersistableRecord+WriteEngine.swift).
 
-import CSQLite
 import Foundation
 
 extension MutablePersistableRecord {

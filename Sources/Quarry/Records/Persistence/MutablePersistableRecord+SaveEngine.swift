@@ -1,7 +1,6 @@
 // The save engine: an update, or an insert when the record has no primary
 // key value or no row has it (see MutablePersistableRecord+WriteEngine.swift).
 
-import CSQLite
 import Foundation
 
 extension MutablePersistableRecord {

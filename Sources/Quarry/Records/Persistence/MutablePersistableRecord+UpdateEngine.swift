@@ -1,7 +1,6 @@
 // The update engine: one record's UPDATE by primary key, of all columns or
 // some, with its callbacks (see MutablePersistableRecord+WriteEngine.swift).
 
-import CSQLite
 import Foundation
 
 extension MutablePersistableRecord {

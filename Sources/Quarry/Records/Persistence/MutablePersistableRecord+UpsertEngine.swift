@@ -1,7 +1,6 @@
 // The upsert engine: one record's INSERT … ON CONFLICT DO UPDATE, with its
 // callbacks and its id written back (see MutablePersistableRecord+WriteEngine.swift).
 
-import CSQLite
 import Foundation
 
 extension MutablePersistableRecord {

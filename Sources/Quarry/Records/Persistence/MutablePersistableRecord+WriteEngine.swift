@@ -11,7 +11,6 @@
 // TableSchema), the engines write without RETURNING and read the row again by
 // rowid or primary key. Tables without triggers pay for one statement only.
 
-import CSQLite
 import Foundation
 
 extension MutablePersistableRecord {

@@ -1,4 +1,5 @@
-// Statement: one compiled SQL statement (sqlite3_stmt) and its stepping loop.
+// Statement: one compiled SQL statement (sqlite3_stmt) and its stepping loop,
+// in SQLite's room: SQLite's prepared statement, behind the execution seam.
 //
 // This file holds the hottest code in Quarry: binding values and stepping
 // through rows. Keep it free of allocations per row; decoding of the current
@@ -233,7 +234,7 @@ public final class Statement {
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW { return true }
         // The schema may differ from now on (see Database.schemaCheckGeneration).
-        if facts.changesSchema || sqlite3_get_autocommit(database.sqliteConnection) != 0 {
+        if facts.changesSchema || SQLiteConnection.isAutocommit(database.sqliteConnection) {
             database.schemaCheckGeneration &+= 1
         }
         if database.hasStatementHooks { database.statementEnds(self, succeeded: code == SQLITE_DONE) }
@@ -266,6 +267,34 @@ public final class Statement {
     /// Whether the statement is in the middle of stepping through rows
     /// (<https://www.sqlite.org/c3ref/stmt_busy.html>).
     var isBusy: Bool { sqlite3_stmt_busy(sqliteStatement) != 0 }
+
+    /// The number of parameters of the statement: the largest index of its
+    /// parameters (<https://www.sqlite.org/c3ref/bind_parameter_count.html>).
+    var parameterCount: Int32 { sqlite3_bind_parameter_count(sqliteStatement) }
+
+    /// The name of the parameter at `index` (1-based), with its prefix
+    /// (`:name`, `@name`, `$name`, `?NNN`), or nil for an anonymous `?`
+    /// (<https://www.sqlite.org/c3ref/bind_parameter_name.html>).
+    func parameterName(at index: Int32) -> String? {
+        sqlite3_bind_parameter_name(sqliteStatement, index).map { String(cString: $0) }
+    }
+
+    /// Resets the statement to its start before new values are bound one by
+    /// one with ``bind(_:at:)``; the values bound before stay bound
+    /// (<https://www.sqlite.org/c3ref/reset.html>).
+    @inline(__always)
+    func resetForBinding() {
+        sqlite3_reset(sqliteStatement)
+    }
+
+    /// Column `index` of the current row as a 64-bit integer, for a column
+    /// known to hold one (a rowid, `max(rowid)`, a `PRAGMA` count); SQLite
+    /// converts anything else (NULL gives 0;
+    /// <https://www.sqlite.org/c3ref/column_blob.html>).
+    @inline(__always)
+    func int64(at index: Int32) -> Int64 {
+        sqlite3_column_int64(sqliteStatement, index)
+    }
 }
 
 /// SQLite's `SQLITE_TRANSIENT` destructor: SQLite copies the bound bytes
