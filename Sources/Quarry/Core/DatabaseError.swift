@@ -117,17 +117,9 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         sql: String? = nil, arguments: StatementArguments? = nil,
         constraintName: String? = nil, tableName: String? = nil, columnName: String? = nil, detail: String? = nil
     ) {
-        self.extendedResultCode = resultCode
-        self.message = message
-        self.sql = sql
-        self.arguments = arguments
-        self.sqlState = sqlState
-        self.categories = categories
-        self.backendName = backendName
-        self.constraintName = constraintName
-        self.tableName = tableName
-        self.columnName = columnName
-        self.detail = detail
+        (extendedResultCode, self.message, self.sql, self.arguments) = (resultCode, message, sql, arguments)
+        (self.sqlState, self.categories, self.backendName) = (sqlState, categories, backendName)
+        (self.constraintName, self.tableName, self.columnName, self.detail) = (constraintName, tableName, columnName, detail)
     }
 
     /// Whether the error is a `UNIQUE` constraint violation (including a
