@@ -137,10 +137,12 @@ final class DirectRowWriter {
     /// which then holds an initialized record; on failure, it holds none.
     func write(_ decoder: RecordDecoder) throws {
         var written = 0
+        // Loaded once per row, and lent to each cell's read.
+        let source = decoder.source
         do {
             try steps.withUnsafeBufferPointer { steps in
                 for step in steps {
-                    try write(step, decoder)
+                    try write(step, decoder, source)
                     written += 1
                 }
             }
@@ -152,50 +154,50 @@ final class DirectRowWriter {
 
     /// Reads one value as the keyed container would, and writes it in place.
     @inline(__always)
-    private func write(_ step: DirectResolvedStep, _ decoder: RecordDecoder) throws {
+    private func write(_ step: DirectResolvedStep, _ decoder: RecordDecoder, _ source: any RowSource) throws {
         let target = buffer + step.offset
         let (index, key) = (step.index, step.key)
         switch step.kind {
         case .int:
             target.initializeMemory(
                 as: Int.self,
-                to: try decoder.decodeFast(Int.self, at: index, key: key) { $0.integer(at: $1).map { Int($0) } })
+                to: try decoder.decodeFast(Int.self, at: index, key: key, from: source) { $0.integer(at: $1).map { Int($0) } })
         case .int64:
             target.initializeMemory(
                 as: Int64.self,
-                to: try decoder.decodeFast(Int64.self, at: index, key: key) { $0.integer(at: $1) })
+                to: try decoder.decodeFast(Int64.self, at: index, key: key, from: source) { $0.integer(at: $1) })
         case .double:
             target.initializeMemory(
                 as: Double.self,
-                to: try decoder.decodeFast(Double.self, at: index, key: key) { $0.real(at: $1) })
+                to: try decoder.decodeFast(Double.self, at: index, key: key, from: source) { $0.real(at: $1) })
         case .bool:
             target.initializeMemory(
                 as: Bool.self,
-                to: try decoder.decodeFast(Bool.self, at: index, key: key) { $0.integer(at: $1).map { $0 != 0 } })
+                to: try decoder.decodeFast(Bool.self, at: index, key: key, from: source) { $0.integer(at: $1).map { $0 != 0 } })
         case .string:
             target.initializeMemory(
                 as: String.self,
-                to: try decoder.decodeFast(String.self, at: index, key: key) { $0.text(at: $1) })
+                to: try decoder.decodeFast(String.self, at: index, key: key, from: source) { $0.text(at: $1) })
         case .optionalInt:
             target.initializeMemory(
                 as: Int?.self,
-                to: try decoder.decodeFastIfPresent(Int.self, at: index) { $0.integer(at: $1).map { Int($0) } })
+                to: try decoder.decodeFastIfPresent(Int.self, at: index, from: source) { $0.integer(at: $1).map { Int($0) } })
         case .optionalInt64:
             target.initializeMemory(
                 as: Int64?.self,
-                to: try decoder.decodeFastIfPresent(Int64.self, at: index) { $0.integer(at: $1) })
+                to: try decoder.decodeFastIfPresent(Int64.self, at: index, from: source) { $0.integer(at: $1) })
         case .optionalDouble:
             target.initializeMemory(
                 as: Double?.self,
-                to: try decoder.decodeFastIfPresent(Double.self, at: index) { $0.real(at: $1) })
+                to: try decoder.decodeFastIfPresent(Double.self, at: index, from: source) { $0.real(at: $1) })
         case .optionalBool:
             target.initializeMemory(
                 as: Bool?.self,
-                to: try decoder.decodeFastIfPresent(Bool.self, at: index) { $0.integer(at: $1).map { $0 != 0 } })
+                to: try decoder.decodeFastIfPresent(Bool.self, at: index, from: source) { $0.integer(at: $1).map { $0 != 0 } })
         case .optionalString:
             target.initializeMemory(
                 as: String?.self,
-                to: try decoder.decodeFastIfPresent(String.self, at: index) { $0.text(at: $1) })
+                to: try decoder.decodeFastIfPresent(String.self, at: index, from: source) { $0.text(at: $1) })
         }
     }
 
