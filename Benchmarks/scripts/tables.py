@@ -29,6 +29,9 @@ CURSOR_MEMORY = ROOT / "Benchmarks" / "results" / "cursor-memory.csv"
 # Issue 34's before/after runs of the backend seam: workloads 1 to 6, run
 # before, after, before, after on one machine (see Benchmarks/README.md).
 SEAM_RUNS = ROOT / "Benchmarks" / "results" / "seam-before-after"
+# Issue 47's: the seam finished (the row shape, SQLite's room), workloads 1
+# to 9 before and after, and the PostgreSQL workloads in postgres/.
+SEAM_FINISHED_RUNS = ROOT / "Benchmarks" / "results" / "seam-finished"
 
 # Issue 35's PostgreSQL runs: quarry-bench --postgres before and after the
 # work (postgres-before-after.sh), and postgres-access (the cost of an access).
@@ -231,7 +234,7 @@ def cursor_memory_table(path):
     return out
 
 
-def seam_table(directory):
+def seam_table(directory, repetitions=5):
     names = ["before-1", "after-1", "before-2", "after-2"]
     runs = {name: read_run(directory / f"{name}.csv", f"{name}.csv") for name in names}
     medians = {}
@@ -249,12 +252,12 @@ def seam_table(directory):
         out.append(
             f"| {workload} | {before[0]:.1f}, {before[1]:.1f} | {after[0]:.1f}, {after[1]:.1f} "
             f"| {sum(after) / sum(before):.2f}x | {sum(raw_after) / sum(raw_before):.2f}x |")
-    out += ["", f"Medians of 5 repetitions, from `{directory.relative_to(ROOT / 'Benchmarks')}/` (" +
+    out += ["", f"Medians of {repetitions} repetitions, from `{directory.relative_to(ROOT / 'Benchmarks')}/` (" +
             "; ".join(f"{name}: {runs[name][0]}" for name in names) + ")."]
     return out
 
 
-def postgres_table(directory):
+def postgres_table(directory, repetitions=5):
     """Medians of quarry-postgres and raw-postgresnio before and after, from
     the interleaved runs of postgres-before-after.sh."""
     names = sorted(path.stem for path in directory.glob("*.csv"))
@@ -274,7 +277,7 @@ def postgres_table(directory):
         raw = (mean("before", "raw-postgresnio") + mean("after", "raw-postgresnio")) / 2
         before, after = mean("before", "quarry-postgres"), mean("after", "quarry-postgres")
         out.append(f"| {workload} | {raw:.1f} | {before:.1f} | {after:.1f} | {before / raw:.2f}x | {after / raw:.2f}x |")
-    out += ["", f"Means of the medians of {len(sides['before'])} interleaved runs per side (5 repetitions each), "
+    out += ["", f"Means of the medians of {len(sides['before'])} interleaved runs per side ({repetitions} repetitions each), "
             f"from `{directory.relative_to(ROOT / 'Benchmarks')}/` (" + "; ".join(f"{name}: {runs[name][0]}" for name in names) + ")."]
     return out
 
@@ -361,6 +364,9 @@ def main():
         (ROOT / "Benchmarks" / "README.md", "seam-first-set", seam_table(SEAM_RUNS / "first-set")),
     ]
     targets.append((ROOT / "Benchmarks" / "README.md", "postgres-before-after", postgres_table(POSTGRES_RUNS)))
+    targets.append((ROOT / "Benchmarks" / "README.md", "seam-finished", seam_table(SEAM_FINISHED_RUNS, repetitions=3)))
+    targets.append((ROOT / "Benchmarks" / "README.md", "seam-finished-postgres",
+                    postgres_table(SEAM_FINISHED_RUNS / "postgres", repetitions=3)))
     targets.append((ROOT / "Benchmarks" / "README.md", "postgres-access", postgres_access_table(POSTGRES_ACCESS)))
     targets.append((ROOT / "README.md", "reliability-long-runs", reliability_table(RELIABILITY_RUNS)))
     targets.append((ROOT / "README.md", "fuzz-runs", fuzz_table(FUZZ_RUNS)))

@@ -28,6 +28,8 @@ package struct PostgreSQLDialect: SQLDialect {
         case .foreignKeyCheck: "the foreign key constraints themselves, which PostgreSQL checks at each statement"
         case .schemaComparison: "a development database you drop and create again"
         case .lastInsertedRowID: "RETURNING, which records use"
+        // PostgreSQL has RETURNING: never refused.
+        case .returning: nil
         }
     }
 
@@ -89,12 +91,8 @@ package struct PostgreSQLDialect: SQLDialect {
 
     // MARK: - Query clauses
 
-
-    /// PostgreSQL refuses a negative LIMIT, and needs none before OFFSET.
-    package var offsetWithoutLimit: String { " OFFSET " }
-
-    /// PostgreSQL has no empty list: nothing is in it.
-    package func emptyInList(negated: Bool) -> String? { negated ? "TRUE" : "FALSE" }
+    // PostgreSQL refuses a negative LIMIT and needs none before OFFSET, and
+    // has no empty list: standard SQL's spellings (SQLDialect.swift).
 
     // MARK: - DDL: column types, columns, tables & indexes
 
@@ -141,8 +139,7 @@ package struct PostgreSQLDialect: SQLDialect {
 
     // MARK: - Upsert & conflict spelling
 
-    /// PostgreSQL has no `OR` clause.
-    package func conflictResolutionPrefix(_ conflict: ConflictResolution) -> String { "" }
+    // PostgreSQL has no `OR` clause: standard SQL's empty prefix.
 
     /// `.ignore` skips a conflicting row: `ON CONFLICT DO NOTHING`.
     package func insertConflictClause(_ conflict: ConflictResolution) -> String {

@@ -36,6 +36,9 @@ final class PostgresServerConnection: DatabaseServerConnection {
     func error(_ category: DatabaseError.Category, message: String, sql: String?) -> DatabaseError {
         DatabaseError.postgresError(category, message: message, sql: sql)
     }
+
+    /// PostgreSQL has `RETURNING`; SQLite's own features it has not.
+    func supports(_ capability: DatabaseCapability) -> Bool { capability == .returning }
     var databaseName: String { session.configuration.database }
     var isUsable: Bool { !session.isClosed }
 

@@ -201,6 +201,19 @@ package enum DatabaseCapability: Sendable, CaseIterable {
     /// ids SQLite gives them from it. A backend without it returns them with
     /// `RETURNING`.
     case lastInsertedRowID
+    /// `RETURNING` clauses: the `…AndFetch` methods of records and requests.
+    /// SQLite (3.35 and later) and PostgreSQL have them; a MySQL-like
+    /// backend would not.
+    case returning
+
+    /// How the refusal of a feature that needs this capability reads.
+    fileprivate var refusal: String {
+        switch self {
+        case .returning: "needs RETURNING, which the backend of this connection does not have"
+        // The others are SQLite's features, which no server backend has.
+        default: "is SQLite-only"
+        }
+    }
 }
 
 extension Database {
@@ -218,7 +231,8 @@ extension Database {
     func require(_ capability: DatabaseCapability, _ feature: @autoclosure () -> String) throws {
         guard !connection.supports(capability) else { return }
         throw DatabaseError.unsupported(
-            feature(), by: connection.connectionDescription, alternative: connection.dialect.alternative(to: capability))
+            feature(), capability.refusal, by: connection.connectionDescription,
+            alternative: connection.dialect.alternative(to: capability))
     }
 
     /// One statement of `sql`, with `arguments` bound, ready to step (see
@@ -231,10 +245,10 @@ extension Database {
 
 extension DatabaseError {
     /// The error of a feature the backend of a connection does not support.
-    static func unsupported(_ feature: String, by connection: String, alternative: String?) -> DatabaseError {
+    static func unsupported(_ feature: String, _ refusal: String, by connection: String, alternative: String?) -> DatabaseError {
         DatabaseError(
             resultCode: .SQLITE_MISUSE,
-            message: "\(feature) is SQLite-only; this connection is to \(connection)"
+            message: "\(feature) \(refusal); this connection is to \(connection)"
                 + (alternative.map { ": use \($0)" } ?? ""))
     }
 }

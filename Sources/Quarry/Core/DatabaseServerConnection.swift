@@ -41,6 +41,11 @@ package protocol DatabaseServerConnection: AnyObject {
     /// own code for it (PostgreSQL: `25P02`, `08007`).
     func error(_ category: DatabaseError.Category, message: String, sql: String?) -> DatabaseError
 
+    /// Whether the server has `capability`: the features that a server may
+    /// have or not (`RETURNING`, say); the features only SQLite has are
+    /// never asked for.
+    func supports(_ capability: DatabaseCapability) -> Bool
+
     /// Runs one statement, whose parameters are written in the dialect
     /// (`$1…$n`), with `arguments`, and returns its rows.
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult

@@ -56,7 +56,8 @@ final class ServerConnection: DatabaseConnection {
     var connectionDescription: String { driver.serverDescription }
 
     /// A server has none of SQLite's own features: each throws there.
-    func supports(_ capability: DatabaseCapability) -> Bool { false }
+    /// The driver tells (`RETURNING`, say): SQLite's own features it never has.
+    func supports(_ capability: DatabaseCapability) -> Bool { driver.supports(capability) }
 
     /// A server has no schema version to read: the schema changed when this
     /// connection changed it or rolled back (see `run`).

@@ -220,6 +220,7 @@ extension MutablePersistableRecord where Self: FetchableRecord {
         _ db: Database, onConflict conflictTarget: [String] = [], updating strategy: UpsertUpdateStrategy = .allColumns,
         doUpdate assignments: ((_ excluded: UpsertExcluded<Self>) -> [ColumnAssignment<Self>])? = nil
     ) throws -> Self {
+        try db.require(.returning, "RETURNING (upsertAndFetch)")
         let clause = Self.upsertClause(conflictTarget, strategy, assignments, nil)
         let fetched = try withSaveCallbacks(db) {
             try $0.performUpsert(db, fetch: Self.databaseSelection, as: Self.self, clause: clause)
@@ -238,6 +239,7 @@ extension MutablePersistableRecord where Self: FetchableRecord {
         doUpdate assignments: ((_ excluded: UpsertExcluded<Self>) -> [ColumnAssignment<Self>])? = nil,
         where condition: @escaping (_ excluded: UpsertExcluded<Self>) -> QueryExpression<Self, Bool>
     ) throws -> Self? {
+        try db.require(.returning, "RETURNING (upsertAndFetch)")
         let clause = Self.upsertClause(conflictTarget, strategy, assignments, condition)
         let fetched = try withSaveCallbacks(db) {
             try $0.performUpsert(db, fetch: Self.databaseSelection, as: Self.self, clause: clause)

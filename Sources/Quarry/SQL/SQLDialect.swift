@@ -166,6 +166,25 @@ package protocol SQLDialect: Sendable {
     var beginReadOnlyTransactionSQL: String { get }
 }
 
+/// Standard SQL's spellings, for the requirements where standard SQL has
+/// one; never SQLite's own (SQLiteDialect.swift writes those itself).
+extension SQLDialect {
+    /// Nothing to suggest.
+    package func alternative(to capability: DatabaseCapability) -> String? { nil }
+
+    /// Standard SQL's `OFFSET` needs no `LIMIT` before it.
+    package var offsetWithoutLimit: String { " OFFSET " }
+
+    /// Standard SQL has no empty list: nothing is in it.
+    package func emptyInList(negated: Bool) -> String? { negated ? "TRUE" : "FALSE" }
+
+    /// Standard SQL's `INSERT` and `UPDATE` have no `OR` clause.
+    package func conflictResolutionPrefix(_ conflict: ConflictResolution) -> String { "" }
+
+    /// No clause: standard SQL's `INSERT` has no conflict clause.
+    package func insertConflictClause(_ conflict: ConflictResolution) -> String { "" }
+}
+
 /// A yes-or-no answer of a dialect: what its SQL allows or requires besides
 /// spelling. A dialect lists those it has (`SQLDialect.features`).
 package enum SQLDialectFeature: Hashable, Sendable {

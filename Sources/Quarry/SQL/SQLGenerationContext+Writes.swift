@@ -70,6 +70,7 @@ extension SQLGenerationContext {
 
     private func returningClause(_ returning: [SQLSelectable]?) throws -> String {
         guard let returning else { return "" }
+        try db?.require(.returning, "RETURNING (a request's …AndFetch methods)")
         if returning.isEmpty { return " RETURNING *" }
         return " RETURNING " + (try returning.map { item in
             var entry = try sql(item.expression)

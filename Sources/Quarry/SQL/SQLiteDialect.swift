@@ -10,9 +10,6 @@ package struct SQLiteDialect: SQLDialect {
 
     package var name: String { "SQLite" }
 
-    /// SQLite has every capability: nothing to suggest.
-    package func alternative(to capability: DatabaseCapability) -> String? { nil }
-
     // MARK: - Parameters & scanning
 
     package var lexicalRules: SQLLexicalRules { .sqlite }
@@ -34,6 +31,7 @@ package struct SQLiteDialect: SQLDialect {
     // MARK: - Query clauses
 
     package var offsetWithoutLimit: String { " LIMIT -1 OFFSET " }
+    /// SQLite has the empty list (`x IN ()`).
     package func emptyInList(negated: Bool) -> String? { nil }
     package func likePattern(forGlob pattern: SQLExpression) throws -> String? { nil }
 
@@ -79,7 +77,6 @@ package struct SQLiteDialect: SQLDialect {
     // MARK: - Upsert & conflict spelling
 
     package func conflictResolutionPrefix(_ conflict: ConflictResolution) -> String { conflict.sqlPrefix }
-    package func insertConflictClause(_ conflict: ConflictResolution) -> String { "" }
     package func checkConflictResolution(_ conflict: ConflictResolution, insert: Bool) throws {}
 
     // MARK: - Introspection spelling

@@ -38,17 +38,6 @@ struct DatabaseConnectionTests {
         }
     }
 
-    @Test func sqliteSupportsEveryCapabilityAndAServerNone() throws {
-        let (server, _) = try makeServerDatabase()
-        try makeSQLiteDatabase().read { sqlite in
-            for capability in DatabaseCapability.allCases {
-                #expect(sqlite.connection.supports(capability), "\(capability)")
-                #expect(!server.connection.supports(capability), "\(capability)")
-                try sqlite.require(capability, "a feature")
-            }
-        }
-    }
-
     @Test func aRefusedCapabilityNamesTheFeatureTheConnectionAndTheDialectsSuggestion() throws {
         let (db, _) = try makeServerDatabase()
         let error = #expect(throws: DatabaseError.self) { try db.makeStatement(sql: "SELECT 1") }
@@ -185,5 +174,59 @@ struct DatabaseConnectionTests {
         #expect(first?.name == "Arthur")
         #expect(barbara?.name == "Barbara")
         #expect(try cursor.next()?.name == "Barbara")
+    }
+
+    /// Capabilities are features a backend has or not, each backend saying
+    /// which: SQLite has all; a server's driver answers for itself (the
+    /// stand-in, like PostgreSQL, has RETURNING and none of SQLite's own).
+    @Test func eachBackendAnswersForItsCapabilities() throws {
+        try makeSQLiteDatabase().read { db in
+            for capability in DatabaseCapability.allCases {
+                #expect(db.connection.supports(capability), "\(capability)")
+                try db.require(capability, "a feature")
+            }
+        }
+        let (db, server) = try makeServerDatabase()
+        #expect(db.connection.supports(.returning))
+        #expect(DatabaseCapability.allCases.filter(db.connection.supports) == [.returning])
+        server.capabilities = []
+        #expect(!db.connection.supports(.returning))
+    }
+
+    /// A server without RETURNING (as MySQL would be) refuses the
+    /// `…AndFetch` methods before sending anything, with an error that names
+    /// the method and what it needs; the plain writes still run.
+    @Test func aServerWithoutReturningRefusesTheAndFetchMethods() throws {
+        struct Player: Codable, FetchableRecord, MutablePersistableRecord {
+            var id: Int64?
+            var name: String
+            var score: Int?
+            mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+        }
+        let (db, server) = try makeServerDatabase(dialect: SQLiteDialect())
+        server.capabilities = []
+        let sent = server.received.count
+        var player = Player(id: nil, name: "Dora", score: 1)
+        let refusals: [(String, () throws -> Void)] = [
+            ("insertAndFetch", { _ = try player.insertAndFetch(db) }),
+            ("updateAndFetch", { _ = try Player(id: 1, name: "Arthur", score: 2).updateAndFetch(db) }),
+            ("saveAndFetch", { _ = try player.saveAndFetch(db) }),
+            ("upsertAndFetch", { _ = try player.upsertAndFetch(db) }),
+            ("deleteAndFetch", { _ = try Player(id: 1, name: "Arthur", score: 2).deleteAndFetch(db) }),
+            ("insertAllAndFetch", { _ = try Player.insertAllAndFetch(db, [player]) }),
+            ("a request's …AndFetch methods", { _ = try Player.all().deleteAndFetchAll(db) }),
+        ]
+        for (method, call) in refusals {
+            let error = #expect(throws: DatabaseError.self, "\(method)") { try call() }
+            #expect(error?.resultCode == .SQLITE_MISUSE, "\(method)")
+            #expect(
+                error?.message.hasPrefix(
+                    "RETURNING (\(method)) needs RETURNING, which the backend of this connection does not have; this connection is to ")
+                    == true, "\(method): \(error?.message ?? "")")
+        }
+        #expect(server.received.count == sent, "a refused method sent nothing")
+        server.capabilities = [.returning]
+        let stored = try player.insertAndFetch(db)
+        #expect(stored.name == "Dora" && stored.id != nil)
     }
 }

@@ -45,6 +45,12 @@ final class StandInServer: DatabaseServerConnection {
 
     func cancelRunningStatement() { cancelRequestCount += 1 }
 
+    /// The capabilities the stand-in claims: PostgreSQL's by default; a test
+    /// takes `.returning` away to play a MySQL-like server.
+    var capabilities: Set<DatabaseCapability> = [.returning]
+
+    func supports(_ capability: DatabaseCapability) -> Bool { capabilities.contains(capability) }
+
     /// PostgreSQL's errors: the stand-in speaks for a PostgreSQL server.
     func error(_ category: DatabaseError.Category, message: String, sql: String?) -> DatabaseError {
         DatabaseError.postgresError(category, message: message, sql: sql)

@@ -169,7 +169,8 @@ extension MutablePersistableRecord where Self: FetchableRecord {
     public static func insertAllAndFetch(
         _ db: Database, _ records: some Sequence<Self>, onConflict conflictResolution: ConflictResolution? = nil
     ) throws -> [Self] {
-        try performInsertAll(db, records, conflictResolution, fetch: databaseSelection, as: Self.self).fetched
+        try db.require(.returning, "RETURNING (insertAllAndFetch)")
+        return try performInsertAll(db, records, conflictResolution, fetch: databaseSelection, as: Self.self).fetched
     }
 }
 

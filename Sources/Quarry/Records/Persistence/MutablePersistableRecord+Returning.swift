@@ -24,6 +24,7 @@ extension MutablePersistableRecord {
         _ db: Database, onConflict conflictResolution: ConflictResolution? = nil,
         selection: [String], as type: T.Type
     ) throws -> T {
+        try db.require(.returning, "RETURNING (insertAndFetch)")
         let fetched = try withSaveCallbacks(db) { try $0.performInsert(db, conflictResolution, fetch: selection, as: T.self) }
         guard let fetched = fetched ?? nil else {
             throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:])
@@ -41,6 +42,7 @@ extension MutablePersistableRecord {
         _ db: Database, onConflict conflictResolution: ConflictResolution? = nil,
         selection: [String], as type: T.Type
     ) throws -> T {
+        try db.require(.returning, "RETURNING (updateAndFetch)")
         var record = self
         let fetched = try record.withSaveCallbacks(db) {
             try $0.performUpdate(db, columns: nil, conflictResolution, fetch: selection, as: T.self)
@@ -56,6 +58,7 @@ extension MutablePersistableRecord {
         _ db: Database, onConflict conflictResolution: ConflictResolution? = nil,
         selection: [String], as type: T.Type
     ) throws -> T {
+        try db.require(.returning, "RETURNING (saveAndFetch)")
         let fetched = try withSaveCallbacks(db) { try $0.performSave(db, conflictResolution, fetch: selection, as: T.self) }
         guard let fetched = fetched ?? nil else {
             throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:])
@@ -67,6 +70,7 @@ extension MutablePersistableRecord {
     public mutating func upsertAndFetch<T: FetchableRecord>(
         _ db: Database, selection: [String], as type: T.Type
     ) throws -> T {
+        try db.require(.returning, "RETURNING (upsertAndFetch)")
         let fetched = try withSaveCallbacks(db) { try $0.performUpsert(db, fetch: selection, as: T.self) }
         guard let fetched = fetched ?? nil else {
             throw RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: [:])
@@ -82,7 +86,8 @@ extension MutablePersistableRecord {
     /// // DELETE FROM "player" WHERE "id" = ? RETURNING "id"
     /// ```
     public func deleteAndFetch<T: FetchableRecord>(_ db: Database, selection: [String], as type: T.Type) throws -> T? {
-        try performDelete(db, fetch: selection, as: T.self).fetched
+        try db.require(.returning, "RETURNING (deleteAndFetch)")
+        return try performDelete(db, fetch: selection, as: T.self).fetched
     }
 }
 
