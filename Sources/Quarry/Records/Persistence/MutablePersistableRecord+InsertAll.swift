@@ -289,32 +289,30 @@ struct InsertBatch<Record: MutablePersistableRecord> {
             }
         }
         try plan.statement.bind(values, bindings: plan.bindings)
-        let rows = try plan.statement.fetchAll(.rows)
         let sql = plan.statement.sql
+        // Each returned row: the selection's record, from the columns before
+        // the id, and the id, last.
+        let hasSelection = selection != nil
+        let rows = try plan.statement.fetchAll(RowReading<(fetched: T?, id: Int64?)> { source in
+            let idColumn = idSQL == nil ? nil : Int32(source.columnCount - 1)
+            let read = hasSelection ? T.reader(for: source, columnCount: idColumn.map(Int.init)) : nil
+            return { source in
+                (try read?(source), try idColumn.map { try StatementPlan.id(source, at: $0, sql) })
+            }
+        })
         let count = returning.isEmpty ? db.changesCount : rows.count
         guard count == rowCount else {
             throw DatabaseError.misuse(
                 "insertAll of \(Record.self) inserted \(count) rows of \(rowCount) in \(Record.databaseTableName.quotedDatabaseIdentifier)",
                 sql: sql)
         }
-        // The selection's columns, without the id after them.
-        var read: ((Row) throws -> T)?
-        var layout: RowLayout?
-        if selection != nil, let first = rows.first {
-            let names = idSQL == nil ? first.columnNames : Array(first.columnNames.dropLast())
-            read = RowDecodingError.naming(sql, T.rowReader(columnNames: names))
-            layout = RowLayout(columnNames: names)
-        }
         for index in 0..<rowCount {
             // Without RETURNING of an id (a key the backend does not fill),
             // the records get the last inserted rowid, as with `insert`.
             var rowID = db.lastInsertedRowID
             if !rows.isEmpty {
-                let row = rows[index].databaseValues
-                if let read, let layout {
-                    fetched.append(try read(Row(layout: layout, databaseValues: idSQL == nil ? row : Array(row.dropLast()))))
-                }
-                if idSQL != nil { rowID = try StatementPlan.id(row.last ?? .null, sql) }
+                if let record = rows[index].fetched { fetched.append(record) }
+                if let id = rows[index].id { rowID = id }
             }
             finish(index, rowID: rowID, records: &records)
         }
