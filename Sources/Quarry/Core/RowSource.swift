@@ -82,11 +82,6 @@ extension Row {
     /// Copies the columns `columns` of the current row of `source`; `layout`
     /// names them.
     init(_ source: some RowSource, columns: Range<Int>, layout: RowLayout) {
-        if let buffer = source as? RowBuffer {
-            let values = buffer.values
-            self.init(layout: layout, databaseValues: Array(values[columns.clamped(to: values.indices)]))
-            return
-        }
         var values: [DatabaseValue] = []
         values.reserveCapacity(columns.count)
         for index in columns { values.append(source.databaseValue(at: Int32(index))) }

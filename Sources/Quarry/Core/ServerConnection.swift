@@ -423,15 +423,12 @@ final class ServerStatement: PreparedStatement {
     /// Reads the current row from the buffer; a decoding error names the
     /// statement.
     func reader<Result>(_ reading: RowReading<Result>) throws -> () throws -> Result {
-        // Without rows, the server may not name the columns: there is no
-        // row for a reader to read.
-        guard !(try run().rows.isEmpty) else {
-            return { throw DatabaseError.misuse("no current row to read", sql: self.sql) }
-        }
+        // Without rows, the server may not name the columns: no reader is
+        // made, and there is no row for one to read.
         let buffer = buffer
-        let read = RowDecodingError.naming(sql, try reading.make(buffer))
+        let read = try run().rows.isEmpty ? nil : RowDecodingError.naming(sql, try reading.make(buffer))
         return {
-            guard let rows = self.result?.rows, rows.indices.contains(self.index) else {
+            guard let read, let rows = self.result?.rows, rows.indices.contains(self.index) else {
                 throw DatabaseError.misuse("no current row to read", sql: self.sql)
             }
             return try read(buffer)
