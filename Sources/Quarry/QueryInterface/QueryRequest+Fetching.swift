@@ -44,11 +44,6 @@ extension QueryRequest {
         return (try db.prepared(sql: sql, arguments: StatementArguments(databaseValues: context.arguments)), layout)
     }
 
-    /// How to read each row of a statement laid out as `layout`.
-    func reading(_ layout: SelectionLayout, query: SQLSelectQuery) -> RowReading<Result> {
-        decoder.reading(layout)
-    }
-
     /// All the rows of the request.
     public func fetchAll(_ db: Database) throws -> [Result] {
         let query = try effectiveQuery(db)
@@ -56,7 +51,7 @@ extension QueryRequest {
             return try fetchAllWithPrefetches(db, query: query)
         }
         let (statement, layout) = try prepared(db, query: query)
-        return try statement.fetchAll(reading(layout, query: query))
+        return try statement.fetchAll(decoder.reading(layout))
     }
 
     /// The first row of the request, or nil. Adds `LIMIT 1` to the SQL.
@@ -67,7 +62,7 @@ extension QueryRequest {
             return try fetchAllWithPrefetches(db, query: query).first
         }
         let (statement, layout) = try prepared(db, query: query)
-        return try statement.fetchOne(reading(layout, query: query))
+        return try statement.fetchOne(decoder.reading(layout))
     }
 
     /// A cursor over the rows of the request, read one at a time in constant memory.
@@ -77,7 +72,7 @@ extension QueryRequest {
         }
         let query = try effectiveQuery(db)
         let (statement, layout) = try prepared(db, query: query)
-        return try statement.fetchCursor(reading(layout, query: query))
+        return try statement.fetchCursor(decoder.reading(layout))
     }
 
     /// The number of rows the request returns.
