@@ -10,6 +10,10 @@
 // The typed reads (`integer`, `real`, `text`) answer nil unless the cell has
 // that storage class, so a fast path costs one call per cell, and anything
 // else (NULL, a conversion) takes the general path with the same result.
+// The direct decoding plan does better: `writeCells` reads a whole row of
+// typed cells in one call, compiled once per source type from the default
+// implementation below, so that each cell is a static call into the source
+// (for SQLite, `sqlite3_column_*` itself) and not one through the protocol.
 
 /// The current row of a result, read cell by cell at zero-based indexes.
 protocol RowSource: AnyObject {
@@ -34,6 +38,13 @@ protocol RowSource: AnyObject {
     /// A cell that is not `NULL`, read as `Value` by the type's fastest way
     /// on this source; nil if it does not convert.
     func value<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) -> Value?
+
+    /// Writes the cells `cells[start...]` of the current row in place, each at
+    /// `buffer + offset`, while each has the storage class its kind reads
+    /// (or is NULL, for an optional kind); returns the index of the first cell
+    /// not written, `cells.count` when all were. The caller reads that cell by
+    /// the general path, which converts or throws, and calls again after it.
+    func writeCells(_ cells: UnsafeBufferPointer<TypedCell>, from start: Int, to buffer: UnsafeMutableRawPointer) -> Int
 
     /// The record readers made for this source's columns, by record type
     /// (FetchableRecord.swift), and the last one used.
@@ -75,6 +86,62 @@ extension RowSource {
     /// The name of column `index`, or `#index`.
     func columnName(_ index: Int32) -> String {
         index >= 0 && Int(index) < columnCount ? columnNames[Int(index)] : "#\(index)"
+    }
+}
+
+/// One cell of a typed row read (``RowSource/writeCells(_:from:to:)``): the
+/// column, where its value goes, and its Swift type.
+struct TypedCell {
+    /// The Swift types a typed row read writes.
+    enum Kind: Sendable, Equatable {
+        case int, int64, double, bool, string
+        case optionalInt, optionalInt64, optionalDouble, optionalBool, optionalString
+    }
+
+    /// The column index; -1 for a missing column, which only the general path reads.
+    let index: Int32
+    let offset: Int
+    let kind: Kind
+}
+
+extension RowSource {
+    /// The one implementation, specialized per source type (see the top of this file).
+    @inline(__always)
+    func writeCells(_ cells: UnsafeBufferPointer<TypedCell>, from start: Int, to buffer: UnsafeMutableRawPointer) -> Int {
+        for position in start..<cells.count {
+            let cell = cells[position]
+            let (index, target) = (cell.index, buffer + cell.offset)
+            guard index >= 0 else { return position }
+            let written: Bool
+            switch cell.kind {
+            case .int: written = put(integer(at: index).map { Int($0) }, target)
+            case .int64: written = put(integer(at: index), target)
+            case .double: written = put(real(at: index), target)
+            case .bool: written = put(integer(at: index).map { $0 != 0 }, target)
+            case .string: written = put(text(at: index), target)
+            case .optionalInt: written = putOptional(integer(at: index).map { Int($0) }, index, target)
+            case .optionalInt64: written = putOptional(integer(at: index), index, target)
+            case .optionalDouble: written = putOptional(real(at: index), index, target)
+            case .optionalBool: written = putOptional(integer(at: index).map { $0 != 0 }, index, target)
+            case .optionalString: written = putOptional(text(at: index), index, target)
+            }
+            guard written else { return position }
+        }
+        return cells.count
+    }
+
+    @inline(__always)
+    private func put<Value>(_ value: Value?, _ target: UnsafeMutableRawPointer) -> Bool {
+        guard let value else { return false }
+        target.initializeMemory(as: Value.self, to: value)
+        return true
+    }
+
+    @inline(__always)
+    private func putOptional<Value>(_ value: Value?, _ index: Int32, _ target: UnsafeMutableRawPointer) -> Bool {
+        guard value != nil || isNull(at: index) else { return false }
+        target.initializeMemory(as: Value?.self, to: value)
+        return true
     }
 }
 

@@ -25,10 +25,13 @@
 //
 // How: per type, the plan lists the steps in the order `init(from:)` asks:
 // coding key, property offset, kind. Per reader, the keys' column indexes
-// are resolved once. Per row, each value is read by the same RecordDecoder
-// functions the keyed container uses (so values and errors are the same as
-// Codable's), written in place into a buffer that the reader reuses, and the
-// record is moved out. A failure deinitializes what the row had written.
+// are resolved once. Per row, the row's source writes in place, in one call
+// (RowSource.writeCells), every cell that has its property's storage class,
+// into a buffer that the reader reuses; any other cell (NULL, a conversion,
+// a missing column) is read by the RecordDecoder functions the keyed
+// container falls back to, so values and errors are the same as Codable's.
+// The record is then moved out. A failure deinitializes what the row had
+// written.
 // DirectDecodingPlanTests prove the two paths equal over generated rows.
 
 @_spi(Reflection) import Swift
@@ -43,28 +46,8 @@ final class DirectDecodingPlan: Sendable {
         let kind: Kind
     }
 
-    /// The property types the plan writes.
-    enum Kind: Sendable, Equatable {
-        case int, int64, double, bool, string
-        case optionalInt, optionalInt64, optionalDouble, optionalBool, optionalString
-
-        /// The kind of a stored property of type `type`, nil for any other type.
-        init?(_ type: Any.Type) {
-            switch ObjectIdentifier(type) {
-            case ObjectIdentifier(Int.self): self = .int
-            case ObjectIdentifier(Int64.self): self = .int64
-            case ObjectIdentifier(Double.self): self = .double
-            case ObjectIdentifier(Bool.self): self = .bool
-            case ObjectIdentifier(String.self): self = .string
-            case ObjectIdentifier(Int?.self): self = .optionalInt
-            case ObjectIdentifier(Int64?.self): self = .optionalInt64
-            case ObjectIdentifier(Double?.self): self = .optionalDouble
-            case ObjectIdentifier(Bool?.self): self = .optionalBool
-            case ObjectIdentifier(String?.self): self = .optionalString
-            default: return nil
-            }
-        }
-    }
+    /// The property types the plan writes (those of a typed row read).
+    typealias Kind = TypedCell.Kind
 
     let steps: [Step]
     let size: Int
@@ -92,6 +75,25 @@ final class DirectDecodingPlan: Sendable {
     }
 }
 
+extension TypedCell.Kind {
+    /// The kind of a stored property of type `type`, nil for any other type.
+    init?(_ type: Any.Type) {
+        switch ObjectIdentifier(type) {
+        case ObjectIdentifier(Int.self): self = .int
+        case ObjectIdentifier(Int64.self): self = .int64
+        case ObjectIdentifier(Double.self): self = .double
+        case ObjectIdentifier(Bool.self): self = .bool
+        case ObjectIdentifier(String.self): self = .string
+        case ObjectIdentifier(Int?.self): self = .optionalInt
+        case ObjectIdentifier(Int64?.self): self = .optionalInt64
+        case ObjectIdentifier(Double?.self): self = .optionalDouble
+        case ObjectIdentifier(Bool?.self): self = .optionalBool
+        case ObjectIdentifier(String?.self): self = .optionalString
+        default: return nil
+        }
+    }
+}
+
 /// Reads the records of one statement (or of rows with the same columns)
 /// through a plan. Used by one connection at a time, as its statement is.
 final class DirectRecordReader<Record> {
@@ -109,25 +111,20 @@ final class DirectRecordReader<Record> {
     }
 }
 
-/// One step of a plan with its column index, resolved once per reader.
-/// (Not nested in the generic reader: a nested type would be generic too,
-/// and its metadata looked up at run time on every row.)
-struct DirectResolvedStep {
-    let key: String
-    let offset: Int
-    let index: Int32
-    let kind: DirectDecodingPlan.Kind
-}
-
 /// The non-generic half of DirectRecordReader, so that the per-row loop is
-/// compiled once, specialized: the column index of each step, and the
-/// buffer that every row is written into before the record is moved out.
+/// compiled once, specialized: the cells of the steps, their column indexes
+/// resolved once, and the buffer that every row is written into before the
+/// record is moved out. (Not nested in the generic reader: a nested type
+/// would be generic too, and its metadata looked up at run time on every row.)
 final class DirectRowWriter {
-    private let steps: ContiguousArray<DirectResolvedStep>
+    private let cells: ContiguousArray<TypedCell>
+    /// The coding key of each cell, named by errors.
+    private let keys: [String]
     let buffer: UnsafeMutableRawPointer
 
     init(plan: DirectDecodingPlan, layout: DecodingLayout) {
-        steps = ContiguousArray(plan.steps.map { DirectResolvedStep(key: $0.key, offset: $0.offset, index: layout.resolve($0.key), kind: $0.kind) })
+        cells = ContiguousArray(plan.steps.map { TypedCell(index: layout.resolve($0.key), offset: $0.offset, kind: $0.kind) })
+        keys = plan.steps.map(\.key)
         buffer = .allocate(byteCount: max(plan.size, 1), alignment: plan.alignment)
     }
 
@@ -135,76 +132,49 @@ final class DirectRowWriter {
 
     /// Writes every property of the decoder's current row into `buffer`,
     /// which then holds an initialized record; on failure, it holds none.
+    /// The source writes the cells it reads as they are, in one call; each
+    /// other cell (NULL, a missing column, a conversion) is read as the keyed
+    /// container would, so values and errors are Codable's.
     func write(_ decoder: RecordDecoder) throws {
-        var written = 0
-        // Loaded once per row, and lent to each cell's read.
         let source = decoder.source
+        var written = 0
         do {
-            try steps.withUnsafeBufferPointer { steps in
-                for step in steps {
-                    try write(step, decoder, source)
+            try cells.withUnsafeBufferPointer { cells in
+                while true {
+                    written = source.writeCells(cells, from: written, to: buffer)
+                    guard written < cells.count else { return }
+                    try writeConverting(cells[written], key: keys[written], decoder)
                     written += 1
                 }
             }
         } catch {
-            for step in steps.prefix(written) { deinitialize(step) }
+            for cell in cells.prefix(written) { deinitialize(cell) }
             throw error
         }
     }
 
-    /// Reads one value as the keyed container would, and writes it in place.
-    @inline(__always)
-    private func write(_ step: DirectResolvedStep, _ decoder: RecordDecoder, _ source: any RowSource) throws {
-        let target = buffer + step.offset
-        let (index, key) = (step.index, step.key)
-        switch step.kind {
-        case .int:
-            target.initializeMemory(
-                as: Int.self,
-                to: try decoder.decodeFast(Int.self, at: index, key: key, from: source) { $0.integer(at: $1).map { Int($0) } })
-        case .int64:
-            target.initializeMemory(
-                as: Int64.self,
-                to: try decoder.decodeFast(Int64.self, at: index, key: key, from: source) { $0.integer(at: $1) })
-        case .double:
-            target.initializeMemory(
-                as: Double.self,
-                to: try decoder.decodeFast(Double.self, at: index, key: key, from: source) { $0.real(at: $1) })
-        case .bool:
-            target.initializeMemory(
-                as: Bool.self,
-                to: try decoder.decodeFast(Bool.self, at: index, key: key, from: source) { $0.integer(at: $1).map { $0 != 0 } })
-        case .string:
-            target.initializeMemory(
-                as: String.self,
-                to: try decoder.decodeFast(String.self, at: index, key: key, from: source) { $0.text(at: $1) })
-        case .optionalInt:
-            target.initializeMemory(
-                as: Int?.self,
-                to: try decoder.decodeFastIfPresent(Int.self, at: index, from: source) { $0.integer(at: $1).map { Int($0) } })
-        case .optionalInt64:
-            target.initializeMemory(
-                as: Int64?.self,
-                to: try decoder.decodeFastIfPresent(Int64.self, at: index, from: source) { $0.integer(at: $1) })
-        case .optionalDouble:
-            target.initializeMemory(
-                as: Double?.self,
-                to: try decoder.decodeFastIfPresent(Double.self, at: index, from: source) { $0.real(at: $1) })
-        case .optionalBool:
-            target.initializeMemory(
-                as: Bool?.self,
-                to: try decoder.decodeFastIfPresent(Bool.self, at: index, from: source) { $0.integer(at: $1).map { $0 != 0 } })
+    /// Reads one value by the general path, and writes it in place.
+    private func writeConverting(_ cell: TypedCell, key: String, _ decoder: RecordDecoder) throws {
+        let (target, index) = (buffer + cell.offset, cell.index)
+        switch cell.kind {
+        case .int: target.initializeMemory(as: Int.self, to: try decoder.decodeConvertible(Int.self, at: index, key: key))
+        case .int64: target.initializeMemory(as: Int64.self, to: try decoder.decodeConvertible(Int64.self, at: index, key: key))
+        case .double: target.initializeMemory(as: Double.self, to: try decoder.decodeConvertible(Double.self, at: index, key: key))
+        case .bool: target.initializeMemory(as: Bool.self, to: try decoder.decodeConvertible(Bool.self, at: index, key: key))
+        case .string: target.initializeMemory(as: String.self, to: try decoder.decodeConvertible(String.self, at: index, key: key))
+        case .optionalInt: target.initializeMemory(as: Int?.self, to: try decoder.decodeConvertibleIfPresent(Int.self, at: index))
+        case .optionalInt64: target.initializeMemory(as: Int64?.self, to: try decoder.decodeConvertibleIfPresent(Int64.self, at: index))
+        case .optionalDouble: target.initializeMemory(as: Double?.self, to: try decoder.decodeConvertibleIfPresent(Double.self, at: index))
+        case .optionalBool: target.initializeMemory(as: Bool?.self, to: try decoder.decodeConvertibleIfPresent(Bool.self, at: index))
         case .optionalString:
-            target.initializeMemory(
-                as: String?.self,
-                to: try decoder.decodeFastIfPresent(String.self, at: index, from: source) { $0.text(at: $1) })
+            target.initializeMemory(as: String?.self, to: try decoder.decodeConvertibleIfPresent(String.self, at: index))
         }
     }
 
     /// Releases a value written by a row that then failed.
-    private func deinitialize(_ step: DirectResolvedStep) {
-        let target = buffer + step.offset
-        switch step.kind {
+    private func deinitialize(_ cell: TypedCell) {
+        let target = buffer + cell.offset
+        switch cell.kind {
         case .string: target.assumingMemoryBound(to: String.self).deinitialize(count: 1)
         case .optionalString: target.assumingMemoryBound(to: String?.self).deinitialize(count: 1)
         default: break  // trivial values

@@ -248,21 +248,12 @@ final class RecordDecoder: Decoder {
     /// (``RowSource/integer(at:)`` and its siblings), which answers when the
     /// storage class is the expected one; anything else, NULL included,
     /// takes the general path above, so the results are the same.
+    /// (DirectDecodingPlan reads a whole row of such cells in one call.)
     @inline(__always)
     func decodeFast<Value: DatabaseValueConvertible>(
         _ type: Value.Type, key: String, _ read: (any RowSource, Int32) -> Value?
     ) throws -> Value {
-        try decodeFast(type, at: columnIndex(key), key: key, from: source, read)
-    }
-
-    /// ``decodeFast(_:key:_:)`` at a resolved column index (-1: missing),
-    /// for the keyed container and DirectDecodingPlan alike. `source` is this
-    /// decoder's: a caller that reads many cells loads it once, which spares
-    /// a retain and a release per cell.
-    @inline(__always)
-    func decodeFast<Value: DatabaseValueConvertible>(
-        _ type: Value.Type, at index: Int32, key: String, from source: any RowSource, _ read: (any RowSource, Int32) -> Value?
-    ) throws -> Value {
+        let index = columnIndex(key)
         if index >= 0, let value = read(source, index) { return value }
         return try decodeConvertible(type, at: index, key: key)
     }
@@ -271,15 +262,7 @@ final class RecordDecoder: Decoder {
     func decodeFastIfPresent<Value: DatabaseValueConvertible>(
         _ type: Value.Type, key: String, _ read: (any RowSource, Int32) -> Value?
     ) throws -> Value? {
-        try decodeFastIfPresent(type, at: columnIndex(key), from: source, read)
-    }
-
-    /// ``decodeFastIfPresent(_:key:_:)`` at a resolved column index (-1:
-    /// missing), from this decoder's `source` (see ``decodeFast(_:at:key:from:_:)``).
-    @inline(__always)
-    func decodeFastIfPresent<Value: DatabaseValueConvertible>(
-        _ type: Value.Type, at index: Int32, from source: any RowSource, _ read: (any RowSource, Int32) -> Value?
-    ) throws -> Value? {
+        let index = columnIndex(key)
         if index >= 0, let value = read(source, index) { return value }
         return try decodeConvertibleIfPresent(type, at: index)
     }
