@@ -32,6 +32,9 @@ SEAM_RUNS = ROOT / "Benchmarks" / "results" / "seam-before-after"
 # Issue 47's: the seam finished (the row shape, SQLite's room), workloads 1
 # to 9 before and after, and the PostgreSQL workloads in postgres/.
 SEAM_FINISHED_RUNS = ROOT / "Benchmarks" / "results" / "seam-finished"
+# Issue 48's first step: the direct plans made opt-in; before, records took
+# them by default; after, a record's own init(from:) and encode(to:) run.
+USER_CODE_RUNS = ROOT / "Benchmarks" / "results" / "user-code-runs"
 
 # Issue 35's PostgreSQL runs: quarry-bench --postgres before and after the
 # work (postgres-before-after.sh), and postgres-access (the cost of an access).
@@ -234,7 +237,10 @@ def cursor_memory_table(path):
     return out
 
 
-def seam_table(directory, repetitions=5):
+def seam_table(directory, repetitions=5, ratios=False):
+    """Quarry before and after, interleaved (runs before-1, after-1, before-2,
+    after-2); with `ratios`, also Quarry's time over raw C's in the same run,
+    the mean of the two runs per side."""
     names = ["before-1", "after-1", "before-2", "after-2"]
     runs = {name: read_run(directory / f"{name}.csv", f"{name}.csv") for name in names}
     medians = {}
@@ -242,8 +248,9 @@ def seam_table(directory, repetitions=5):
         for row in rows:
             medians[(name, row["workload"], row["contender"])] = float(row["median_ms"])
     workloads = [row["workload"] for row in runs["before-1"][1] if row["contender"] == "quarry-codable"]
-    out = ["| workload | Quarry before, runs 1 and 2 (ms) | Quarry after, runs 1 and 2 (ms) | after / before | raw C after / before |",
-           "|---|---:|---:|---:|---:|"]
+    out = ["| workload | Quarry before, runs 1 and 2 (ms) | Quarry after, runs 1 and 2 (ms) | after / before | raw C after / before |"
+           + (" before / raw C | after / raw C |" if ratios else ""),
+           "|---|---:|---:|---:|---:|" + ("---:|---:|" if ratios else "")]
     for workload in workloads:
         def pair(side, contender):
             return [medians[(f"{side}-{index}", workload, contender)] for index in (1, 2)]
@@ -251,7 +258,9 @@ def seam_table(directory, repetitions=5):
         raw_before, raw_after = pair("before", "raw"), pair("after", "raw")
         out.append(
             f"| {workload} | {before[0]:.1f}, {before[1]:.1f} | {after[0]:.1f}, {after[1]:.1f} "
-            f"| {sum(after) / sum(before):.2f}x | {sum(raw_after) / sum(raw_before):.2f}x |")
+            f"| {sum(after) / sum(before):.2f}x | {sum(raw_after) / sum(raw_before):.2f}x |"
+            + (f" {(before[0] / raw_before[0] + before[1] / raw_before[1]) / 2:.2f}x "
+               f"| {(after[0] / raw_after[0] + after[1] / raw_after[1]) / 2:.2f}x |" if ratios else ""))
     out += ["", f"Medians of {repetitions} repetitions, from `{directory.relative_to(ROOT / 'Benchmarks')}/` (" +
             "; ".join(f"{name}: {runs[name][0]}" for name in names) + ")."]
     return out
@@ -364,7 +373,9 @@ def main():
         (ROOT / "Benchmarks" / "README.md", "seam-first-set", seam_table(SEAM_RUNS / "first-set")),
     ]
     targets.append((ROOT / "Benchmarks" / "README.md", "postgres-before-after", postgres_table(POSTGRES_RUNS)))
-    targets.append((ROOT / "Benchmarks" / "README.md", "seam-finished", seam_table(SEAM_FINISHED_RUNS, repetitions=3)))
+    targets.append((ROOT / "Benchmarks" / "README.md", "seam-finished", seam_table(SEAM_FINISHED_RUNS, repetitions=3, ratios=True)))
+    if USER_CODE_RUNS.exists():
+        targets.append((ROOT / "Benchmarks" / "README.md", "user-code-runs", seam_table(USER_CODE_RUNS, repetitions=3, ratios=True)))
     targets.append((ROOT / "Benchmarks" / "README.md", "seam-finished-postgres",
                     postgres_table(SEAM_FINISHED_RUNS / "postgres", repetitions=3)))
     targets.append((ROOT / "Benchmarks" / "README.md", "postgres-access", postgres_access_table(POSTGRES_ACCESS)))
