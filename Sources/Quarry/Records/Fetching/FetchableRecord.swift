@@ -69,32 +69,28 @@ public protocol FetchableRecord {
     static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { get }
 
     /// Whether Quarry may decode rows straight into the record's stored
-    /// properties instead of calling `init(from:)` for each row (default: true).
+    /// properties instead of calling `init(from:)` for each row (default:
+    /// false: `init(from:)` runs for every row, as in GRDB).
     ///
-    /// It does so only for a struct whose stored properties are all `Int`,
-    /// `Int64`, `Double`, `Bool`, `String` or optional ones, and whose
-    /// `init(from:)` behaves as the synthesized one: Quarry runs it once on
-    /// made-up values (large negative and positive numbers, empty, long and
-    /// padded strings, nil) and checks that it asks for one value per stored
-    /// property and keeps each unchanged.
-    /// The values and the errors are the same as through `init(from:)`, in
-    /// less time (in Quarry's benchmark, fetching 100,000 records takes 30%
-    /// less, and streaming a million through a cursor 43% less).
+    /// Return `true` only for a record whose `init(from:)` is the synthesized
+    /// one: you assert that it reads each column into its property, unchanged.
+    /// Swift cannot tell a synthesized `init(from:)` from a hand-written one at
+    /// run time, so Quarry cannot check this for you: an `init(from:)` that
+    /// maps, checks or counts values would be skipped.
     ///
-    /// Return `false` when your `init(from:)` must run for every row: it has
-    /// a side effect, or a check that those values do not trigger.
+    /// Quarry then decodes without `init(from:)` a struct whose stored
+    /// properties are all `Int`, `Int64`, `Double`, `Bool`, `String` or
+    /// optional ones. As a safety net, it first runs `init(from:)` once on
+    /// made-up values and keeps calling it if it does not ask for one value per
+    /// stored property, each kept unchanged. The values and the errors are the
+    /// same as through `init(from:)`, in less time.
     ///
     /// ```swift
-    /// struct AuditedPlayer: Codable, FetchableRecord {
-    ///     static let databaseDecodesStoredPropertiesDirectly = false
+    /// struct Player: Codable, FetchableRecord {
+    ///     static let databaseDecodesStoredPropertiesDirectly = true
     ///     var id: Int64
     ///     var name: String
-    ///     init(from decoder: any Decoder) throws {
-    ///         let container = try decoder.container(keyedBy: CodingKeys.self)
-    ///         id = try container.decode(Int64.self, forKey: .id)
-    ///         name = try container.decode(String.self, forKey: .name)
-    ///         AuditLog.shared.recordRead(of: id)   // must run for every row
-    ///     }
+    ///     var score: Int
     /// }
     /// ```
     static var databaseDecodesStoredPropertiesDirectly: Bool { get }
@@ -116,8 +112,8 @@ extension FetchableRecord {
     }
     /// Empty.
     public static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { [:] }
-    /// True.
-    public static var databaseDecodesStoredPropertiesDirectly: Bool { true }
+    /// False: `init(from:)` runs for every row.
+    public static var databaseDecodesStoredPropertiesDirectly: Bool { false }
 }
 
 extension FetchableRecord where Self: Decodable {

@@ -66,33 +66,28 @@ public protocol EncodableRecord {
 
     /// Whether Quarry may write the record's stored properties straight into
     /// its columns instead of calling `encode(to:)` for each record written
-    /// (default: true).
+    /// (default: false: `encode(to:)` runs for every record, as in GRDB).
     ///
-    /// It does so only for a struct whose stored properties are all `Int`,
-    /// `Int64`, `Double`, `Bool`, `String` or optional ones, that keeps the
-    /// default `encode(to container:)` of `Encodable` records, and whose
-    /// `encode(to:)` behaves as the synthesized one: Quarry runs it once on
-    /// made-up values (large negative and positive numbers, empty, long and
-    /// padded strings, nil) and checks that it writes one value per stored
-    /// property, each unchanged. The columns
-    /// and values are the same as through `encode(to:)`, without Codable's
-    /// dynamically dispatched call per value.
+    /// Return `true` only for a record whose `encode(to:)` is the synthesized
+    /// one: you assert that it writes each property to its column, unchanged.
+    /// Swift cannot tell a synthesized `encode(to:)` from a hand-written one
+    /// at run time, so Quarry cannot check this for you: an `encode(to:)`
+    /// that maps or counts values would be skipped.
     ///
-    /// Return `false` when your `encode(to:)` must run for every record: it
-    /// has a side effect, or transforms values that those made-up values do
-    /// not reveal.
+    /// Quarry then encodes without `encode(to:)` a struct whose stored
+    /// properties are all `Int`, `Int64`, `Double`, `Bool`, `String` or
+    /// optional ones, and that keeps the default `encode(to container:)` of
+    /// `Encodable` records. As a safety net, it first runs `encode(to:)` once
+    /// on made-up values and keeps calling it if it does not write one value
+    /// per stored property, each unchanged. The columns and values are the same
+    /// as through `encode(to:)`, in less time.
     ///
     /// ```swift
-    /// struct AuditedPlayer: Codable, PersistableRecord {
-    ///     static let databaseEncodesStoredPropertiesDirectly = false
+    /// struct Player: Codable, PersistableRecord {
+    ///     static let databaseEncodesStoredPropertiesDirectly = true
     ///     var id: Int64
     ///     var name: String
-    ///     func encode(to encoder: any Encoder) throws {
-    ///         var container = encoder.container(keyedBy: CodingKeys.self)
-    ///         try container.encode(id, forKey: .id)
-    ///         try container.encode(name, forKey: .name)
-    ///         AuditLog.shared.recordWrite(of: id)   // must run for every record
-    ///     }
+    ///     var score: Int
     /// }
     /// ```
     static var databaseEncodesStoredPropertiesDirectly: Bool { get }
@@ -115,8 +110,8 @@ extension EncodableRecord {
     }
     /// Empty.
     public static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { [:] }
-    /// True.
-    public static var databaseEncodesStoredPropertiesDirectly: Bool { true }
+    /// False: `encode(to:)` runs for every record written.
+    public static var databaseEncodesStoredPropertiesDirectly: Bool { false }
 
     /// The values of the record by column: `["id": 1, "name": "Arthur"]`.
     public var databaseDictionary: [String: DatabaseValue] {

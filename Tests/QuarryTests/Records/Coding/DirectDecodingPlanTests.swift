@@ -6,7 +6,7 @@
 // of a generic record, `PlanShape<A, B, C>`, whose properties take their
 // types from a pool (the plan's types, optionals of them, dates, UUIDs,
 // enums, a nested struct stored as JSON). Its twin `CodableShape<A, B, C>`
-// opts out of the plan (`databaseDecodesStoredPropertiesDirectly = false`)
+// keeps the default (`databaseDecodesStoredPropertiesDirectly` false)
 // and decodes every row through `init(from:)`. Random rows (NULLs, integer
 // and floating-point edges, nasty strings, numeric text, blobs, missing
 // columns) are read through both; the records, or the errors, must be equal.
@@ -50,7 +50,7 @@ extension Optional: PlanSample where Wrapped: PlanSample {
     }
 }
 
-struct PlanShape<A: PlanSample, B: PlanSample, C: PlanSample>: Codable, FetchableRecord, Equatable {
+struct PlanShape<A: PlanSample, B: PlanSample, C: PlanSample>: Codable, FetchableRecord, Equatable, DirectlyDecoded {
     var id: Int64?
     var a: A
     var b: B
@@ -69,7 +69,7 @@ struct CodableShape<A: PlanSample, B: PlanSample, C: PlanSample>: Codable, Fetch
 
 /// Renamed and reordered coding keys: the key of `name` is "player_name",
 /// and `init(from:)` asks for `score` before `name`.
-struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
+struct RenamedKeysRecord: Codable, FetchableRecord, Equatable, DirectlyDecoded {
     var id: Int64
     var name: String
     var score: Int?
@@ -82,7 +82,7 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
 @Suite struct DirectDecodingPlanTests {
     // MARK: Which records get a plan
 
-    struct Transforming: Codable, FetchableRecord {
+    struct Transforming: Codable, FetchableRecord, DirectlyDecoded {
         var name: String
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -90,7 +90,7 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
         }
     }
 
-    struct Validating: Codable, FetchableRecord {
+    struct Validating: Codable, FetchableRecord, DirectlyDecoded {
         var score: Int
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -99,7 +99,7 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
         }
     }
 
-    struct Defaulting: Codable, FetchableRecord {
+    struct Defaulting: Codable, FetchableRecord, DirectlyDecoded {
         var score: Int
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -107,7 +107,7 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
         }
     }
 
-    struct Swapping: Codable, FetchableRecord {
+    struct Swapping: Codable, FetchableRecord, DirectlyDecoded {
         var first: Int
         var second: Int
         init(from decoder: any Decoder) throws {
@@ -117,7 +117,7 @@ struct RenamedKeysRecord: Codable, FetchableRecord, Equatable {
         }
     }
 
-    struct SwappingBools: Codable, FetchableRecord {
+    struct SwappingBools: Codable, FetchableRecord, DirectlyDecoded {
         var first: Bool
         var second: Bool
         init(from decoder: any Decoder) throws {

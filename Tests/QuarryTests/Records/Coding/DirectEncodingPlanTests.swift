@@ -13,7 +13,7 @@ import Foundation
 import QuarryTestSupport
 import Testing
 
-extension PlanShape: EncodableRecord {}
+extension PlanShape: EncodableRecord, DirectlyEncoded {}
 extension CodableShape: EncodableRecord {
     static var databaseEncodesStoredPropertiesDirectly: Bool { false }
 }
@@ -66,7 +66,7 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
 @Suite struct DirectEncodingPlanTests {
     // MARK: Which records get a plan
 
-    struct Transforming: Codable, EncodableRecord {
+    struct Transforming: Codable, EncodableRecord, DirectlyEncoded {
         var name: String
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -74,7 +74,7 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
         }
     }
 
-    struct Clamping: Codable, EncodableRecord {
+    struct Clamping: Codable, EncodableRecord, DirectlyEncoded {
         var score: Int
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -82,7 +82,7 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
         }
     }
 
-    struct NilAsDefault: Codable, EncodableRecord {
+    struct NilAsDefault: Codable, EncodableRecord, DirectlyEncoded {
         var score: Int?
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -90,7 +90,7 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
         }
     }
 
-    struct ExtraColumn: Codable, EncodableRecord {
+    struct ExtraColumn: Codable, EncodableRecord, DirectlyEncoded {
         var id: Int64
         enum CodingKeys: String, CodingKey { case id, version }
         init(id: Int64) { self.id = id }
@@ -102,7 +102,7 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
         }
     }
 
-    struct Swapping: Codable, EncodableRecord {
+    struct Swapping: Codable, EncodableRecord, DirectlyEncoded {
         var first: Int
         var second: Bool
         var third: Bool
@@ -167,7 +167,7 @@ extension Optional: EncodeSample where Wrapped: EncodeSample {
     // MARK: Equal to Codable
 
     /// Renamed and reordered coding keys, and snake-cased columns.
-    struct Renamed: Codable, EncodableRecord {
+    struct Renamed: Codable, EncodableRecord, DirectlyEncoded {
         static let databaseColumnEncodingStrategy = DatabaseColumnNamingStrategy.convertToSnakeCase
         var teamID: Int64?
         var name: String

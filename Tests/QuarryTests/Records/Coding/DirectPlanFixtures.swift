@@ -6,7 +6,7 @@ import Quarry
 
 enum DirectPlanFixtures {
     /// Every property of a plan kind, synthesized Codable: both plans.
-    struct Plain: Codable, FetchableRecord, EncodableRecord {
+    struct Plain: Codable, FetchableRecord, EncodableRecord, DirectlyDecoded, DirectlyEncoded {
         var id: Int64
         var name: String
         var score: Double?
@@ -15,13 +15,13 @@ enum DirectPlanFixtures {
     }
 
     /// A stored property outside CodingKeys: neither decoded nor encoded.
-    struct Skipping: Codable, FetchableRecord, EncodableRecord {
+    struct Skipping: Codable, FetchableRecord, EncodableRecord, DirectlyDecoded, DirectlyEncoded {
         var id: Int64
         var cached = 0
         enum CodingKeys: String, CodingKey { case id }
     }
 
-    struct WithDate: Codable, FetchableRecord, EncodableRecord {
+    struct WithDate: Codable, FetchableRecord, EncodableRecord, DirectlyDecoded, DirectlyEncoded {
         var id: Int64
         var createdAt: Date
     }
@@ -32,10 +32,10 @@ enum DirectPlanFixtures {
         var id: Int64
     }
 
-    final class ClassRecord: Codable, FetchableRecord, EncodableRecord { var id: Int64 = 0 }
+    final class ClassRecord: Codable, FetchableRecord, EncodableRecord, DirectlyDecoded, DirectlyEncoded { var id: Int64 = 0 }
 
     /// Every kind of the plans, optional or not, in a concrete record.
-    struct AllKinds: Codable, FetchableRecord, PersistableRecord, Equatable {
+    struct AllKinds: Codable, FetchableRecord, PersistableRecord, Equatable, DirectlyDecoded, DirectlyEncoded {
         static let databaseTableName = "allKinds"
         var int: Int
         var int64: Int64
@@ -79,4 +79,18 @@ enum DirectPlanFixtures {
                 optionalString: optionalString)
         }
     }
+}
+
+/// Fixtures that opt in to the direct decoding plan
+/// (``FetchableRecord/databaseDecodesStoredPropertiesDirectly``, default false).
+protocol DirectlyDecoded: FetchableRecord {}
+extension DirectlyDecoded {
+    static var databaseDecodesStoredPropertiesDirectly: Bool { true }
+}
+
+/// Fixtures that opt in to the direct encoding plan
+/// (``EncodableRecord/databaseEncodesStoredPropertiesDirectly``, default false).
+protocol DirectlyEncoded: EncodableRecord {}
+extension DirectlyEncoded {
+    static var databaseEncodesStoredPropertiesDirectly: Bool { true }
 }

@@ -5,7 +5,7 @@ import Foundation
 @testable import Quarry
 import Testing
 
-private struct FastRecord: Codable, FetchableRecord, TableRecord, Equatable {
+private struct FastRecord: Codable, FetchableRecord, TableRecord, Equatable, DirectlyDecoded {
     var id: Int64
     var name: String?
     var score: Double
