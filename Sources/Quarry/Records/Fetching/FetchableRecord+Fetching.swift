@@ -1,5 +1,6 @@
 // Fetching records: with SQL (any FetchableRecord), and from their table
-// (FetchableRecord & TableRecord): all rows, one row, by primary or unique key.
+// (FetchableRecord & TableRecord): all rows, one row, by primary or unique key,
+// and as sets for Hashable records.
 
 import Foundation
 
@@ -159,5 +160,39 @@ extension FetchableRecord where Self: TableRecord {
         guard let values = resolved.values else { return nil }
         let plan = try keyPlan(db, .fetchByKey, resolved.columns) { RecordStatementSQL.select(selectionSQL, from: databaseTableName, keyColumns: $0) }
         return try plan.fetchOne(values, recordReading)
+    }
+}
+
+extension FetchableRecord where Self: Hashable {
+    /// The distinct records of `sql`.
+    ///
+    /// ```swift
+    /// let players = try Player.fetchSet(db, sql: "SELECT * FROM player WHERE score > ?", arguments: [100])
+    /// ```
+    public static func fetchSet(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
+    ) throws -> Set<Self> {
+        Set(try fetchAll(db, sql: sql, arguments: arguments))
+    }
+}
+
+extension FetchableRecord where Self: TableRecord & Hashable {
+    /// The distinct records of the table.
+    ///
+    /// ```swift
+    /// let players = try Player.fetchSet(db)   // SELECT * FROM "player"
+    /// ```
+    public static func fetchSet(_ db: Database) throws -> Set<Self> {
+        try fetchSet(db, sql: selectAllSQL)
+    }
+
+    /// The records with these primary keys; keys with no row are skipped.
+    ///
+    /// ```swift
+    /// let players = try Player.fetchSet(db, keys: [1, 2, 3])
+    /// // SELECT * FROM "player" WHERE "id" IN (?, ?, ?)
+    /// ```
+    public static func fetchSet<Key: DatabaseValueConvertible>(_ db: Database, keys: some Sequence<Key>) throws -> Set<Self> {
+        Set(try fetchAll(db, keys: keys))
     }
 }

@@ -123,7 +123,7 @@ struct VersionedWithOwner: Decodable, FetchableRecord {
                     while let record = try cursor.next() { formats.append(record.format) }
                     #expect(formats == ["modern", "modern", "modern"])
                     expected += 3
-                    #expect(try Versioned.all().fetchSet(db).map(\.format) == ["modern", "modern", "modern"])
+                    #expect(try Versioned.fetchSet(db).map(\.format) == ["modern", "modern", "modern"])
                     expected += 3
                     let raw = try Versioned.fetchAll(db, sql: "SELECT * FROM versioned WHERE id <= ? ORDER BY id", arguments: [2])
                     #expect(raw.map(\.format) == ["modern", "modern"])
@@ -154,7 +154,7 @@ struct VersionedWithOwner: Decodable, FetchableRecord {
                 for _ in 0..<10 { _ = try Versioned.filter(\.id < 4).fetchAll(db) }
                 #expect(throws: DecodingError.self) { try Versioned.fetchAll(db) }
                 #expect(throws: DecodingError.self) { try Versioned.fetchOne(db, key: 4) }
-                #expect(throws: DecodingError.self) { try Versioned.all().fetchSet(db) }
+                #expect(throws: DecodingError.self) { try Versioned.fetchSet(db) }
                 #expect(throws: DecodingError.self) {
                     let cursor = try Versioned.order(\.id).fetchCursor(db)
                     while try cursor.next() != nil {}
