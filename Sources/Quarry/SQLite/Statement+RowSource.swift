@@ -36,4 +36,28 @@ extension Statement: RowSource {
     func value<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) -> Value? {
         Value.fromStatement(sqliteStatement, index: index)
     }
+
+    /// Over the `sqlite3_stmt` itself: no Swift object is reached per cell.
+    var cellReads: CellReads {
+        CellReads(
+            context: UnsafeMutableRawPointer(sqliteStatement),
+            isNullRead: { statement, index in sqlite3_column_type(OpaquePointer(statement), index) == SQLITE_NULL },
+            integerRead: { statement, index, value in
+                let statement = OpaquePointer(statement)
+                guard sqlite3_column_type(statement, index) == SQLITE_INTEGER else { return false }
+                value.pointee = sqlite3_column_int64(statement, index)
+                return true
+            },
+            realRead: { statement, index, value in
+                let statement = OpaquePointer(statement)
+                guard sqlite3_column_type(statement, index) == SQLITE_FLOAT else { return false }
+                value.pointee = sqlite3_column_double(statement, index)
+                return true
+            },
+            textRead: { statement, index, text in
+                let statement = OpaquePointer(statement)
+                let value = sqlite3_column_type(statement, index) == SQLITE_TEXT ? String.fromColumnText(statement, index) : nil
+                text.initializeMemory(as: String?.self, to: value)
+            })
+    }
 }

@@ -56,6 +56,8 @@ final class RecordDecoder: Decoder {
         /// readers that keep this decoder, and every caller of
         /// `decoding(_:_:)` keeps its source alive while it decodes.
         unowned(unsafe) var source: any RowSource
+        /// The source's typed reads, taken once per row (see ``CellReads``).
+        var cells: CellReads
         /// Whether a row is being decoded (see `decoding(_:_:)`).
         var isDecoding = false
     }
@@ -81,7 +83,7 @@ final class RecordDecoder: Decoder {
         userInfo = (recordType as? any FetchableRecord.Type)?.databaseDecodingUserInfo ?? [:]
         discriminatorColumn = EnumRecordColumns.discriminatorColumn(of: recordType)
         state = .allocate(capacity: 1)
-        state.initialize(to: State(keys: layout.keys, indexes: layout.indexes, source: source))
+        state.initialize(to: State(keys: layout.keys, indexes: layout.indexes, source: source, cells: source.cellReads))
     }
 
     deinit {
@@ -107,6 +109,7 @@ final class RecordDecoder: Decoder {
         }
         state.pointee.isDecoding = true
         state.pointee.source = source
+        state.pointee.cells = source.cellReads
         defer { state.pointee.isDecoding = false }
         return try decode(self)
     }
@@ -186,7 +189,7 @@ final class RecordDecoder: Decoder {
     // MARK: Reading cells
 
     @inline(__always)
-    func isNull(at index: Int32) -> Bool { source.isNull(at: index) }
+    func isNull(at index: Int32) -> Bool { state.pointee.cells.isNull(at: index) }
 
     @inline(__always)
     func value<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) -> Value? {
@@ -245,25 +248,25 @@ final class RecordDecoder: Decoder {
     }
 
     /// The most common types read a cell with one typed read of the source
-    /// (``RowSource/integer(at:)`` and its siblings), which answers when the
+    /// (``CellReads/integer(at:)`` and its siblings), which answers when the
     /// storage class is the expected one; anything else, NULL included,
     /// takes the general path above, so the results are the same.
     /// (DirectDecodingPlan reads a whole row of such cells in one call.)
     @inline(__always)
     func decodeFast<Value: DatabaseValueConvertible>(
-        _ type: Value.Type, key: String, _ read: (any RowSource, Int32) -> Value?
+        _ type: Value.Type, key: String, _ read: (CellReads, Int32) -> Value?
     ) throws -> Value {
         let index = columnIndex(key)
-        if index >= 0, let value = read(source, index) { return value }
+        if index >= 0, let value = read(state.pointee.cells, index) { return value }
         return try decodeConvertible(type, at: index, key: key)
     }
 
     @inline(__always)
     func decodeFastIfPresent<Value: DatabaseValueConvertible>(
-        _ type: Value.Type, key: String, _ read: (any RowSource, Int32) -> Value?
+        _ type: Value.Type, key: String, _ read: (CellReads, Int32) -> Value?
     ) throws -> Value? {
         let index = columnIndex(key)
-        if index >= 0, let value = read(source, index) { return value }
+        if index >= 0, let value = read(state.pointee.cells, index) { return value }
         return try decodeConvertibleIfPresent(type, at: index)
     }
 
