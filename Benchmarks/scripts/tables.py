@@ -35,6 +35,8 @@ SEAM_FINISHED_RUNS = ROOT / "Benchmarks" / "results" / "seam-finished"
 # Issue 48's first step: the direct plans made opt-in; before, records took
 # them by default; after, a record's own init(from:) and encode(to:) run.
 USER_CODE_RUNS = ROOT / "Benchmarks" / "results" / "user-code-runs"
+# Then the keyed container's cells through CellReads (no retain per cell).
+CELL_READS_RUNS = ROOT / "Benchmarks" / "results" / "cell-reads"
 
 # Issue 35's PostgreSQL runs: quarry-bench --postgres before and after the
 # work (postgres-before-after.sh), and postgres-access (the cost of an access).
@@ -376,6 +378,8 @@ def main():
     targets.append((ROOT / "Benchmarks" / "README.md", "seam-finished", seam_table(SEAM_FINISHED_RUNS, repetitions=3, ratios=True)))
     if USER_CODE_RUNS.exists():
         targets.append((ROOT / "Benchmarks" / "README.md", "user-code-runs", seam_table(USER_CODE_RUNS, repetitions=3, ratios=True)))
+    if CELL_READS_RUNS.exists():
+        targets.append((ROOT / "Benchmarks" / "README.md", "cell-reads", seam_table(CELL_READS_RUNS, repetitions=3, ratios=True)))
     targets.append((ROOT / "Benchmarks" / "README.md", "seam-finished-postgres",
                     postgres_table(SEAM_FINISHED_RUNS / "postgres", repetitions=3)))
     targets.append((ROOT / "Benchmarks" / "README.md", "postgres-access", postgres_access_table(POSTGRES_ACCESS)))
