@@ -253,13 +253,7 @@ extension MutablePersistableRecord {
     /// ```
     @discardableResult
     public func updateChanges(_ db: Database, from old: Self) throws -> Bool {
-        let new = try PersistenceContainer(self)
-        let previous = try PersistenceContainer(old)
-        var changed: [String] = []
-        for (column, value) in zip(new.columns, new.databaseValues)
-        where previous.databaseValue(forColumn: column) != value {
-            changed.append(column)
-        }
+        let changed = try changedColumns(from: old).map(\.column)
         guard !changed.isEmpty else { return false }
         try update(db, columns: changed)
         return true
