@@ -118,13 +118,13 @@ final class DirectRecordReader<Record> {
 /// would be generic too, and its metadata looked up at run time on every row.)
 final class DirectRowWriter {
     private let cells: ContiguousArray<TypedCell>
-    /// The coding key of each cell, named by errors.
-    private let keys: [String]
+    /// The plan, whose steps name the coding key of each cell in errors.
+    private let plan: DirectDecodingPlan
     let buffer: UnsafeMutableRawPointer
 
     init(plan: DirectDecodingPlan, layout: DecodingLayout) {
         cells = ContiguousArray(plan.steps.map { TypedCell(index: layout.resolve($0.key), offset: $0.offset, kind: $0.kind) })
-        keys = plan.steps.map(\.key)
+        self.plan = plan
         buffer = .allocate(byteCount: max(plan.size, 1), alignment: plan.alignment)
     }
 
@@ -143,7 +143,7 @@ final class DirectRowWriter {
                 while true {
                     written = source.writeCells(cells, from: written, to: buffer)
                     guard written < cells.count else { return }
-                    try writeConverting(cells[written], key: keys[written], decoder)
+                    try writeConverting(cells[written], key: plan.steps[written].key, decoder)
                     written += 1
                 }
             }
