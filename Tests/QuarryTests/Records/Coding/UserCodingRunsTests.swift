@@ -13,17 +13,11 @@ import Foundation
 @testable import Quarry
 import Testing
 
-/// How many times `Versioned` ran its coding (the suite is serialized).
-final class UserCodingRuns: @unchecked Sendable {
-    static let shared = UserCodingRuns()
-    private let lock = NSLock()
-    private var counts = (decodes: 0, encodes: 0)
-
-    var decodes: Int { lock.withLock { counts.decodes } }
-    var encodes: Int { lock.withLock { counts.encodes } }
-    func decoded() { lock.withLock { counts.decodes += 1 } }
-    func encoded() { lock.withLock { counts.encodes += 1 } }
-    func reset() { lock.withLock { counts = (0, 0) } }
+/// How many times `Versioned` ran its coding (the suite is serialized; each
+/// test reads the counts before and after).
+enum UserCodingRuns {
+    static let decodes = LockedCounter()
+    static let encodes = LockedCounter()
 }
 
 struct VersionedOwner: Codable, FetchableRecord, PersistableRecord {
@@ -57,7 +51,7 @@ struct Versioned: Codable, Hashable, FetchableRecord, PersistableRecord {
         let stored = try container.decode(String.self, forKey: .format)
         format = stored == "legacy" ? "modern" : stored
         name = try container.decode(String.self, forKey: .name)
-        if Self.storedNames.contains(name) { UserCodingRuns.shared.decoded() }
+        if Self.storedNames.contains(name) { UserCodingRuns.decodes.increment() }
         guard !name.contains("<script>") else {
             throw DecodingError.dataCorruptedError(forKey: .name, in: container, debugDescription: "a name with <script>")
         }
@@ -65,7 +59,7 @@ struct Versioned: Codable, Hashable, FetchableRecord, PersistableRecord {
     }
 
     func encode(to encoder: any Encoder) throws {
-        UserCodingRuns.shared.encoded()
+        UserCodingRuns.encodes.increment()
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(format == "modern" ? "legacy" : format, forKey: .format)
@@ -106,7 +100,7 @@ struct VersionedWithOwner: Decodable, FetchableRecord {
     func everyFetchFormRunsInitFromForEveryRow(_ backend: Backend) throws {
         try backend.withWriter { writer in
             try writer.write { db in try makeTables(db) }
-            UserCodingRuns.shared.reset()
+            let decodesBefore = UserCodingRuns.decodes.value
             var expected = 0
             try writer.read { db in
                 // Many times over: a type is not trusted after a few fetches either.
@@ -138,7 +132,7 @@ struct VersionedWithOwner: Decodable, FetchableRecord {
                     expected += 1
                 }
             }
-            #expect(UserCodingRuns.shared.decodes == expected)
+            #expect(UserCodingRuns.decodes.value - decodesBefore == expected)
         }
     }
 
@@ -175,12 +169,13 @@ struct VersionedWithOwner: Decodable, FetchableRecord {
         try backend.withWriter { writer in
             try writer.write { db in
                 try makeTables(db)
-                UserCodingRuns.shared.reset()
+                let encodesBefore = UserCodingRuns.encodes.value
                 var written = 0
                 func check(_ ids: [Int64], _ form: String) throws {
                     written += ids.count
                     for id in ids { #expect(try storedFormat(db, id) == "legacy", "\(form) wrote record \(id) without encode(to:)") }
-                    #expect(UserCodingRuns.shared.encodes >= written, "\(form): encode(to:) ran \(UserCodingRuns.shared.encodes) times for \(written) records")
+                    let encodes = UserCodingRuns.encodes.value - encodesBefore
+                    #expect(encodes >= written, "\(form): encode(to:) ran \(encodes) times for \(written) records")
                 }
                 try Versioned(id: 10, name: "insert").insert(db)
                 try check([10], "insert")
@@ -197,12 +192,12 @@ struct VersionedWithOwner: Decodable, FetchableRecord {
                 try Versioned.upsertAll(db, [Versioned(id: 15, name: "upsertAll"), Versioned(id: 13, name: "upsertAll again")])
                 try check([15, 13], "upsertAll")
                 // The …AndFetch forms encode the record, and decode the row they return.
-                let decodesBefore = UserCodingRuns.shared.decodes
+                let decodesBefore = UserCodingRuns.decodes.value
                 let inserted = try Versioned(id: 16, name: "Ada").insertAndFetch(db)
                 let upserted = try Versioned(id: 16, name: "Bo").upsertAndFetch(db)
                 try check([16, 16], "insertAndFetch, upsertAndFetch")
                 #expect(inserted.format == "modern" && upserted.format == "modern")
-                #expect(UserCodingRuns.shared.decodes == decodesBefore + 2)
+                #expect(UserCodingRuns.decodes.value == decodesBefore + 2)
                 #expect(try String.fetchAll(db, sql: "SELECT DISTINCT format FROM versioned") == ["legacy"])
             }
         }
@@ -219,7 +214,7 @@ struct VersionedWithOwner: Decodable, FetchableRecord {
             var name: String
             var owner_id: Int64?
             init(from decoder: any Decoder) throws {
-                UserCodingRuns.shared.decoded()
+                UserCodingRuns.decodes.increment()
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 id = try container.decode(Int64.self, forKey: .id)
                 format = try container.decode(String.self, forKey: .format)
@@ -231,11 +226,11 @@ struct VersionedWithOwner: Decodable, FetchableRecord {
         try dbQueue.write { db in try makeTables(db) }
         let afterFirstFetch = try dbQueue.read { db throws -> Int in
             #expect(try Trusted.fetchAll(db).count == 3)
-            return UserCodingRuns.shared.decodes
+            return UserCodingRuns.decodes.value
         }
         let rows = try dbQueue.read { db in try (0..<5).flatMap { _ in try Trusted.fetchAll(db) } }
         #expect(rows.count == 15)
         // After the first fetch (the probe's made-up values), init(from:) ran for no row.
-        #expect(UserCodingRuns.shared.decodes == afterFirstFetch)
+        #expect(UserCodingRuns.decodes.value == afterFirstFetch)
     }
 }
