@@ -62,6 +62,7 @@ import Quarry
 /// | `fallback_application_name` | ``applicationName``, when `application_name` is absent |
 /// | `connect_timeout` | ``connectTimeout``, whole seconds from 1 to 999999; 10 when absent |
 /// | `options` | ``serverOptions``, sent to the server at connection start |
+/// | `statement_cache_capacity` | ``statementCacheCapacity``, a whole number from 0 to 100000 (pgx's parameter; libpq has none) |
 ///
 /// Ignored (listed in ``ignoredURLParameters``): `hostaddr`, `passfile`,
 /// `client_encoding` (the session always uses `UTF8`), `keepalives`,
@@ -187,6 +188,25 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// ``defaultAcquisitionTimeout``, 30 seconds.
     public var acquisitionTimeout: Duration? = PostgresConfiguration.defaultAcquisitionTimeout
 
+    /// How many prepared statements each connection of a
+    /// `PostgresDatabasePool` keeps (the URL parameter
+    /// `statement_cache_capacity`, as pgx names it); 0 keeps none.
+    ///
+    /// A query that a connection runs for its rows (every fetch: its SQL
+    /// starts with `SELECT`, `VALUES` or `TABLE`) is prepared as a named
+    /// statement the first time the connection runs it, and later runs skip
+    /// the server's parsing and planning. Other statements (writes, DDL,
+    /// transaction control) are sent unnamed, as PostgresNIO sends them.
+    /// When the cache is full, the least recently used statement is dropped
+    /// and deallocated when its access ends. Set it to 0 behind a pooler
+    /// in transaction mode (PgBouncer), which would send a statement
+    /// prepared on one server connection to another. Default:
+    /// ``defaultStatementCacheCapacity``, 512.
+    public var statementCacheCapacity: Int = PostgresConfiguration.defaultStatementCacheCapacity
+
+    /// The default of ``statementCacheCapacity``, 512 statements per connection.
+    public static let defaultStatementCacheCapacity = 512
+
     /// The default of ``statementDeadline``, 2 minutes.
     public static let defaultStatementDeadline: Duration = .seconds(120)
     /// The default of ``acquisitionTimeout``, 30 seconds.
@@ -280,6 +300,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
             && lhs.database == rhs.database && lhs.sslMode == rhs.sslMode && lhs.applicationName == rhs.applicationName
             && lhs.connectTimeout == rhs.connectTimeout && lhs.sslRootCert == rhs.sslRootCert && lhs.sslCert == rhs.sslCert
             && lhs.sslKey == rhs.sslKey && lhs.serverOptions == rhs.serverOptions
+            && lhs.statementCacheCapacity == rhs.statementCacheCapacity
     }
 
     /// Hashes the properties that take part in equality (all but
@@ -297,6 +318,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         hasher.combine(sslCert)
         hasher.combine(sslKey)
         hasher.combine(serverOptions)
+        hasher.combine(statementCacheCapacity)
     }
 
     /// The configuration as a URL, with the password replaced by `***`: safe
@@ -325,6 +347,9 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         if let sslCert { options.append("sslcert=" + URLParser.percentEncoded(sslCert)) }
         if let sslKey { options.append("sslkey=" + URLParser.percentEncoded(sslKey)) }
         if let serverOptions { options.append("options=" + URLParser.percentEncoded(serverOptions)) }
+        if statementCacheCapacity != PostgresConfiguration.defaultStatementCacheCapacity {
+            options.append("statement_cache_capacity=\(statementCacheCapacity)")
+        }
         return text + "?" + options.joined(separator: "&")
     }
 
@@ -467,7 +492,7 @@ extension PostgresConfiguration: CustomReflectable {
                 "connectTimeout": connectTimeout, "sslRootCert": sslRootCert as Any, "sslCert": sslCert as Any,
                 "sslKey": sslKey as Any, "serverOptions": serverOptions as Any,
                 "ignoredURLParameters": ignoredURLParameters, "statementDeadline": statementDeadline as Any,
-                "acquisitionTimeout": acquisitionTimeout as Any,
+                "acquisitionTimeout": acquisitionTimeout as Any, "statementCacheCapacity": statementCacheCapacity,
             ],
             displayStyle: .struct)
     }
@@ -506,6 +531,7 @@ struct URLParser {
     static let appliedParameters: Set<String> = [
         "host", "port", "dbname", "user", "password", "connect_timeout", "options", "application_name",
         "fallback_application_name", "sslmode", "requiressl", "sslcert", "sslkey", "sslrootcert",
+        "statement_cache_capacity",
     ]
 
     /// libpq's connection parameters that ``PostgresConfiguration`` accepts
@@ -857,6 +883,15 @@ struct URLParser {
             configuration.connectTimeout = .seconds(seconds)
         }
         if let value = values["options"], !value.isEmpty { configuration.serverOptions = value }
+        if let value = values["statement_cache_capacity"] {
+            guard !value.isEmpty, value.utf8.count <= 6, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                let capacity = Int(value), capacity <= 100_000
+            else {
+                throw fail(
+                    "invalid statement_cache_capacity \(quotedValue("statement_cache_capacity", 20)): expected a whole number from 0 to 100000")
+            }
+            configuration.statementCacheCapacity = capacity
+        }
     }
 
     /// The host and port of the URL's authority, each nil when absent.

@@ -20,6 +20,7 @@ import Dispatch
 import Foundation
 import Logging
 import Quarry
+import Synchronization
 
 /// The connection of one `Database` of a ``PostgresDatabasePool``.
 final class PostgresServerConnection: DatabaseServerConnection {
@@ -27,6 +28,15 @@ final class PostgresServerConnection: DatabaseServerConnection {
     /// The process of the server that serves this connection.
     let backendPID: Int64
     private let running = RunningStatement()
+    /// The named prepared statements of the connection.
+    private var statements: PostgresStatementCache
+    /// Set when PostgresNIO's table of the connection's statement names
+    /// outgrew its bound (`PostgresStatementCache.mustRetire`): the pool
+    /// then replaces the connection. Read from any thread.
+    private let mustRetire = Atomic<Bool>(false)
+    /// Whether the open transaction changed the schema: its rollback then
+    /// drops the statements prepared against the changed schema.
+    private var changedSchemaInTransaction = false
     var dialect: any SQLDialect { PostgreSQLDialect() }
     var catalog: any DatabaseCatalog { PostgreSQLCatalog() }
     /// PostgreSQL's protocol counts the parameters of a statement in 16 bits.
@@ -40,11 +50,12 @@ final class PostgresServerConnection: DatabaseServerConnection {
     /// PostgreSQL has `RETURNING`; SQLite's own features it has not.
     func supports(_ capability: DatabaseCapability) -> Bool { capability == .returning }
     var databaseName: String { session.configuration.database }
-    var isUsable: Bool { !session.isClosed }
+    var isUsable: Bool { !session.isClosed && !mustRetire.load(ordering: .relaxed) }
 
     init(session: PostgresSession, backendPID: Int64) {
         self.session = session
         self.backendPID = backendPID
+        statements = PostgresStatementCache(capacity: session.configuration.statementCacheCapacity)
     }
 
     /// Connects, blocking the calling thread (on PostgresNIO's event loop,
@@ -73,8 +84,99 @@ final class PostgresServerConnection: DatabaseServerConnection {
         running.start()
         defer { running.end() }
         let result = try session.executeBlocking(sql: sql, arguments: arguments)
+        followStatements(after: result.commandTag, of: sql)
         return DatabaseServerResult(
             columnNames: result.columnNames, rows: result.rows, rowsAffected: result.rowsAffected, commandTag: result.commandTag)
+    }
+
+    /// Runs a query as a named prepared statement of the connection's cache
+    /// (PostgresStatementCache.swift), prepared on its first run; unnamed
+    /// when the cache holds none (`statementCacheCapacity` 0).
+    func query(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
+        guard statements.capacity > 0 else { return try execute(sql: sql, arguments: arguments) }
+        let key = PostgresStatementCache.Key(sql: sql, arguments: arguments)
+        let (name, isNew) = statements.name(for: key)
+        running.start()
+        defer { running.end() }
+        let result: PostgresResultSet
+        do {
+            result = try session.executePreparedBlocking(name: name, sql: sql, arguments: arguments)
+        } catch let error as DatabaseError {
+            throw heal(after: error, key: key, name: name, isNew: isNew)
+        }
+        return DatabaseServerResult(columnNames: result.columnNames, rows: result.rows, rowsAffected: result.rowsAffected)
+    }
+
+    /// Deallocates the prepared statements that left the cache and may
+    /// still exist on the server. One that is already gone (26000) is what
+    /// was wanted; any other error discards the connection.
+    func accessDidEnd() throws {
+        for name in statements.takeDeallocations() {
+            do {
+                _ = try session.executeBlocking(sql: "DEALLOCATE \"\(name)\"")
+            } catch let error as DatabaseError where error.sqlState == "26000" {
+                continue
+            }
+        }
+    }
+
+    /// Drops a statement that failed from the cache where it must not be
+    /// run again, and returns the error to throw. A statement that failed
+    /// on its first run is dropped (its preparation may be what failed);
+    /// one that the server no longer has (26000: `DISCARD ALL`, a pooler)
+    /// or whose plan no longer fits its tables (0A000: "cached plan must
+    /// not change result type", after another connection altered a table)
+    /// is dropped, and the error says so: the transaction was aborted, and
+    /// running the access again prepares the statement anew.
+    private func heal(after error: DatabaseError, key: PostgresStatementCache.Key, name: String, isNew: Bool) -> DatabaseError {
+        defer { mustRetire.store(statements.mustRetire, ordering: .relaxed) }
+        if isNew {
+            statements.remove(key, deallocate: !error.isConnectionError)
+            return error
+        }
+        switch error.sqlState {
+        case "26000":
+            statements.remove(key, deallocate: false)
+        case "0A000":
+            statements.remove(key, deallocate: true)
+        default:
+            return error
+        }
+        return DatabaseError(
+            sqlState: error.sqlState ?? "26000",
+            message: "\(error.message) (prepared statement \(name), which was dropped from the connection's statement cache: "
+                + "the statement did nothing, and a transaction it ran in is aborted, so nothing of that transaction is "
+                + "committed; running the access again prepares the statement anew)",
+            sql: error.sql)
+    }
+
+    /// Follows what a statement sent unnamed did to the prepared ones, from
+    /// the server's command tag: a schema change drops them (PostgreSQL
+    /// would refuse a plan whose result type changed), and so does the
+    /// rollback of a transaction that changed the schema; `DISCARD ALL` and
+    /// `DEALLOCATE` remove them from the server.
+    private func followStatements(after commandTag: String, of sql: String) {
+        switch commandTag {
+        case "CREATE", "ALTER", "DROP":
+            statements.removeAll(deallocate: true)
+            changedSchemaInTransaction = true
+        case "ROLLBACK":
+            if changedSchemaInTransaction { statements.removeAll(deallocate: true) }
+            if !Self.rollsBackToSavepoint(sql) { changedSchemaInTransaction = false }
+        case "COMMIT":
+            changedSchemaInTransaction = false
+        case "DISCARD", "DEALLOCATE":
+            statements.removeAll(deallocate: false)
+        default:
+            return
+        }
+        mustRetire.store(statements.mustRetire, ordering: .relaxed)
+    }
+
+    /// Whether `sql`, answered `ROLLBACK`, is `ROLLBACK [WORK | TRANSACTION] TO …`,
+    /// which leaves the transaction open.
+    private static func rollsBackToSavepoint(_ sql: String) -> Bool {
+        sql.split(whereSeparator: { $0.isWhitespace }).prefix(3).contains { $0.uppercased() == "TO" }
     }
 
     /// The tables of the plan of `sql`: the `Relation Name` of every node of

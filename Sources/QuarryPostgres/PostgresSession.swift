@@ -142,7 +142,7 @@ public final class PostgresSession: Sendable {
     /// offer (notifications, `COPY`, prepared statements).
     public let connection: PostgresConnection
 
-    private let logger: Logger
+    let logger: Logger
 
     /// Whether errors keep the server's detail line, which can repeat the
     /// values of a row (`DatabaseError.detail`).
@@ -317,11 +317,25 @@ public final class PostgresSession: Sendable {
                 message: "PostgresSession.executeBlocking was called on an event loop thread, where waiting would deadlock: use execute(sql:arguments:) with await",
                 sql: sql)
         }
-        let future = try start(sql: sql, arguments: arguments)
+        let result = try waitBlocking(for: try start(sql: sql, arguments: arguments), sql: sql)
+        return try resultSet(result, sql: sql)
+    }
+
+    private func deadlineError(_ deadline: Duration, sql: String) -> DatabaseError {
+        DatabaseError(
+            sqlState: "08006",
+            message: "no answer from \(target) within \(deadline) (PostgresConfiguration.statementDeadline): the connection was closed",
+            sql: sql)
+    }
+
+    /// Waits for `future`, the answer of a statement sent on the connection,
+    /// blocking the calling thread up to ``PostgresConfiguration/statementDeadline``
+    /// (then the connection is closed and the wait throws `08006`).
+    func waitBlocking<Answer: Sendable>(for future: EventLoopFuture<Answer>, sql: String) throws -> Answer {
         // The deadline is the waiting thread's: a timed wait on a semaphore
         // costs the event loop nothing, where a timer per statement would.
         let semaphore = DispatchSemaphore(value: 0)
-        let outcome = BlockingOutcome()
+        let outcome = BlockingOutcome<Answer>()
         future.whenComplete { result in
             outcome.result = result
             semaphore.signal()
@@ -335,26 +349,17 @@ public final class PostgresSession: Sendable {
         } else {
             semaphore.wait()
         }
-        let result: PostgresQueryResult
         do {
             // Set before the signal that ended the wait.
             guard let completed = outcome.result else {
                 throw DatabaseError(sqlState: "08006", message: "no answer was recorded from \(target)", sql: sql)
             }
-            result = try completed.get()
+            return try completed.get()
         } catch let error as DatabaseError {
             throw error
         } catch {
             throw databaseError(error, sql: sql)
         }
-        return try resultSet(result, sql: sql)
-    }
-
-    private func deadlineError(_ deadline: Duration, sql: String) -> DatabaseError {
-        DatabaseError(
-            sqlState: "08006",
-            message: "no answer from \(target) within \(deadline) (PostgresConfiguration.statementDeadline): the connection was closed",
-            sql: sql)
     }
 
     /// Closes the connection. Statements sent afterwards throw.
@@ -378,7 +383,7 @@ public final class PostgresSession: Sendable {
     /// Connection ids for PostgresNIO's log metadata.
     private static func nextID() -> Int { idCounter.wrappingAdd(1, ordering: .relaxed).newValue }
 
-    private func start(sql: String, arguments: [DatabaseValue]) throws -> EventLoopFuture<PostgresQueryResult> {
+    func start(sql: String, arguments: [DatabaseValue]) throws -> EventLoopFuture<PostgresQueryResult> {
         // PostgresNIO 1.33 never completes a query sent on a closed
         // connection (the channel drops it), so check first. A connection
         // that the server or the network closes between this check and the
@@ -424,7 +429,7 @@ public final class PostgresSession: Sendable {
     }
 
     /// The server, for error messages.
-    private var target: String { Self.target(of: configuration) }
+    var target: String { Self.target(of: configuration) }
 
     /// The server of `configuration`, for error messages.
     private static func target(of configuration: PostgresConfiguration) -> String {
@@ -438,23 +443,32 @@ public final class PostgresSession: Sendable {
 
     /// The error of a statement sent on a connection known closed: it was
     /// never sent.
-    private func closedError(sql: String) -> DatabaseError {
+    func closedError(sql: String) -> DatabaseError {
         DatabaseError(sqlState: "08003", message: "the session to \(target) is closed", sql: sql)
     }
 
     private func resultSet(_ result: PostgresQueryResult, sql: String) throws -> PostgresResultSet {
+        let (columnNames, rows) = try values(of: result.rows, sql: sql)
+        // The tag is the command's name, then its counts (`INSERT 0 3`).
+        let commandTag = result.metadata.command.prefix(while: { $0 != " " })
+        return PostgresResultSet(
+            columnNames: columnNames, rows: rows, rowsAffected: result.metadata.rows ?? 0, commandTag: String(commandTag))
+    }
+
+    /// The column names and the values of `rows`.
+    func values(of rows: some Collection<PostgresRow>, sql: String) throws -> (columnNames: [String], rows: [[DatabaseValue]]) {
         var columnNames: [String] = []
-        var rows: [[DatabaseValue]] = []
-        rows.reserveCapacity(result.rows.count)
-        for row in result.rows {
-            var values: [DatabaseValue] = []
+        var values: [[DatabaseValue]] = []
+        values.reserveCapacity(rows.count)
+        for row in rows {
+            var rowValues: [DatabaseValue] = []
             if columnNames.isEmpty {
                 columnNames = row.map(\.columnName)
             }
-            values.reserveCapacity(columnNames.count)
+            rowValues.reserveCapacity(columnNames.count)
             for cell in row {
                 do {
-                    values.append(try PostgresCellDecoder.value(of: cell))
+                    rowValues.append(try PostgresCellDecoder.value(of: cell))
                 } catch {
                     throw DatabaseError(
                         resultCode: .SQLITE_MISMATCH,
@@ -462,15 +476,12 @@ public final class PostgresSession: Sendable {
                         sql: sql)
                 }
             }
-            rows.append(values)
+            values.append(rowValues)
         }
-        // The tag is the command's name, then its counts (`INSERT 0 3`).
-        let commandTag = result.metadata.command.prefix(while: { $0 != " " })
-        return PostgresResultSet(
-            columnNames: columnNames, rows: rows, rowsAffected: result.metadata.rows ?? 0, commandTag: String(commandTag))
+        return (columnNames, values)
     }
 
-    private func databaseError(_ error: any Error, sql: String) -> DatabaseError {
+    func databaseError(_ error: any Error, sql: String) -> DatabaseError {
         if let error = error as? DatabaseError { return error }
         if let error = error as? PSQLError {
             if let info = error.serverInfo, let sqlState = info[.sqlState] {
@@ -547,8 +558,8 @@ public final class PostgresSession: Sendable {
 /// The answer of a statement waited for by `PostgresSession.executeBlocking`:
 /// written by the event loop before it signals the waiting thread, read by
 /// that thread after the signal.
-private final class BlockingOutcome: @unchecked Sendable {
-    var result: Result<PostgresQueryResult, any Error>?
+final class BlockingOutcome<Answer: Sendable>: @unchecked Sendable {
+    var result: Result<Answer, any Error>?
 }
 
 /// Whether a promise raced by a timer (`PostgresSession.connectBlocking`, the

@@ -50,6 +50,18 @@ package protocol DatabaseServerConnection: AnyObject {
     /// (`$1…$n`), with `arguments`, and returns its rows.
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult
 
+    /// Runs one query (its first keyword is `SELECT`, `VALUES` or `TABLE`)
+    /// like ``execute(sql:arguments:)``, for its rows: the driver may keep
+    /// it prepared on the connection (PostgreSQL's named statements). Its
+    /// `rowsAffected` is its number of rows; its command tag may be empty.
+    func query(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult
+
+    /// Called when an access ended and left the connection outside any
+    /// transaction, before the pool hands the connection out again: the
+    /// driver may tidy up there (PostgreSQL's deallocates the prepared
+    /// statements it evicted). A thrown error discards the connection.
+    func accessDidEnd() throws
+
     /// The tables that a read statement, which just ran on this connection
     /// with `arguments`, reads, as the server plans it (views and subqueries
     /// down to their tables, lowercased), or nil when the server cannot tell
@@ -66,6 +78,16 @@ package protocol DatabaseServerConnection: AnyObject {
 
     /// Closes the connection; later calls throw.
     func close()
+}
+
+extension DatabaseServerConnection {
+    /// A driver that keeps no statement runs queries as any statement.
+    package func query(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
+        try execute(sql: sql, arguments: arguments)
+    }
+
+    /// A driver that keeps nothing between accesses has nothing to tidy.
+    package func accessDidEnd() throws {}
 }
 
 /// The outcome of one statement run on a server.

@@ -108,8 +108,12 @@ final class ServerConnection: DatabaseConnection {
     /// error. Called by the pool when an access ends, after
     /// `Database.rollbackIfNeeded()`.
     func resetAfterAccess(_ db: Database) throws {
-        guard mayBeInsideUnknownTransaction, !isBroken else { return }
-        try db.withoutStopping { _ = try run(db, sql: "ROLLBACK", values: [], isTransactionControl: true) }
+        guard !isBroken else { return }
+        if mayBeInsideUnknownTransaction {
+            try db.withoutStopping { _ = try run(db, sql: "ROLLBACK", values: [], isTransactionControl: true) }
+        }
+        guard transactionDepth == 0 else { return }
+        try driver.accessDidEnd()
     }
 
     func interrupt() { driver.cancelRunningStatement() }
@@ -135,7 +139,12 @@ final class ServerConnection: DatabaseConnection {
     ///
     /// - parameter isTransactionControl: whether Quarry sends the statement
     ///   to open or end its own transaction or savepoint.
-    func run(_ db: Database, sql: String, values: [DatabaseValue], isTransactionControl: Bool = false) throws -> DatabaseServerResult {
+    /// - parameter asQuery: whether the statement is a query run for its
+    ///   rows (`ServerStatement.isPlainQuery`): it then goes through the
+    ///   driver's `query`, which may keep it prepared.
+    func run(
+        _ db: Database, sql: String, values: [DatabaseValue], isTransactionControl: Bool = false, asQuery: Bool = false
+    ) throws -> DatabaseServerResult {
         let change = ServerTransactionChange(sql)
         try checkCanRun(db, sql: sql, change: change, isTransactionControl: isTransactionControl)
         if transactionDepth == 0, !isTransactionControl { mayBeInsideUnknownTransaction = true }
@@ -143,7 +152,8 @@ final class ServerConnection: DatabaseConnection {
         do {
             // The driver's errors name the statement.
             result = try db.observingServerStatement(sql, values: values) {
-                try driver.execute(sql: sql, arguments: values)
+                try asQuery
+                    ? driver.query(sql: sql, arguments: values) : driver.execute(sql: sql, arguments: values)
             }
         } catch {
             throw failure(error, sql: sql, change: change)
@@ -280,6 +290,13 @@ final class ServerConnection: DatabaseConnection {
         observer.serverStatementDidRead(tables: tables)
     }
 
+    /// Whether a statement is a query whose count is its rows, read from its
+    /// first keyword (`WITH` may lead a write, whose count is not its rows).
+    static func isPlainQuery(_ sql: String) -> Bool {
+        let first = SQLScanner.leadingKeywords(sql, count: 1).first
+        return first == "SELECT" || first == "VALUES" || first == "TABLE"
+    }
+
     /// Whether a statement is a query, read from its first keyword.
     static func isQuery(_ sql: String) -> Bool {
         let first = sql.drop(while: { $0.isWhitespace || $0 == "(" }).prefix(while: { $0.isLetter }).uppercased()
@@ -361,6 +378,9 @@ final class ServerStatement: PreparedStatement {
     private let db: Database
     private let connection: ServerConnection
     let sql: String
+    /// Whether the statement is a query whose count is its rows
+    /// (`ServerConnection.isPlainQuery`), which the driver may keep prepared.
+    private let isPlainQuery: Bool
     private var values: [DatabaseValue]
     private var result: DatabaseServerResult?
     /// The current row, as readers read it (Core/RowSource.swift).
@@ -372,6 +392,7 @@ final class ServerStatement: PreparedStatement {
         self.db = db
         self.connection = connection
         self.sql = sql
+        isPlainQuery = ServerConnection.isPlainQuery(sql)
         self.values = values
         buffer = RowBuffer(columnNames: [], sql: sql)
     }
@@ -387,7 +408,7 @@ final class ServerStatement: PreparedStatement {
     @discardableResult
     private func run() throws -> DatabaseServerResult {
         if let result { return result }
-        let result = try connection.run(db, sql: sql, values: values)
+        let result = try connection.run(db, sql: sql, values: values, asQuery: isPlainQuery)
         self.result = result
         buffer.setColumnNames(result.columnNames)
         buffer.values = []
