@@ -95,7 +95,13 @@ final class PostgresServerConnection: DatabaseServerConnection {
     func query(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
         guard statements.capacity > 0 else { return try execute(sql: sql, arguments: arguments) }
         let key = PostgresStatementCache.Key(sql: sql, arguments: arguments)
-        let (name, isNew) = statements.name(for: key)
+        let (name, isNew, isBulk) = statements.name(for: key)
+        if isBulk {
+            // Many rows: unnamed is cheaper (PostgresStatementCache.bulkRowCount).
+            let result = try execute(sql: sql, arguments: arguments)
+            statements.noteRun(of: key, rowCount: result.rows.count)
+            return result
+        }
         running.start()
         defer { running.end() }
         let result: PostgresResultSet
@@ -104,6 +110,7 @@ final class PostgresServerConnection: DatabaseServerConnection {
         } catch let error as DatabaseError {
             throw heal(after: error, key: key, name: name, isNew: isNew)
         }
+        statements.noteRun(of: key, rowCount: result.rows.count)
         return DatabaseServerResult(columnNames: result.columnNames, rows: result.rows, rowsAffected: result.rowsAffected)
     }
 

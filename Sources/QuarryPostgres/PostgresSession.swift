@@ -461,24 +461,29 @@ public final class PostgresSession: Sendable {
         var values: [[DatabaseValue]] = []
         values.reserveCapacity(rows.count)
         for row in rows {
-            var rowValues: [DatabaseValue] = []
             if columnNames.isEmpty {
                 columnNames = row.map(\.columnName)
             }
-            rowValues.reserveCapacity(columnNames.count)
-            for cell in row {
-                do {
-                    rowValues.append(try PostgresCellDecoder.value(of: cell))
-                } catch {
-                    throw DatabaseError(
-                        resultCode: .SQLITE_MISMATCH,
-                        message: "column \"\(error.column)\" has a type (OID \(error.typeOID)) that QuarryPostgres does not read yet: cast it to text in the SQL (\(error.column)::text)",
-                        sql: sql)
-                }
-            }
-            values.append(rowValues)
+            values.append(try Self.values(of: row, sql: sql))
         }
         return (columnNames, values)
+    }
+
+    /// The values of one row.
+    static func values(of row: PostgresRow, sql: String) throws -> [DatabaseValue] {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(row.count)
+        for cell in row {
+            do {
+                values.append(try PostgresCellDecoder.value(of: cell))
+            } catch {
+                throw DatabaseError(
+                    resultCode: .SQLITE_MISMATCH,
+                    message: "column \"\(error.column)\" has a type (OID \(error.typeOID)) that QuarryPostgres does not read yet: cast it to text in the SQL (\(error.column)::text)",
+                    sql: sql)
+            }
+        }
+        return values
     }
 
     func databaseError(_ error: any Error, sql: String) -> DatabaseError {

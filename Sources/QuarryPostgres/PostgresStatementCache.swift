@@ -36,7 +36,19 @@ struct PostgresStatementCache {
     private struct Entry {
         var name: String
         var lastUse: UInt64
+        /// Whether the last run returned more than `bulkRowCount` rows.
+        var isBulk = false
     }
+
+    /// The most rows a run returns for the next run to stay prepared.
+    ///
+    /// PostgresNIO delivers a prepared statement's rows one async call at a
+    /// time, which costs more per row than the unnamed statement's
+    /// collected rows; at about 100 rows (a sorted query of 100 rows in
+    /// `quarry-bench --postgres`, workload 4) that cost outweighs the
+    /// planning it saves, so a query whose last run returned more than 64
+    /// rows runs unnamed until a run returns fewer again.
+    static let bulkRowCount = 64
 
     /// The most statements kept; 0 keeps none (every statement is unnamed).
     let capacity: Int
@@ -57,14 +69,15 @@ struct PostgresStatementCache {
     /// table of them outgrew its bound: 16 times the capacity, at least 1,024.
     var mustRetire: Bool { retiredCount > max(1_024, capacity * 16) }
 
-    /// The name of the statement of `key`, and whether it is new: an
+    /// The name of the statement of `key`, whether it is new, and whether
+    /// its last run returned so many rows that it should run unnamed: an
     /// existing one is marked used; a new one is added, evicting the least
     /// recently used statement when the cache is full.
-    mutating func name(for key: Key) -> (name: String, isNew: Bool) {
+    mutating func name(for key: Key) -> (name: String, isNew: Bool, isBulk: Bool) {
         clock &+= 1
         if let entry = entries[key] {
             entries[key]?.lastUse = clock
-            return (entry.name, false)
+            return (entry.name, false, entry.isBulk)
         }
         if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
             entries[oldest.key] = nil
@@ -72,7 +85,12 @@ struct PostgresStatementCache {
         }
         let name = Self.nextName()
         entries[key] = Entry(name: name, lastUse: clock)
-        return (name, true)
+        return (name, true, false)
+    }
+
+    /// Notes how many rows a run of the statement of `key` returned.
+    mutating func noteRun(of key: Key, rowCount: Int) {
+        entries[key]?.isBulk = rowCount > Self.bulkRowCount
     }
 
     /// Removes the statement of `key`; `deallocate` tells whether it may

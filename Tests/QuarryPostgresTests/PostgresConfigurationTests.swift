@@ -217,6 +217,10 @@ import Testing
         ("postgres://u@h/db?connect_timeout=0", "invalid connect_timeout \"0\""),
         ("postgres://u@h/db?connect_timeout=1.5", "invalid connect_timeout"),
         ("postgres://u@h/db?connect_timeout=9999999", "invalid connect_timeout"),
+        ("postgres://u@h/db?statement_cache_capacity=-1", "invalid statement_cache_capacity \"-1\": expected a whole number from 0 to 100000"),
+        ("postgres://u@h/db?statement_cache_capacity=100001", "invalid statement_cache_capacity \"100001\""),
+        ("postgres://u@h/db?statement_cache_capacity=", "invalid statement_cache_capacity"),
+        ("postgres://u@h/db?statement_cache_capacity=1e3", "invalid statement_cache_capacity"),
         ("postgres://u:p%zz@h/db", "the password has an invalid percent escape"),
         ("postgres://u:p%4@h/db", "the password has an invalid percent escape"),
         ("postgres://u:p%@h/db", "the password has an invalid percent escape"),
@@ -326,6 +330,19 @@ import Testing
         let secret = try PostgresConfiguration(url: "postgres://u@h/db?sslpassword=hunter2secret")
         #expect(secret.ignoredURLParameters == ["sslpassword"])
         #expect(!secret.description.contains("hunter2secret"))
+    }
+
+    @Test func theStatementCacheCapacityComesFromTheURLAndGoesBackIntoTheDescription() throws {
+        let standard = try PostgresConfiguration(url: "postgres://u@h/db")
+        #expect(standard.statementCacheCapacity == 512)
+        #expect(!standard.description.contains("statement_cache_capacity"))
+        let none = try PostgresConfiguration(url: "postgres://u@h/db?statement_cache_capacity=0")
+        #expect(none.statementCacheCapacity == 0)
+        #expect(none.ignoredURLParameters.isEmpty)
+        #expect(none != standard)
+        #expect(try PostgresConfiguration(url: none.description) == none)
+        #expect(none.description.hasSuffix("&statement_cache_capacity=0"))
+        #expect(try PostgresConfiguration(url: "postgres://u@h/db?statement_cache_capacity=100000").statementCacheCapacity == 100_000)
     }
 
     @Test func everyLibpqParameterIsAccepted() throws {

@@ -47,7 +47,7 @@ private struct CachedPlayer: Codable, Equatable, FetchableRecord, PersistableRec
         let b = cache.name(for: key("SELECT 2"))
         #expect(a.isNew && b.isNew && a.name != b.name)
         // A hit keeps its name and counts as a use.
-        #expect(cache.name(for: key("SELECT 1")) == (a.name, false))
+        #expect(cache.name(for: key("SELECT 1")) == (a.name, false, false))
         let c = cache.name(for: key("SELECT 3"))
         #expect(c.isNew && c.name != a.name && c.name != b.name)
         #expect(cache.count == 2)
@@ -157,6 +157,32 @@ struct PostgresStatementCacheTests {
             }
             try await pool.write { db in try CachedPlayer(id: 1, name: "Arthur II").update(db) }
             #expect(try await pool.read { db in try CachedPlayer.fetchOne(db, key: 1)?.name } == "Arthur II")
+        }
+    }
+
+    @Test func aQueryThatReturnedManyRowsRunsUnnamedUntilItReturnsFewAgain() async throws {
+        try await withPool { pool in
+            let sql = "SELECT generate_series(1, ?::int)"
+            /// How many times the server ran the prepared statement of `sql`.
+            func preparedRuns() async throws -> Int? {
+                try await pool.read { db in
+                    try Int.fetchOne(
+                        db,
+                        sql: "WITH s AS (SELECT statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements) "
+                            + "SELECT runs FROM s WHERE statement = ?",
+                        arguments: ["SELECT generate_series(1, $1::int)"])
+                }
+            }
+            func run(_ count: Int) async throws {
+                let values = try await pool.read { db in try Int.fetchAll(db, sql: sql, arguments: [count]) }
+                #expect(values == Array(1...count))
+            }
+            // The first run is prepared; it returned more than 64 rows, so the next ones run unnamed.
+            for count in [100, 100, 10] { try await run(count) }
+            #expect(try await preparedRuns() == 1)
+            // The unnamed run returned few rows: the next ones are prepared again.
+            for count in [10, 64] { try await run(count) }
+            #expect(try await preparedRuns() == 3)
         }
     }
 
