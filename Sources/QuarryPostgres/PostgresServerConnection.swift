@@ -34,6 +34,10 @@ final class PostgresServerConnection: DatabaseServerConnection {
     /// outgrew its bound (`PostgresStatementCache.mustRetire`): the pool
     /// then replaces the connection. Read from any thread.
     private let mustRetire = Atomic<Bool>(false)
+    /// The round trips this connection made to the server so far: one per
+    /// statement sent unnamed or run prepared, one more for each
+    /// preparation (for tests: what an access costs).
+    let roundTrips = RoundTripCounter()
     /// Whether the open transaction changed the schema: its rollback then
     /// drops the statements prepared against the changed schema.
     private var changedSchemaInTransaction = false
@@ -83,6 +87,7 @@ final class PostgresServerConnection: DatabaseServerConnection {
     func execute(sql: String, arguments: [DatabaseValue]) throws -> DatabaseServerResult {
         running.start()
         defer { running.end() }
+        roundTrips.add(1)
         let result = try session.executeBlocking(sql: sql, arguments: arguments)
         followStatements(after: result.commandTag, of: sql)
         return DatabaseServerResult(
@@ -104,6 +109,9 @@ final class PostgresServerConnection: DatabaseServerConnection {
         }
         running.start()
         defer { running.end() }
+        // PostgresNIO prepares a new name in a round trip of its own (Parse,
+        // Describe, Sync), then runs it (Bind, Execute, Sync).
+        roundTrips.add(isNew ? 2 : 1)
         let result: PostgresResultSet
         do {
             result = try session.executePreparedBlocking(name: name, sql: sql, arguments: arguments)
@@ -119,6 +127,7 @@ final class PostgresServerConnection: DatabaseServerConnection {
     /// was wanted; any other error discards the connection.
     func accessDidEnd() throws {
         for name in statements.takeDeallocations() {
+            roundTrips.add(1)
             do {
                 _ = try session.executeBlocking(sql: "DEALLOCATE \"\(name)\"")
             } catch let error as DatabaseError where error.sqlState == "26000" {
@@ -193,12 +202,14 @@ final class PostgresServerConnection: DatabaseServerConnection {
     func tablesRead(sql: String, arguments: [DatabaseValue]) throws -> Set<String>? {
         running.start()
         defer { running.end() }
+        roundTrips.add(1)
         let result = try session.executeBlocking(sql: "EXPLAIN (VERBOSE, FORMAT JSON) " + sql, arguments: arguments)
         guard case .text(let plan)? = result.rows.first?.first,
             let relations = PostgreSQLDialect.relations(inPlan: plan)
         else { return nil }
         var tables = Set(relations.map { $0.name.lowercased() })
         if !relations.isEmpty {
+            roundTrips.add(1)
             let ancestors = try session.executeBlocking(
                 sql: PostgreSQLDialect.partitionAncestorsSQL(count: relations.count),
                 arguments: relations.flatMap { [DatabaseValue.text($0.schema), .text($0.name)] })
@@ -239,6 +250,16 @@ final class PostgresServerConnection: DatabaseServerConnection {
         let session = self.session
         Task.detached { try? await session.close() }
     }
+}
+
+/// The round trips of one connection to its server. Safe from any thread.
+final class RoundTripCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// The round trips so far.
+    var value: Int { count.load(ordering: .relaxed) }
+
+    func add(_ roundTrips: Int) { count.add(roundTrips, ordering: .relaxed) }
 }
 
 /// Which statement of a connection runs now, shared with the threads that

@@ -186,6 +186,40 @@ struct PostgresStatementCacheTests {
         }
     }
 
+    @Test func whatAnAccessCostsInRoundTrips() async throws {
+        try await withPool { pool in
+            try await pool.write { db in
+                try db.execute(sql: "CREATE TABLE player (id BIGINT PRIMARY KEY, name TEXT)")
+                try db.execute(sql: "INSERT INTO player VALUES (1, 'Arthur')")
+            }
+            /// The round trips of one access, on the pool's one connection.
+            func roundTrips(_ access: (PostgresDatabasePool, @escaping @Sendable (Database) throws -> Void) async throws -> Void,
+                            _ body: @escaping @Sendable (Database) throws -> Void) async throws -> Int {
+                let counter = try await pool.read { db in try #require(db.serverDriver as? PostgresServerConnection).roundTrips }
+                let before = counter.value
+                try await access(pool, body)
+                return counter.value - before
+            }
+            let read: (PostgresDatabasePool, @escaping @Sendable (Database) throws -> Void) async throws -> Void = {
+                try await $0.read($1)
+            }
+            let write: (PostgresDatabasePool, @escaping @Sendable (Database) throws -> Void) async throws -> Void = {
+                try await $0.write($1)
+            }
+            let fetch: @Sendable (Database) throws -> Void = { db in _ = try String.fetchOne(db, sql: "SELECT name FROM player WHERE id = ?", arguments: [1]) }
+            // BEGIN, the preparation, the query, COMMIT.
+            #expect(try await roundTrips(read, fetch) == 4)
+            // BEGIN, the query, COMMIT.
+            #expect(try await roundTrips(read, fetch) == 3)
+            // BEGIN, the insert, COMMIT.
+            #expect(try await roundTrips(write) { db in try db.execute(sql: "INSERT INTO player VALUES (2, 'Barbara')") } == 3)
+            #expect(try await roundTrips(write) { db in
+                try db.execute(sql: "UPDATE player SET name = 'B' WHERE id = 2")
+                _ = try String.fetchOne(db, sql: "SELECT name FROM player WHERE id = ?", arguments: [2])
+            } == 4)
+        }
+    }
+
     @Test func aCacheOfZeroPreparesNothing() async throws {
         try await withPool(capacity: 0) { pool in
             let value = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 40 + ?", arguments: [2]) }
