@@ -54,25 +54,25 @@ extension PostgresSession {
         let bindings = PostgresArgument.bindings(arguments)
         let connection = self.connection
         let logger = self.logger
-        let promise = connection.eventLoop.makePromise(of: PostgresResultSet.self)
+        let promise = connection.eventLoop.makePromise(of: [PostgresRow].self)
         Task(executorPreference: EventLoopTaskExecutor(connection.eventLoop)) {
             do {
                 let rows = try await NamedStatement.$current.withValue(statement) {
                     try await connection.execute(NamedStatement(bindings: bindings), logger: logger)
                 }
-                // Each row is read as it arrives, on the event loop.
-                var columnNames: [String] = []
-                var values: [[DatabaseValue]] = []
-                for try await row in rows {
-                    if columnNames.isEmpty { columnNames = row.map(\.columnName) }
-                    values.append(try Self.values(of: row, sql: sql))
-                }
-                promise.succeed(PostgresResultSet(columnNames: columnNames, rows: values, rowsAffected: values.count))
+                // The rows are only gathered on the event loop, which may
+                // serve other connections (an HTTP server's, say); they are
+                // decoded on the calling thread.
+                var collected: [PostgresRow] = []
+                for try await row in rows { collected.append(row) }
+                promise.succeed(collected)
             } catch {
                 promise.fail(error)
             }
         }
-        return try waitBlocking(for: promise.futureResult, sql: sql)
+        let rows = try waitBlocking(for: promise.futureResult, sql: sql)
+        let (columnNames, values) = try self.values(of: rows, sql: sql)
+        return PostgresResultSet(columnNames: columnNames, rows: values, rowsAffected: values.count, commandTag: "")
     }
 }
 
