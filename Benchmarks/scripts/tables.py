@@ -37,6 +37,8 @@ SEAM_FINISHED_RUNS = ROOT / "Benchmarks" / "results" / "seam-finished"
 USER_CODE_RUNS = ROOT / "Benchmarks" / "results" / "user-code-runs"
 # Then the keyed container's cells through CellReads (no retain per cell).
 CELL_READS_RUNS = ROOT / "Benchmarks" / "results" / "cell-reads"
+# Issue 48's PostgreSQL prepared statements: quarry-bench --postgres before and after.
+PREPARED_RUNS = ROOT / "Benchmarks" / "results" / "prepared-statements" / "postgres"
 
 # Issue 35's PostgreSQL runs: quarry-bench --postgres before and after the
 # work (postgres-before-after.sh), and postgres-access (the cost of an access).
@@ -380,6 +382,8 @@ def main():
         targets.append((ROOT / "Benchmarks" / "README.md", "user-code-runs", seam_table(USER_CODE_RUNS, repetitions=3, ratios=True)))
     if CELL_READS_RUNS.exists():
         targets.append((ROOT / "Benchmarks" / "README.md", "cell-reads", seam_table(CELL_READS_RUNS, repetitions=3, ratios=True)))
+    if PREPARED_RUNS.exists():
+        targets.append((ROOT / "Benchmarks" / "README.md", "prepared-statements", postgres_table(PREPARED_RUNS, repetitions=3)))
     targets.append((ROOT / "Benchmarks" / "README.md", "seam-finished-postgres",
                     postgres_table(SEAM_FINISHED_RUNS / "postgres", repetitions=3)))
     targets.append((ROOT / "Benchmarks" / "README.md", "postgres-access", postgres_access_table(POSTGRES_ACCESS)))
