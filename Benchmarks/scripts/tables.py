@@ -270,6 +270,24 @@ def seam_table(directory, repetitions=5, ratios=False):
     return out
 
 
+def bookshelf_load_table(path):
+    """Bookshelf's two-process PostgreSQL load, before and after, one line
+    per interleaved run (bookshelf-load-before-after.sh)."""
+    import csv
+    with open(path) as handle:
+        rows = list(csv.DictReader(handle))
+    out = ["| run | side | binary | requests/s | p50 A / B (ms) | p99 A / B (ms) |", "|---|---|---|---:|---:|---:|"]
+    for index, row in enumerate(rows, 1):
+        out.append(f"| {index} ({row['date']}) | {row['side']} | `{row['binary']}` | {row['requests_per_s']} "
+                   f"| {row['p50_a_ms']} / {row['p50_b_ms']} | {row['p99_a_ms']} / {row['p99_b_ms']} |")
+    def mean(side):
+        values = [float(row["requests_per_s"]) for row in rows if row["side"] == side]
+        return sum(values) / len(values)
+    out += ["", f"Mean requests/s: before {mean('before'):.0f}, after {mean('after'):.0f} "
+            f"({mean('after') / mean('before'):.2f}x), from `{path.relative_to(ROOT / 'Benchmarks')}`."]
+    return out
+
+
 def postgres_table(directory, repetitions=5):
     """Medians of quarry-postgres and raw-postgresnio before and after, from
     the interleaved runs of postgres-before-after.sh."""
@@ -382,6 +400,9 @@ def main():
         targets.append((ROOT / "Benchmarks" / "README.md", "user-code-runs", seam_table(USER_CODE_RUNS, repetitions=3, ratios=True)))
     if CELL_READS_RUNS.exists():
         targets.append((ROOT / "Benchmarks" / "README.md", "cell-reads", seam_table(CELL_READS_RUNS, repetitions=3, ratios=True)))
+    if (ROOT / "Benchmarks" / "results" / "bookshelf-load" / "prepared-statements.csv").exists():
+        targets.append((ROOT / "Benchmarks" / "README.md", "bookshelf-load-prepared",
+                        bookshelf_load_table(ROOT / "Benchmarks" / "results" / "bookshelf-load" / "prepared-statements.csv")))
     if PREPARED_RUNS.exists():
         targets.append((ROOT / "Benchmarks" / "README.md", "prepared-statements", postgres_table(PREPARED_RUNS, repetitions=3)))
     targets.append((ROOT / "Benchmarks" / "README.md", "seam-finished-postgres",
