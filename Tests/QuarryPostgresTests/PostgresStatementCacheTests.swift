@@ -105,6 +105,14 @@ struct PostgresStatementCacheTests {
         return try await PostgresTestServer.withPool(maximumConnectionCount: 1, server: server, body)
     }
 
+    /// A table `player (id)` with one row, 1.
+    private func createPlayer(in pool: PostgresDatabasePool) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "CREATE TABLE player (id BIGINT PRIMARY KEY)")
+            try db.execute(sql: "INSERT INTO player VALUES (1)")
+        }
+    }
+
     /// Another pool on the schema of `pool`, with connections of its own.
     private func otherPool(sharingSchemaOf pool: PostgresDatabasePool, maximumConnectionCount: Int = 1) async throws -> PostgresDatabasePool {
         let schema = try #require(try await pool.read { db in try String.fetchOne(db, sql: "SELECT current_schema()") })
@@ -262,10 +270,7 @@ struct PostgresStatementCacheTests {
 
     @Test func aSchemaChangeOfTheConnectionItselfDropsItsStatements() async throws {
         try await withPool { pool in
-            try await pool.write { db in
-                try db.execute(sql: "CREATE TABLE player (id BIGINT PRIMARY KEY)")
-                try db.execute(sql: "INSERT INTO player VALUES (1)")
-            }
+            try await createPlayer(in: pool)
             let sql = "SELECT * FROM player"
             #expect(try await pool.read { db in try Row.fetchOne(db, sql: sql)?.count } == 1)
             // Committed.
@@ -288,10 +293,7 @@ struct PostgresStatementCacheTests {
 
     @Test func anotherConnectionsSchemaChangeFailsOneFetchThenHeals() async throws {
         try await withPool { pool in
-            try await pool.write { db in
-                try db.execute(sql: "CREATE TABLE player (id BIGINT PRIMARY KEY)")
-                try db.execute(sql: "INSERT INTO player VALUES (1)")
-            }
+            try await createPlayer(in: pool)
             let other = try await otherPool(sharingSchemaOf: pool)
             defer { other.close() }
             let sql = "SELECT * FROM player"
@@ -310,10 +312,7 @@ struct PostgresStatementCacheTests {
 
     @Test func readersFailAtMostOncePerConnectionWhileAnotherConnectionAltersTheTable() async throws {
         try await withPool { pool in
-            try await pool.write { db in
-                try db.execute(sql: "CREATE TABLE player (id BIGINT PRIMARY KEY)")
-                try db.execute(sql: "INSERT INTO player VALUES (1)")
-            }
+            try await createPlayer(in: pool)
             let readers = try await otherPool(sharingSchemaOf: pool, maximumConnectionCount: 3)
             defer { readers.close() }
             // Each reader task reads in a loop; the pool's connections are
