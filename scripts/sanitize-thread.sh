@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${1:-Concurrency|DatabasePoolTests|DatabaseQueueTests|ConcurrentMigrationTests|TransactionTests|DatabaseFunctionTests|DatabaseCollationTests|DatabaseAuthorizerTests|ExtensionLifetimeTests|InterruptTests|CancellationTests|StatementTimeLimitTests|CheckpointTests|BackupTests|MaintenanceTests|TracingTests|MetricsTests|TransactionObserver|TransactionObservationExtent|ValueObservation|ForeignCommitObservation|DatabaseRegionObservation|DatabaseServerPool|FaultVFSTests|IOErrorTests|ConnectionHygiene}"
+filter="${1:-Concurrency|DatabasePoolTests|DatabaseQueueTests|ConcurrentMigrationTests|TransactionTests|DatabaseFunctionTests|DatabaseCollationTests|DatabaseAuthorizerTests|ExtensionLifetimeTests|InterruptTests|CancellationTests|StatementTimeLimitTests|CheckpointTests|BackupTests|MaintenanceTests|TracingTests|MetricsTests|TransactionObserver|TransactionObservationExtent|ValueObservation|ForeignCommitObservation|DatabaseRegionObservation|DatabaseServerPool|FaultVFSTests|IOErrorTests|ConnectionHygiene|PostgresStatementCache}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
