@@ -167,5 +167,9 @@ struct DatabaseServerTests {
         #expect(!ServerConnection.mayChangeSchema("INSERT INTO created (x) VALUES (1)"))
         #expect(!ServerConnection.mayChangeSchema("SELECT 'CREATE'"))
         #expect(!ServerConnection.mayChangeSchema(""))
+        // After comments, as the server reads it.
+        #expect(ServerConnection.mayChangeSchema("/* migration */ ALTER TABLE t ADD COLUMN z INT"))
+        #expect(ServerConnection.mayChangeSchema("-- note\ndrop table t"))
+        #expect(!ServerConnection.mayChangeSchema("/* DROP */ SELECT 1"))
     }
 }
