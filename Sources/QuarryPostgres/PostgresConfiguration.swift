@@ -200,7 +200,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// When the cache is full, the least recently used statement is dropped
     /// and deallocated when its access ends. Set it to 0 behind a pooler
     /// in transaction mode (PgBouncer), which would send a statement
-    /// prepared on one server connection to another. Default:
+    /// prepared on one server connection to another (the article "Running
+    /// on PostgreSQL" tells what else breaks there). Default:
     /// ``defaultStatementCacheCapacity``, 512.
     public var statementCacheCapacity: Int = PostgresConfiguration.defaultStatementCacheCapacity
 
