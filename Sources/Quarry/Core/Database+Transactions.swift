@@ -161,7 +161,9 @@ extension Database {
         do {
             try connection.resetAfterAccess(self)
         } catch {
-            discard(because: "its ROLLBACK after an access that ran SQL outside of a transaction failed: \(error)")
+            // The ROLLBACK after SQL run outside of a transaction, or the
+            // driver's tidying (PostgreSQL's DEALLOCATE of evicted statements).
+            discard(because: "resetting it after an access failed: \(error)")
         }
     }
 
