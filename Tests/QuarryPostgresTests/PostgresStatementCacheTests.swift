@@ -248,6 +248,22 @@ struct PostgresStatementCacheTests {
         }
     }
 
+    @Test func aConnectionThatEvictedTooManyStatementsIsReplaced() async throws {
+        try await withPool(capacity: 1) { pool in
+            let pid: @Sendable (Database) throws -> Int64? = { db in
+                try Int64.fetchOne(db, sql: "WITH p AS (SELECT pg_backend_pid() AS pid) SELECT pid FROM p")
+            }
+            let first = try await pool.read(pid)
+            // 1,026 statements through a cache of one: 1,025 names retired,
+            // past PostgresStatementCache's bound of 1,024.
+            try await pool.read { db in
+                for number in 0...1_025 { _ = try Int.fetchOne(db, sql: "SELECT \(number)") }
+            }
+            let second = try await pool.read(pid)
+            #expect(first != nil && second != nil && first != second)
+        }
+    }
+
     @Test func aFailedPreparationIsNotKept() async throws {
         try await withPool { pool in
             // The table comes from another connection, so that no schema
